@@ -1,0 +1,2 @@
+-- pgvector provides halfvec and the HNSW/IVF indexes used for memory embeddings.
+CREATE EXTENSION IF NOT EXISTS vector;

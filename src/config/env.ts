@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/** A duration such as "250ms", "2s", "5m" or "1h"; the unit is required so a value is never ambiguous. */
+const DurationSchema = z
+  .string()
+  .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
+
+const booleanFromEnv = z
+  .enum(["true", "false", "1", "0"])
+  .transform((value) => value === "true" || value === "1");
+
+/**
+ * Every setting the service reads, parsed once at start-up. Works the same from `process.env`
+ * and from Worker bindings, because both are plain string records.
+ *
+ * @example
+ * const config = parseEnv({ PORT: "8080", DATA_DIR: "/var/lib/memory" });
+ */
+export const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  /** PGlite's data directory; "memory://" keeps the embedded database in memory (tests). */
+  DATA_DIR: z.string().min(1).default("./.data"),
+  /** postgres://… uses node-postgres; a Neon host (or DATABASE_DRIVER=neon) uses the Neon driver. */
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_DRIVER: z.enum(["pglite", "pg", "neon"]).optional(),
+  LLM_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
+  EMBEDDING_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
+  GEMINI_API_KEY: z.string().min(1).optional(),
+  GEMINI_MODEL: z.string().min(1).default("gemini-2.0-flash"),
+  GEMINI_EMBEDDING_MODEL: z.string().min(1).default("text-embedding-004"),
+  GEMINI_BASE_URL: z.string().url().optional(),
+  /** Where the Inngest SDK sends events and where Inngest reaches us; unset in embedded mode. */
+  INNGEST_MODE: z.enum(["embedded", "cloud"]).default("embedded"),
+  INNGEST_BASE_URL: z.string().url().optional(),
+  INNGEST_EVENT_KEY: z.string().min(1).optional(),
+  INNGEST_SIGNING_KEY: z.string().min(1).optional(),
+  /** Quiet period before a session's new events are summarised (Inngest debounce). */
+  REPLAY_DEBOUNCE: DurationSchema.default("2s"),
+  /** Most events one episodic summary covers; longer backlogs become several episodes. */
+  REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(40),
+  EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),
+  /** How often the sweep re-emits events for sessions whose backlog was never replayed. */
+  SWEEP_CRON: z.string().min(9).default("*/1 * * * *"),
+  /** A session is swept only when its newest event is older than this. */
+  SWEEP_MIN_AGE: DurationSchema.default("30s"),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  EXECUTOR_POLL_INTERVAL: DurationSchema.default("50ms"),
+  EXECUTOR_ENABLED: booleanFromEnv.default(true),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Parses the environment once; an invalid setting stops start-up with every bad field named. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
+  const result = EnvSchema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const env = result.data;
+  if ((env.LLM_PROVIDER === "gemini" || env.EMBEDDING_PROVIDER === "gemini") && !env.GEMINI_API_KEY) {
+    throw new Error("Invalid configuration: GEMINI_API_KEY is required when a Gemini provider is selected");
+  }
+  return env;
+}
+
+/** Milliseconds of a duration string validated by the schema above. */
+export function durationMs(duration: string): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(duration);
+  if (!match) throw new Error(`Not a duration: ${duration}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as "ms" | "s" | "m" | "h"];
+  return Number(match[1]) * unit;
+}

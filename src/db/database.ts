@@ -1,0 +1,26 @@
+import type { SQL } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type * as schema from "./schema/index.js";
+
+/** The drizzle database every store works against, whichever driver is underneath. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** What a transaction callback receives; the same query surface as `Database`. */
+export type Executor = Pick<Database, "select" | "insert" | "update" | "delete" | "execute">;
+
+export type DatabaseKind = "pglite" | "pg" | "neon";
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+/**
+ * Rows of a raw SQL statement. The drivers wrap results differently (PGlite `Results`, pg
+ * `QueryResult`), but all of them expose `rows`.
+ */
+export async function queryRows<Row>(db: Pick<Database, "execute">, query: SQL): Promise<Row[]> {
+  const result = (await db.execute(query)) as unknown as { rows: Row[] };
+  return result.rows;
+}

@@ -1,0 +1,17 @@
+import { customType, timestamp } from "drizzle-orm/pg-core";
+
+/**
+ * pgvector `halfvec` without a fixed dimension: the dimension follows the configured embedding
+ * model (512 offline, 768 Gemini), and `embedding_model` on the row says which model made it, so
+ * vectors of different models are never compared.
+ */
+export const halfvec = customType<{ data: number[]; driverData: string }>({
+  dataType: () => "halfvec",
+  toDriver: (value) => `[${value.join(",")}]`,
+  fromDriver: (value) => JSON.parse(value) as number[],
+});
+
+/** Postgres `tsvector`, filled by a generated column. */
+export const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
+export const timestampTz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });

@@ -1,0 +1,27 @@
+import { index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { timestampTz } from "./columns.js";
+
+export const JOB_STATUSES = ["running", "completed", "failed", "skipped"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** One consolidation pass over a range of a session's log (C7), keyed by the pipeline run. */
+export const consolidationJobs = pgTable(
+  "consolidation_jobs",
+  {
+    id: uuid("id").primaryKey(),
+    appId: text("app_id").notNull(),
+    userId: text("user_id").notNull(),
+    sessionId: uuid("session_id"),
+    jobType: text("job_type").$type<"fast_replay" | "deep_reflection" | "embed_backfill">().notNull(),
+    runId: text("run_id"),
+    status: text("status").$type<JobStatus>().notNull(),
+    fromSeq: integer("from_seq"),
+    toSeq: integer("to_seq"),
+    progress: jsonb("progress").$type<Record<string, unknown>>().notNull().default({}),
+    result: jsonb("result").$type<Record<string, unknown>>(),
+    error: text("error"),
+    startedAt: timestampTz("started_at").notNull().defaultNow(),
+    completedAt: timestampTz("completed_at"),
+  },
+  (table) => [index("consolidation_jobs_user_idx").on(table.appId, table.userId, table.startedAt.desc())],
+);

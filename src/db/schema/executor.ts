@@ -1,0 +1,58 @@
+import { sql } from "drizzle-orm";
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { timestampTz } from "./columns.js";
+
+export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/**
+ * The embedded executor's durable state: runs with their triggering events, and every memoized
+ * step, so a restart resumes a run where it stopped instead of redoing committed steps.
+ * A debounced run stays `queued` with `debounce_key` set and its `run_at` pushed forward by
+ * each new event; at most one such run exists per function and key.
+ */
+export const executorRuns = pgTable(
+  "executor_runs",
+  {
+    id: text("id").primaryKey(),
+    functionId: text("function_id").notNull(),
+    status: text("status").$type<RunStatus>().notNull(),
+    event: jsonb("event").$type<Record<string, unknown>>().notNull(),
+    events: jsonb("events").$type<Record<string, unknown>[]>().notNull(),
+    userId: text("user_id"),
+    debounceKey: text("debounce_key"),
+    concurrencyKey: text("concurrency_key"),
+    attempt: integer("attempt").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull(),
+    runAt: timestampTz("run_at").notNull(),
+    debounceDeadline: timestampTz("debounce_deadline"),
+    leaseUntil: timestampTz("lease_until"),
+    output: jsonb("output"),
+    error: jsonb("error"),
+    createdAt: timestampTz("created_at").notNull().defaultNow(),
+    updatedAt: timestampTz("updated_at").notNull().defaultNow(),
+    finishedAt: timestampTz("finished_at"),
+  },
+  (table) => [
+    index("executor_runs_due_idx").on(table.runAt).where(sql`${table.status} = 'queued'`),
+    index("executor_runs_user_idx").on(table.userId, table.status),
+    uniqueIndex("executor_runs_debounce_idx")
+      .on(table.functionId, table.debounceKey)
+      .where(sql`${table.status} = 'queued' AND ${table.debounceKey} IS NOT NULL`),
+  ],
+);
+
+export const executorSteps = pgTable(
+  "executor_steps",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => executorRuns.id, { onDelete: "cascade" }),
+    stepId: text("step_id").notNull(),
+    name: text("name"),
+    data: jsonb("data"),
+    error: jsonb("error"),
+    createdAt: timestampTz("created_at").notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.stepId] })],
+);

@@ -1,0 +1,54 @@
+import { type SQL, sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
+import { halfvec, timestampTz, tsvector } from "./columns.js";
+import { sessions } from "./sessions.js";
+
+export const MEMORY_TYPES = ["episodic", "semantic", "insight", "procedural", "trait"] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+/**
+ * Every kind of derived memory in one table (M1), bi-temporal (M2): `valid_at`/`invalid_at` is
+ * when the statement was true in the world, `created_at`/`expired_at` when this row was the
+ * system's belief. A superseded row is expired and points at its successor, never overwritten.
+ * Rows are written without an embedding; the backfill fills `embedding` and `embedding_model` (M5).
+ */
+export const memories = pgTable(
+  "memories",
+  {
+    id: uuid("id").primaryKey(),
+    appId: text("app_id").notNull(),
+    userId: text("user_id").notNull(),
+    sessionId: uuid("session_id").references(() => sessions.id, { onDelete: "set null" }),
+    type: text("type").$type<MemoryType>().notNull(),
+    /** summary / preference / rule / profile / behavior / core … refines `type`. */
+    subtype: text("subtype"),
+    content: text("content").notNull(),
+    key: text("key"),
+    value: jsonb("value"),
+    importance: real("importance").notNull().default(0.5),
+    confidence: real("confidence").notNull().default(1),
+    validAt: timestampTz("valid_at").notNull().defaultNow(),
+    invalidAt: timestampTz("invalid_at"),
+    createdAt: timestampTz("created_at").notNull().defaultNow(),
+    expiredAt: timestampTz("expired_at"),
+    version: integer("version").notNull().default(1),
+    supersededBy: uuid("superseded_by"),
+    contentHash: text("content_hash").notNull(),
+    accessCount: integer("access_count").notNull().default(0),
+    lastAccessedAt: timestampTz("last_accessed_at").notNull().defaultNow(),
+    retention: real("retention").notNull().default(1),
+    pinned: boolean("pinned").notNull().default(false),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    embedding: halfvec("embedding"),
+    embeddingModel: text("embedding_model"),
+    embeddedAt: timestampTz("embedded_at"),
+    contentTsv: tsvector("content_tsv").generatedAlwaysAs((): SQL => sql`to_tsvector('english', ${memories.content})`),
+    updatedAt: timestampTz("updated_at").notNull().defaultNow(),
+  },
+  (table) => [
+    index("memories_user_time_idx").on(table.appId, table.userId, table.createdAt.desc()),
+    index("memories_user_hash_idx").on(table.appId, table.userId, table.contentHash),
+    index("memories_tsv_idx").using("gin", table.contentTsv),
+    index("memories_unembedded_idx").on(table.createdAt).where(sql`${table.embedding} IS NULL AND ${table.expiredAt} IS NULL`),
+  ],
+);

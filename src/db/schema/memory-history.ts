@@ -1,0 +1,23 @@
+import { index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { timestampTz } from "./columns.js";
+
+export const HISTORY_OPERATIONS = ["ADD", "UPDATE", "DELETE", "SUPERSEDE", "STAGE_CHANGE"] as const;
+export type HistoryOperation = (typeof HISTORY_OPERATIONS)[number];
+
+/** Audit trail (M4): one row per change of a memory, with who made it and the before/after. */
+export const memoryHistory = pgTable(
+  "memory_history",
+  {
+    id: uuid("id").primaryKey(),
+    memoryId: uuid("memory_id").notNull(),
+    appId: text("app_id").notNull(),
+    userId: text("user_id").notNull(),
+    operation: text("operation").$type<HistoryOperation>().notNull(),
+    actor: text("actor").notNull(),
+    before: jsonb("before"),
+    after: jsonb("after"),
+    reason: text("reason"),
+    createdAt: timestampTz("created_at").notNull().defaultNow(),
+  },
+  (table) => [index("memory_history_memory_idx").on(table.memoryId, table.createdAt)],
+);

@@ -1,0 +1,35 @@
+/**
+ * Typed domain errors. The single `onError` handler maps each `code` to an HTTP status and the
+ * body `{ "error": { "code", "message", "details" } }`, so every failure has one shape.
+ */
+export type ErrorCode =
+  | "invalid_request"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "unprocessable"
+  | "internal";
+
+export const STATUS_BY_CODE: Record<ErrorCode, 400 | 404 | 409 | 413 | 422 | 500> = {
+  invalid_request: 400,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  internal: 500,
+};
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+}
+
+export const notFound = (what: string, id: string) => new DomainError("not_found", `${what} ${id} was not found`, { id });
+
+export const conflict = (message: string, details?: unknown) => new DomainError("conflict", message, details);
