@@ -1,0 +1,29 @@
+import type { Env } from "../config/env.js";
+import { createGeminiEmbedder } from "./gemini/gemini-embedder.js";
+import { createGeminiLanguageModel } from "./gemini/gemini-language-model.js";
+import { extractiveSummarizer } from "./offline/extractive-summarizer.js";
+import { createUseEmbedder } from "./offline/use-embedder.js";
+import type { Embedder, LanguageModel } from "./types.js";
+
+export interface Providers {
+  llm: LanguageModel;
+  embedder: Embedder;
+}
+
+const GEMINI_EMBEDDING_DIMENSIONS: Record<string, number> = { "text-embedding-004": 768, "gemini-embedding-001": 3072 };
+
+/** Chooses the LLM and embedder from configuration; `parseEnv` has already checked the API key. */
+export function createProviders(env: Env): Providers {
+  const gemini = (model: string) => ({
+    apiKey: env.GEMINI_API_KEY as string,
+    model,
+    ...(env.GEMINI_BASE_URL ? { baseUrl: env.GEMINI_BASE_URL } : {}),
+  });
+  return {
+    llm: env.LLM_PROVIDER === "gemini" ? createGeminiLanguageModel(gemini(env.GEMINI_MODEL)) : extractiveSummarizer,
+    embedder:
+      env.EMBEDDING_PROVIDER === "gemini"
+        ? createGeminiEmbedder({ ...gemini(env.GEMINI_EMBEDDING_MODEL), dimensions: GEMINI_EMBEDDING_DIMENSIONS[env.GEMINI_EMBEDDING_MODEL] ?? 768 })
+        : createUseEmbedder(),
+  };
+}

@@ -1,0 +1,45 @@
+/** One turn of a conversation as the language model sees it. */
+export interface Turn {
+  role: string;
+  content: string;
+  /** Sequence number in the session log, so a summary can name the turns it kept. */
+  seq?: number;
+}
+
+export interface SummaryRequest {
+  turns: Turn[];
+  /** Upper bound on words (seed 000 §8.1: at most 200). */
+  maxWords: number;
+}
+
+/**
+ * The LLM behind consolidation. Every call goes through this interface, so the pipeline runs on
+ * Gemini in production and on the deterministic offline implementation here and in tests.
+ */
+export interface LanguageModel {
+  /** Identifies the model, recorded with what it produced. */
+  readonly id: string;
+  /** A third-person summary of the turns that keeps decisions and conclusions (C1). */
+  summarize(request: SummaryRequest): Promise<string>;
+}
+
+/** Turns text into vectors. Vectors of different `model` ids are never compared. */
+export interface Embedder {
+  readonly model: string;
+  readonly dimensions: number;
+  /** Embeds documents; the result has one vector per input, in order. */
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+/** A provider failure that says whether retrying can help and how long to wait (429). */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "ProviderError";
+  }
+}

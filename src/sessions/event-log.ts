@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { sql } from "drizzle-orm";
+import type { Tokenizer } from "../context/tokenizer.js";
+import { type Database, queryRows } from "../db/database.js";
+import { sessionEvents } from "../db/schema/index.js";
+import { conflict } from "../errors.js";
+import { canonicalJson, sha256Hex } from "../util/hash.js";
+import type { EventInput, ReadEventsQuery } from "./schemas.js";
+import { type SessionRow, assertSessionId, getSession } from "./session-store.js";
+
+export type SessionEventRow = typeof sessionEvents.$inferSelect;
+
+export interface AppendedEvent {
+  id: string;
+  seq: number;
+}
+
+export interface AppendResult {
+  session: Pick<SessionRow, "id" | "appId" | "userId">;
+  events: AppendedEvent[];
+  /** Events this call stored; zero when every event was an idempotent re-send. */
+  storedCount: number;
+  lastSeq: number;
+}
+
+interface PreparedEvent {
+  id: string;
+  /** Position in the request, for error messages. */
+  index: number;
+  /** Position among the events this call stores; `seq = base + ord`. */
+  ord: number;
+  type: string;
+  role: string;
+  content: string;
+  data: Record<string, unknown> | null;
+  token_count: number;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  occurred_at: string | null;
+}
+
+const UNIQUE_VIOLATION = "23505";
+
+/**
+ * Appends events to a session's log (E2) and returns their ids and sequence numbers in request
+ * order. One SQL statement bumps `sessions.last_seq` (a row lock that serialises concurrent
+ * appends to the same session) and inserts the events at `base + 1 … base + n`, so sequences stay
+ * gapless and a failed call stores nothing. Idempotency keys already in the log return their
+ * original ids; the same key with different content is a conflict.
+ */
+export async function appendEvents(
+  db: Database,
+  tokenizer: Tokenizer,
+  sessionId: string,
+  inputs: EventInput[],
+): Promise<AppendResult> {
+  assertSessionId(sessionId);
+  const prepared = inputs.map((input, index) => prepareEvent(input, index, tokenizer));
+  try {
+    return await appendPrepared(db, sessionId, prepared);
+  } catch (error) {
+    // A concurrent request stored the same idempotency key between our look-up and our insert;
+    // the statement rolled back whole, and the second look-up now finds the winner's events.
+    if (errorCode(error) === UNIQUE_VIOLATION) return appendPrepared(db, sessionId, prepared);
+    throw error;
+  }
+}
+
+async function appendPrepared(db: Database, sessionId: string, prepared: PreparedEvent[]): Promise<AppendResult> {
+  const existing = await findByIdempotencyKeys(db, sessionId, prepared);
+  const fresh = prepared.filter((event) => !event.idempotency_key || !existing.has(event.idempotency_key));
+  fresh.forEach((event, index) => (event.ord = index + 1));
+
+  if (fresh.length === 0) {
+    const session = await getSession(db, sessionId);
+    const events = prepared.map((event) => existing.get(event.idempotency_key as string) as AppendedEvent);
+    return { session, events, storedCount: 0, lastSeq: session.lastSeq };
+  }
+
+  const rows = await queryRows<{ id: string; seq: number; app_id: string; user_id: string; last_seq: number }>(
+    db,
+    sql`
+      WITH bumped AS (
+        UPDATE sessions
+           SET last_seq = last_seq + ${fresh.length}, last_event_at = now(), updated_at = now()
+         WHERE id = ${sessionId} AND ended_at IS NULL
+        RETURNING app_id, user_id, last_seq
+      )
+      INSERT INTO session_events
+        (id, session_id, app_id, user_id, seq, type, role, content, data, token_count,
+         idempotency_key, request_hash, occurred_at)
+      SELECT e.id, ${sessionId}, b.app_id, b.user_id, b.last_seq - ${fresh.length} + e.ord, e.type, e.role,
+             e.content, e.data, e.token_count, e.idempotency_key, e.request_hash, coalesce(e.occurred_at, now())
+        FROM bumped b,
+             jsonb_to_recordset(${JSON.stringify(fresh)}::jsonb) AS e(
+               id uuid, ord int, type text, role text, content text, data jsonb, token_count int,
+               idempotency_key text, request_hash text, occurred_at timestamptz)
+      RETURNING id, seq, app_id, user_id, (SELECT last_seq FROM bumped) AS last_seq`,
+  );
+
+  if (rows.length === 0) {
+    const session = await getSession(db, sessionId); // throws 404 for an unknown session
+    throw conflict(`session ${session.id} has ended; it accepts no more events`, { session_id: session.id });
+  }
+
+  const first = rows[0] as (typeof rows)[number];
+  const stored = new Map(rows.map((row) => [row.id, { id: row.id, seq: Number(row.seq) }]));
+  const events = prepared.map((event) =>
+    event.idempotency_key && existing.has(event.idempotency_key)
+      ? (existing.get(event.idempotency_key) as AppendedEvent)
+      : (stored.get(event.id) as AppendedEvent),
+  );
+  return {
+    session: { id: sessionId, appId: first.app_id, userId: first.user_id },
+    events,
+    storedCount: rows.length,
+    lastSeq: Number(first.last_seq),
+  };
+}
+
+async function findByIdempotencyKeys(db: Database, sessionId: string, prepared: PreparedEvent[]): Promise<Map<string, AppendedEvent>> {
+  const keyed = prepared.filter((event) => event.idempotency_key);
+  if (keyed.length === 0) return new Map();
+  const rows = await db
+    .select({ id: sessionEvents.id, seq: sessionEvents.seq, key: sessionEvents.idempotencyKey, hash: sessionEvents.requestHash })
+    .from(sessionEvents)
+    .where(and(eq(sessionEvents.sessionId, sessionId), inArray(sessionEvents.idempotencyKey, keyed.map((event) => event.idempotency_key as string))));
+  const found = new Map<string, AppendedEvent>();
+  for (const row of rows) {
+    const sent = keyed.find((event) => event.idempotency_key === row.key) as PreparedEvent;
+    if (sent.request_hash !== row.hash) {
+      throw conflict(`idempotency_key ${row.key} was already used with different content`, {
+        field: `events[${sent.index}].idempotency_key`,
+        original: { id: row.id, seq: row.seq },
+      });
+    }
+    found.set(row.key as string, { id: row.id, seq: row.seq });
+  }
+  return found;
+}
+
+function prepareEvent(input: EventInput, index: number, tokenizer: Tokenizer): PreparedEvent {
+  const key = input.idempotency_key ?? null;
+  return {
+    id: randomUUID(),
+    index,
+    ord: 0,
+    type: input.type,
+    role: input.role,
+    content: input.content,
+    data: input.data ?? null,
+    token_count: tokenizer.count(input.content),
+    idempotency_key: key,
+    // Only what the client sent is fingerprinted; server defaults would differ on a re-send.
+    request_hash: key ? sha256Hex(canonicalJson({ ...input, idempotency_key: undefined })) : null,
+    occurred_at: input.occurred_at ?? null,
+  };
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let current: unknown = error; current && typeof current === "object"; current = (current as { cause?: unknown }).cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
+
+/** Events after `after_seq` in sequence order; reads see every committed append (read-your-writes). */
+export async function readEvents(db: Database, sessionId: string, query: ReadEventsQuery): Promise<{ session: SessionRow; events: SessionEventRow[] }> {
+  const session = await getSession(db, sessionId);
+  const events = await db
+    .select()
+    .from(sessionEvents)
+    .where(and(eq(sessionEvents.sessionId, sessionId), gt(sessionEvents.seq, query.after_seq)))
+    .orderBy(asc(sessionEvents.seq))
+    .limit(query.limit);
+  return { session, events };
+}
