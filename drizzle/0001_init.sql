@@ -24,6 +24,7 @@ CREATE TABLE "executor_runs" (
 	"user_id" text,
 	"debounce_key" text,
 	"concurrency_key" text,
+	"concurrency_limit" integer,
 	"attempt" integer DEFAULT 0 NOT NULL,
 	"max_attempts" integer NOT NULL,
 	"run_at" timestamp with time zone NOT NULL,
@@ -39,6 +40,7 @@ CREATE TABLE "executor_runs" (
 CREATE TABLE "executor_steps" (
 	"run_id" text NOT NULL,
 	"step_id" text NOT NULL,
+	"position" integer NOT NULL,
 	"name" text,
 	"data" jsonb,
 	"error" jsonb,

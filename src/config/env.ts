@@ -44,7 +44,10 @@ export const EnvSchema = z.object({
   /** A session is swept only when its newest event is older than this. */
   SWEEP_MIN_AGE: DurationSchema.default("30s"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
-  EXECUTOR_POLL_INTERVAL: DurationSchema.default("50ms"),
+  /** Longest wait of the embedded executor between queue checks when nothing is due. */
+  EXECUTOR_POLL_INTERVAL: DurationSchema.default("1s"),
+  /** First retry delay of the embedded executor; doubles per attempt, with jitter, up to a minute. */
+  EXECUTOR_RETRY_BASE: DurationSchema.default("1s"),
   EXECUTOR_ENABLED: booleanFromEnv.default(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });

@@ -22,6 +22,8 @@ export const executorRuns = pgTable(
     userId: text("user_id"),
     debounceKey: text("debounce_key"),
     concurrencyKey: text("concurrency_key"),
+    /** Runs of this function and concurrency key allowed to run at once; null means no limit. */
+    concurrencyLimit: integer("concurrency_limit"),
     attempt: integer("attempt").notNull().default(0),
     maxAttempts: integer("max_attempts").notNull(),
     runAt: timestampTz("run_at").notNull(),
@@ -49,6 +51,8 @@ export const executorSteps = pgTable(
       .notNull()
       .references(() => executorRuns.id, { onDelete: "cascade" }),
     stepId: text("step_id").notNull(),
+    /** Order in which the run reached the step, for the SDK's step stack. */
+    position: integer("position").notNull(),
     name: text("name"),
     data: jsonb("data"),
     error: jsonb("error"),

@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import type { AppDeps, AppEnv } from "./deps.js";
+import { limitBody } from "./middleware/body-limit.js";
+import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
+import { contextRoutes } from "./routes/context.js";
+import { healthRoutes } from "./routes/health.js";
+import { memoryRoutes } from "./routes/memories.js";
+import { pipelineRoutes } from "./routes/pipeline.js";
+import { sessionRoutes } from "./routes/sessions.js";
+
+/**
+ * The Hono app: the same on Workers and Node. Dependencies arrive ready-made, so this file only
+ * wires routes, limits and the single error handler.
+ *
+ * @example
+ * const app = createApp(deps);
+ * const response = await app.request("/healthz");
+ */
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use("/v1/*", limitBody(deps.maxBodyBytes));
+  app.route("/", healthRoutes);
+  app.route("/v1/sessions", sessionRoutes);
+  app.route("/v1/context", contextRoutes);
+  app.route("/v1/memories", memoryRoutes);
+  app.route("/v1/pipeline", pipelineRoutes);
+  app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => deps.inngestHandler(c));
+  app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
+  app.onError(createErrorHandler(deps.log));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

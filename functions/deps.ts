@@ -1,0 +1,32 @@
+import type { Context } from "hono";
+import type { Tokenizer } from "../src/context/tokenizer.js";
+import type { Database, DatabaseKind } from "../src/db/database.js";
+import type { PipelineView } from "../src/pipeline/pipeline-view.js";
+import type { Embedder } from "../src/providers/types.js";
+import type { BackgroundTasks } from "./background.js";
+
+export type Log = (message: string, fields?: Record<string, unknown>) => void;
+
+/** An event for the pipeline, created by the typed `eventType(...).create()` helpers. */
+export interface PipelineEvent {
+  name: string;
+  data: Record<string, unknown>;
+}
+
+/** What the HTTP layer needs; built once per process (Node) or per isolate (Workers). */
+export interface AppDeps {
+  db: Database;
+  dbKind: DatabaseKind;
+  tokenizer: Tokenizer;
+  embedder: Embedder;
+  /** Sends events to Inngest (Cloud, or the embedded executor's event API). */
+  emit: (events: PipelineEvent[]) => Promise<unknown>;
+  pipeline: PipelineView;
+  /** The Inngest serve handler mounted at /api/inngest. */
+  inngestHandler: (c: Context) => Promise<Response>;
+  background: BackgroundTasks;
+  maxBodyBytes: number;
+  log: Log;
+}
+
+export type AppEnv = { Variables: { deps: AppDeps } };

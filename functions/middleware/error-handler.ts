@@ -1,0 +1,28 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { DomainError, type ErrorCode, STATUS_BY_CODE } from "../../src/errors.js";
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+export function errorResponse(c: Context, code: ErrorCode, message: string, details?: unknown): Response {
+  const body: ErrorBody = { error: { code, message, ...(details === undefined ? {} : { details }) } };
+  return c.json(body, STATUS_BY_CODE[code]);
+}
+
+/**
+ * The app's single `onError`: domain errors keep their code, Hono's HTTP exceptions (malformed
+ * JSON, body limit) map to the same shape, anything else is a logged 500 without internals.
+ */
+export function createErrorHandler(log: (message: string, fields?: Record<string, unknown>) => void = console.error) {
+  return (error: Error, c: Context): Response => {
+    if (error instanceof DomainError) return errorResponse(c, error.code, error.message, error.details);
+    if (error instanceof HTTPException) {
+      const code: ErrorCode = error.status === 413 ? "payload_too_large" : error.status === 404 ? "not_found" : error.status < 500 ? "invalid_request" : "internal";
+      return errorResponse(c, code, error.message || "request rejected");
+    }
+    log("unhandled error", { path: c.req.path, error: error.stack ?? String(error) });
+    return errorResponse(c, "internal", "internal error");
+  };
+}

@@ -1,0 +1,106 @@
+import { serve as serveInngest } from "inngest/hono";
+import { createPipelineClient, type PipelineSettings } from "../inngest/client.js";
+import { createPipelineFunctions } from "../inngest/index.js";
+import { type Env, durationMs } from "../src/config/env.js";
+import { o200kTokenizer } from "../src/context/tokenizer.js";
+import { connectDatabase } from "../src/db/connect.js";
+import type { DatabaseHandle } from "../src/db/database.js";
+import { migrateDatabase } from "../src/db/migrate.js";
+import { LocalExecutor } from "../src/executor/local-executor.js";
+import { executorPipelineView } from "../src/pipeline/executor-view.js";
+import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
+import { type Providers, createProviders } from "../src/providers/index.js";
+import { createLogger } from "../src/util/logger.js";
+import { type App, createApp } from "./app.js";
+import { BackgroundTasks } from "./background.js";
+
+export interface Runtime {
+  app: App;
+  database: DatabaseHandle;
+  providers: Providers;
+  /** Present in embedded mode: the in-process Inngest executor. */
+  executor: LocalExecutor | undefined;
+  background: BackgroundTasks;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOverrides {
+  providers?: Partial<Providers>;
+}
+
+/**
+ * Builds the whole service for Node from configuration: database (migrated when embedded),
+ * providers, Inngest client and functions, the Hono app, and in embedded mode the local executor
+ * that drives the functions through the real serve handler.
+ *
+ * @example
+ * const runtime = await startRuntime(parseEnv(process.env));
+ * const response = await runtime.app.request("/healthz");
+ */
+export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  const logger = createLogger(env.LOG_LEVEL);
+  const log = logger.info;
+  const database = await connectDatabase(env);
+  if (database.kind === "pglite") await migrateDatabase(database);
+  const providers = { ...createProviders(env), ...overrides.providers };
+  const settings: PipelineSettings = {
+    replayDebounce: env.REPLAY_DEBOUNCE,
+    replayMaxEvents: env.REPLAY_MAX_EVENTS,
+    embedBatchSize: env.EMBED_BATCH_SIZE,
+    sweepCron: env.SWEEP_CRON,
+    sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
+  };
+  const embedded = env.INNGEST_MODE === "embedded";
+  const serveUrl = `http://localhost:${env.PORT}/api/inngest`;
+
+  let app: App | undefined;
+  const executor = embedded
+    ? new LocalExecutor({
+        db: database.db,
+        invoke: async (url, init) => (app as App).request(url, init),
+        serveUrl,
+        retryBaseMs: durationMs(env.EXECUTOR_RETRY_BASE),
+        idleCheckMs: durationMs(env.EXECUTOR_POLL_INTERVAL),
+        log: logger.warn,
+      })
+    : undefined;
+  const inngest = createPipelineClient(
+    {
+      mode: env.INNGEST_MODE,
+      ...(executor ? { fetch: executor.fetch, baseUrl: "http://embedded-executor.local" } : {}),
+      ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
+      ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
+      ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
+    },
+    { db: database.db, llm: providers.llm, embedder: providers.embedder, settings },
+  );
+  const functions = createPipelineFunctions(inngest, settings);
+  const background = new BackgroundTasks(logger.error);
+  app = createApp({
+    db: database.db,
+    dbKind: database.kind,
+    tokenizer: o200kTokenizer,
+    embedder: providers.embedder,
+    emit: (events) => inngest.send(events),
+    pipeline: executor ? executorPipelineView(database.db) : jobsPipelineView(database.db),
+    inngestHandler: serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin }),
+    background,
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    log: logger.error,
+  });
+  if (executor && env.EXECUTOR_ENABLED) await executor.start();
+  log("service ready", { database: database.kind, inngest: env.INNGEST_MODE, llm: providers.llm.id, embedder: providers.embedder.model });
+
+  return {
+    app,
+    database,
+    providers,
+    executor,
+    background,
+    async close() {
+      await background.settle();
+      await executor?.stop();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { Hono } from "hono";
+import { assembleContext } from "../../src/context/assemble-context.js";
+import { ContextRequestSchema } from "../../src/context/schemas.js";
+import type { AppEnv } from "../deps.js";
+import { validate } from "../middleware/validate.js";
+
+/** Token-budgeted context windows for an agent's next turn (S4). */
+export const contextRoutes = new Hono<AppEnv>().post("/", validate("json", ContextRequestSchema), async (c) => {
+  const { db, embedder, tokenizer } = c.var.deps;
+  return c.json(await assembleContext({ db, embedder, tokenizer }, c.req.valid("json")));
+});

@@ -1,0 +1,69 @@
+import type { MemoryRow } from "../src/memory/memory-read.js";
+import type { ScopedState } from "../src/sessions/scoped-state.js";
+import type { SessionEventRow } from "../src/sessions/event-log.js";
+import type { SessionRow } from "../src/sessions/session-store.js";
+
+/** The public JSON of a session: snake_case, ISO timestamps. */
+export function sessionJson(row: SessionRow, state?: ScopedState) {
+  return {
+    id: row.id,
+    app_id: row.appId,
+    user_id: row.userId,
+    agent_id: row.agentId,
+    metadata: row.metadata,
+    last_seq: row.lastSeq,
+    replayed_seq: row.replayedSeq,
+    started_at: row.startedAt.toISOString(),
+    ended_at: row.endedAt?.toISOString() ?? null,
+    last_event_at: row.lastEventAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    ...(state ? { state } : {}),
+  };
+}
+
+export function eventJson(row: SessionEventRow) {
+  return {
+    id: row.id,
+    session_id: row.sessionId,
+    seq: row.seq,
+    type: row.type,
+    role: row.role,
+    content: row.content,
+    data: row.data ?? null,
+    token_count: row.tokenCount,
+    idempotency_key: row.idempotencyKey,
+    occurred_at: row.occurredAt.toISOString(),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+export function memoryJson(row: MemoryRow, sources?: { session_id: string; event_id: string; seq: number }[]) {
+  return {
+    id: row.id,
+    app_id: row.appId,
+    user_id: row.userId,
+    session_id: row.sessionId,
+    type: row.type,
+    subtype: row.subtype,
+    content: row.content,
+    key: row.key,
+    value: row.value ?? null,
+    importance: row.importance,
+    confidence: row.confidence,
+    valid_at: row.validAt.toISOString(),
+    invalid_at: row.invalidAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    expired_at: row.expiredAt?.toISOString() ?? null,
+    version: row.version,
+    superseded_by: row.supersededBy,
+    access_count: row.accessCount,
+    last_accessed_at: row.lastAccessedAt.toISOString(),
+    retention: row.retention,
+    pinned: row.pinned,
+    metadata: row.metadata,
+    embedding_model: row.embeddingModel,
+    embedded: row.embedding !== null,
+    ...(sources ? { sources } : {}),
+  };
+}

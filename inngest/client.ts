@@ -1,0 +1,53 @@
+import { Inngest, dependencyInjectionMiddleware } from "inngest";
+import type { Database } from "../src/db/database.js";
+import type { Embedder, LanguageModel } from "../src/providers/types.js";
+
+/** What the pipeline functions need, injected per client instead of imported as globals. */
+export interface PipelineDeps {
+  db: Database;
+  llm: LanguageModel;
+  embedder: Embedder;
+  settings: PipelineSettings;
+}
+
+export interface PipelineSettings {
+  replayDebounce: string;
+  replayMaxEvents: number;
+  embedBatchSize: number;
+  sweepCron: string;
+  sweepMinAgeMs: number;
+}
+
+export interface PipelineClientOptions {
+  /** `embedded`: the in-process executor (dev mode, no signatures); `cloud`: Inngest Cloud. */
+  mode: "embedded" | "cloud";
+  baseUrl?: string;
+  eventKey?: string;
+  signingKey?: string;
+  /** Where the SDK sends events; in embedded mode the executor's in-process event API. */
+  fetch?: typeof fetch;
+}
+
+export const APP_ID = "memory-pipeline";
+
+/**
+ * The Inngest client with the pipeline's dependencies injected into every function's context.
+ *
+ * @example
+ * const inngest = createPipelineClient({ mode: "embedded", fetch: executor.fetch }, deps);
+ */
+export function createPipelineClient(options: PipelineClientOptions, deps: PipelineDeps) {
+  return new Inngest({
+    id: APP_ID,
+    isDev: options.mode === "embedded",
+    // The embedded executor drives runs step by step through the serve handler.
+    checkpointing: options.mode !== "embedded",
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.eventKey ? { eventKey: options.eventKey } : {}),
+    ...(options.signingKey ? { signingKey: options.signingKey } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    middleware: [dependencyInjectionMiddleware({ deps })],
+  });
+}
+
+export type PipelineClient = ReturnType<typeof createPipelineClient>;

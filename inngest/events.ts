@@ -1,0 +1,20 @@
+import { eventType } from "inngest";
+import { z } from "zod";
+
+const UserScope = { app_id: z.string().min(1), user_id: z.string().min(1) };
+
+/** Emitted after events are committed to a session's log; fast replay is debounced on it. */
+export const sessionEventsAppended = eventType("memory/session.events-appended", {
+  schema: z.object({ ...UserScope, session_id: z.uuid(), last_seq: z.number().int().min(0) }),
+});
+
+/** Emitted once when a session ends; flushes its fast replay (and, later, deep reflection). */
+export const sessionEnded = eventType("memory/session.ended", {
+  schema: z.object({ ...UserScope, session_id: z.uuid(), last_seq: z.number().int().min(0) }),
+});
+
+/** Asks the backfill to embed a user's memories that were written without a vector. */
+export const embeddingsRequested = eventType("memory/embeddings.requested", { schema: z.object(UserScope) });
+
+export const SessionEventSchema = sessionEventsAppended.schema;
+export const EmbeddingsRequestedSchema = embeddingsRequested.schema;

@@ -1,0 +1,48 @@
+import { NonRetriableError } from "inngest";
+import { findUnembedded, storeEmbeddings } from "../../src/memory/embeddings.js";
+import type { PipelineClient } from "../client.js";
+import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
+import { toStepError } from "./provider-errors.js";
+
+const MAX_BATCHES_PER_RUN = 50;
+
+/**
+ * Embedding backfill (M5): memories are written without a vector; this embeds a user's pending
+ * rows in batches, one step per batch, so a crash loses at most the batch in flight and a retry
+ * never overwrites a stored vector. One run per user at a time.
+ */
+export function createEmbedBackfill(inngest: PipelineClient) {
+  return inngest.createFunction(
+    {
+      id: "embed-backfill",
+      name: "Embedding backfill",
+      triggers: [embeddingsRequested],
+      debounce: { key: "event.data.user_id", period: "1s" },
+      concurrency: { limit: 1, key: "event.data.user_id" },
+      retries: 4,
+    },
+    async ({ event, step, deps }) => {
+      const parsed = EmbeddingsRequestedSchema.safeParse(event.data);
+      if (!parsed.success) throw new NonRetriableError(`invalid ${event.name} payload: ${parsed.error.message}`);
+      const scope = { appId: parsed.data.app_id, userId: parsed.data.user_id };
+      let embedded = 0;
+      for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+        const result = await step.run(`embed-batch-${batch}`, async () => {
+          const rows = await findUnembedded(deps.db, deps.settings.embedBatchSize, scope);
+          if (rows.length === 0) return { found: 0, stored: 0 };
+          const vectors = await deps.embedder.embed(rows.map((row) => row.content)).catch(toStepError);
+          const stored = await storeEmbeddings(
+            deps.db,
+            deps.embedder.model,
+            rows.map((row, index) => ({ id: row.id, vector: vectors[index] as number[] })),
+          );
+          return { found: rows.length, stored };
+        });
+        embedded += result.stored;
+        if (result.found < deps.settings.embedBatchSize) return { embedded };
+      }
+      await step.sendEvent("continue-backfill", embeddingsRequested.create(parsed.data));
+      return { embedded, continued: true };
+    },
+  );
+}

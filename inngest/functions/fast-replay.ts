@@ -1,0 +1,103 @@
+import { NonRetriableError } from "inngest";
+import { startJob, finishJob } from "../../src/memory/jobs.js";
+import { writeEpisode } from "../../src/memory/episodes.js";
+import { ruleImportance } from "../../src/memory/importance.js";
+import { loadReplayChunk } from "../../src/memory/replay-backlog.js";
+import { stableUuid } from "../../src/util/stable-id.js";
+import type { PipelineClient } from "../client.js";
+import { SessionEventSchema, embeddingsRequested, sessionEnded, sessionEventsAppended } from "../events.js";
+import { toStepError } from "./provider-errors.js";
+
+/** Seed 000 §8.1: a summary has at most 200 words. */
+export const SUMMARY_MAX_WORDS = 200;
+/** Chunks one run summarises before handing the rest of a long backlog to a fresh run. */
+const MAX_CHUNKS_PER_RUN = 20;
+
+/**
+ * Fast replay (C1): after a session has been quiet for the debounce period, summarise the events
+ * past its watermark into episodic memories, one per chunk, each with its source events, and ask
+ * for their embeddings. Every step is idempotent through the watermark (C6) and recorded as a
+ * consolidation job (C7).
+ */
+export function createFastReplay(inngest: PipelineClient, settings: { replayDebounce: string }) {
+  return inngest.createFunction(
+    {
+      id: "fast-replay",
+      name: "Fast replay: rolling episodic summaries",
+      triggers: [sessionEventsAppended, sessionEnded],
+      debounce: { key: "event.data.session_id", period: settings.replayDebounce as `${number}s` },
+      concurrency: { limit: 1, key: "event.data.session_id" },
+      retries: 4,
+    },
+    async ({ event, step, runId, deps }) => {
+      const parsed = SessionEventSchema.safeParse(event.data);
+      if (!parsed.success) throw new NonRetriableError(`invalid ${event.name} payload: ${parsed.error.message}`);
+      const { session_id: sessionId, app_id, user_id } = parsed.data;
+      const written: string[] = [];
+
+      for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
+        const backlog = await step.run(`load-backlog-${chunk}`, async () => {
+          const loaded = await loadReplayChunk(deps.db, sessionId, deps.settings.replayMaxEvents);
+          if (!loaded) return null;
+          const jobId = stableUuid(`${runId}:fast_replay:${loaded.fromSeq}`);
+          await startJob(deps.db, {
+            id: jobId,
+            appId: loaded.session.appId,
+            userId: loaded.session.userId,
+            sessionId,
+            jobType: "fast_replay",
+            runId,
+            fromSeq: loaded.fromSeq + 1,
+            toSeq: loaded.toSeq,
+            progress: { events: loaded.events.length },
+          });
+          return { ...loaded, jobId };
+        });
+        if (!backlog) break;
+
+        let summary: string;
+        try {
+          summary = await step.run(`summarize-${backlog.toSeq}`, () =>
+            deps.llm
+              .summarize({ turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })), maxWords: SUMMARY_MAX_WORDS })
+              .catch(toStepError),
+          );
+        } catch (error) {
+          await step.run(`record-failure-${backlog.toSeq}`, () =>
+            finishJob(deps.db, backlog.jobId, { status: "failed", error: error instanceof Error ? error.message : String(error) }),
+          );
+          throw error;
+        }
+
+        const result = await step.run(`write-episode-${backlog.toSeq}`, () =>
+          writeEpisode(deps.db, {
+            jobId: backlog.jobId,
+            session: backlog.session,
+            fromSeq: backlog.fromSeq,
+            toSeq: backlog.toSeq,
+            summary,
+            importance: ruleImportance(backlog.events.map((e) => e.content)),
+            sources: backlog.events.map((e) => ({ eventId: e.id, seq: e.seq, occurredAt: e.occurredAt })),
+            model: deps.llm.id,
+          }),
+        );
+        if (!result.advanced) {
+          // Another run summarised this range first; its episode stands and ours would duplicate it.
+          await step.run(`record-skip-${backlog.toSeq}`, () =>
+            finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: result.reason } }),
+          );
+          break;
+        }
+        if (result.memoryId) written.push(result.memoryId);
+        if (chunk === MAX_CHUNKS_PER_RUN - 1) {
+          await step.sendEvent("continue-backlog", sessionEventsAppended.create(parsed.data));
+        }
+      }
+
+      if (written.length > 0) {
+        await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
+      }
+      return { session_id: sessionId, episodes: written };
+    },
+  );
+}

@@ -1,0 +1,113 @@
+import { and, desc, eq } from "drizzle-orm";
+import type { Database } from "../db/database.js";
+import { sessionEvents } from "../db/schema/index.js";
+import { notFound } from "../errors.js";
+import { recallMemories } from "../memory/recall.js";
+import type { Embedder } from "../providers/types.js";
+import { getSession } from "../sessions/session-store.js";
+import { type CandidateSection, packSections } from "./pack.js";
+import type { ContextRequest, ContextWindow } from "./schemas.js";
+import type { Tokenizer } from "./tokenizer.js";
+
+export interface ContextDeps {
+  db: Database;
+  embedder: Embedder;
+  tokenizer: Tokenizer;
+}
+
+/** Budget shares of the optional sections (seed 000 §3.4.3: memories 0.3, history 0.5 of the whole). */
+export const SECTION_SHARES = { memories: 0.4, history: 0.6 } as const;
+const MEMORY_CANDIDATES = 30;
+const HISTORY_CANDIDATES = 100;
+
+/**
+ * Assembles a token-budgeted context window (S4, v0): the system instruction, the user's most
+ * relevant memories (hybrid recall) and the session's recent history, packed into
+ * `max_tokens − reserve_output_tokens` and counted with the real tokenizer. Every item carries the
+ * session events it came from.
+ *
+ * @example
+ * await assembleContext(deps, { user_id: "u1", app_id: "default", query: "What does Ana like?", max_tokens: 2000, reserve_output_tokens: 500 });
+ */
+export async function assembleContext(deps: ContextDeps, request: ContextRequest): Promise<ContextWindow> {
+  const budget = request.max_tokens - request.reserve_output_tokens;
+  const warnings: string[] = [];
+
+  if (request.session_id) {
+    const session = await getSession(deps.db, request.session_id);
+    // Another user's session is reported as missing, never as forbidden.
+    if (session.userId !== request.user_id || session.appId !== request.app_id) throw notFound("session", request.session_id);
+  }
+
+  const [vector, history] = await Promise.all([
+    embedQuery(deps.embedder, request.query).catch((error: unknown) => {
+      warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }),
+    request.session_id ? recentHistory(deps.db, request.session_id) : Promise.resolve([]),
+  ]);
+  const recalled = await recallMemories(deps.db, {
+    appId: request.app_id,
+    userId: request.user_id,
+    text: request.query,
+    ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
+    limit: MEMORY_CANDIDATES,
+  });
+
+  const candidates: CandidateSection[] = [];
+  if (request.system) {
+    candidates.push({ kind: "system", title: "System", items: [{ text: request.system, sources: [] }], share: 0, required: true });
+  }
+  candidates.push({
+    kind: "memories",
+    title: "Relevant memories",
+    share: SECTION_SHARES.memories,
+    items: recalled.map((memory) => ({
+      text: `- [${memory.validAt.toISOString().slice(0, 10)}] ${memory.content}`,
+      memory_id: memory.id,
+      sources: memory.sources,
+    })),
+  });
+  candidates.push({
+    kind: "history",
+    title: "Recent conversation",
+    share: SECTION_SHARES.history,
+    chronological: true,
+    contiguous: true,
+    items: history,
+  });
+
+  const packed = packSections(candidates, budget, deps.tokenizer);
+  return {
+    sections: packed.sections,
+    total_tokens: packed.totalTokens,
+    max_tokens: request.max_tokens,
+    reserve_output_tokens: request.reserve_output_tokens,
+    budget,
+    tokenizer: deps.tokenizer.name,
+    prompt: packed.prompt,
+    warnings,
+  };
+}
+
+async function embedQuery(embedder: Embedder, query: string): Promise<number[]> {
+  const [vector] = await embedder.embed([query]);
+  if (!vector) throw new Error("the embedder returned no vector for the query");
+  return vector;
+}
+
+/** The session's newest events, newest first, as history items with their source. */
+async function recentHistory(db: Database, sessionId: string): Promise<CandidateSection["items"]> {
+  const rows = await db
+    .select({ id: sessionEvents.id, seq: sessionEvents.seq, role: sessionEvents.role, content: sessionEvents.content, data: sessionEvents.data })
+    .from(sessionEvents)
+    .where(and(eq(sessionEvents.sessionId, sessionId)))
+    .orderBy(desc(sessionEvents.seq))
+    .limit(HISTORY_CANDIDATES);
+  return rows
+    .filter((row) => row.content.trim() !== "")
+    .map((row) => {
+      const speaker = typeof row.data?.["speaker"] === "string" ? (row.data["speaker"] as string) : row.role;
+      return { text: `${speaker}: ${row.content}`, sources: [{ session_id: sessionId, event_id: row.id, seq: row.seq }] };
+    });
+}

@@ -1,0 +1,134 @@
+import { DomainError } from "../errors.js";
+import type { ContextItem, ContextSection, SectionKind } from "./schemas.js";
+import type { Tokenizer } from "./tokenizer.js";
+
+export interface CandidateSection {
+  kind: SectionKind;
+  title: string;
+  /** Best first. For history that is newest first; it is rendered oldest first. */
+  items: Omit<ContextItem, "tokens">[];
+  /** Share of the budget left after required sections; unused shares flow to the others. */
+  share: number;
+  /** Required sections must fit whole or the request fails (422). */
+  required?: boolean;
+  /** Render items in reverse of their candidate order (history reads oldest to newest). */
+  chronological?: boolean;
+  /** Stop at the first item that does not fit instead of skipping it (history stays contiguous). */
+  contiguous?: boolean;
+}
+
+export interface PackResult {
+  sections: ContextSection[];
+  prompt: string;
+  totalTokens: number;
+}
+
+/** Smallest truncated item worth keeping; below this a cut item is noise. */
+const MIN_TRUNCATED_TOKENS = 24;
+
+/**
+ * Packs candidate sections into `budget` tokens. Required sections go first, then each section
+ * fills up to its share, then leftovers are offered again in section order. The prompt is
+ * re-counted whole at the end and trimmed item by item until it fits, so the returned total is
+ * the tokenizer's exact count of the prompt and never exceeds the budget.
+ */
+export function packSections(candidates: CandidateSection[], budget: number, tokenizer: Tokenizer): PackResult {
+  const chosen = new Map<SectionKind, ContextItem[]>(candidates.map((section) => [section.kind, []]));
+  let remaining = budget;
+
+  for (const section of candidates.filter((candidate) => candidate.required)) {
+    const items = section.items.map((item) => ({ ...item, tokens: tokenizer.count(`${item.text}\n`) }));
+    const cost = tokenizer.count(renderHeader(section.title)) + items.reduce((sum, item) => sum + item.tokens, 0);
+    if (cost > remaining) {
+      throw new DomainError("unprocessable", `the ${section.kind} section needs ${cost} tokens but the budget is ${budget}`, {
+        field: section.kind,
+        needed: cost,
+        budget,
+      });
+    }
+    chosen.set(section.kind, items);
+    remaining -= cost;
+  }
+
+  const optional = candidates.filter((candidate) => !candidate.required);
+  const totalShare = optional.reduce((sum, section) => sum + section.share, 0) || 1;
+  const used = new Map<SectionKind, number>();
+  for (const section of optional) {
+    const filled = fillSection(section, Math.floor((remaining * section.share) / totalShare), tokenizer);
+    chosen.set(section.kind, filled.items);
+    used.set(section.kind, filled.used);
+  }
+  // Shares a section did not need are offered to the sections in priority order.
+  for (const section of optional) {
+    const spare = remaining - [...used.values()].reduce((sum, value) => sum + value, 0);
+    if (spare <= 0) break;
+    const filled = fillSection(section, (used.get(section.kind) as number) + spare, tokenizer);
+    chosen.set(section.kind, filled.items);
+    used.set(section.kind, filled.used);
+  }
+
+  let result = render(candidates, chosen, tokenizer);
+  // BPE merges across item boundaries can differ from the per-item sums; the whole prompt decides.
+  while (result.totalTokens > budget && dropLowestPriority(candidates, chosen)) result = render(candidates, chosen, tokenizer);
+  return result;
+}
+
+/** Greedy fill of one section up to `cap` tokens, header included. */
+function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenizer): { items: ContextItem[]; used: number } {
+  const header = tokenizer.count(renderHeader(section.title));
+  const items: ContextItem[] = [];
+  let used = 0;
+  for (const item of section.items) {
+    const headerCost = items.length === 0 ? header : 0;
+    const tokens = tokenizer.count(`${item.text}\n`);
+    if (used + headerCost + tokens <= cap) {
+      items.push({ ...item, tokens });
+      used += headerCost + tokens;
+      continue;
+    }
+    if (!section.contiguous) continue;
+    // History stays contiguous: the turn that does not fit is cut at a word boundary, then stop.
+    const room = cap - used - headerCost - 1;
+    if (room >= MIN_TRUNCATED_TOKENS) {
+      const text = `${tokenizer.truncate(item.text, room)}…`;
+      const cut = tokenizer.count(`${text}\n`);
+      if (used + headerCost + cut <= cap) {
+        items.push({ ...item, text, tokens: cut });
+        used += headerCost + cut;
+      }
+    }
+    break;
+  }
+  return { items, used };
+}
+
+function renderHeader(title: string): string {
+  return `## ${title}\n`;
+}
+
+function render(candidates: CandidateSection[], chosen: Map<SectionKind, ContextItem[]>, tokenizer: Tokenizer): PackResult {
+  const sections: ContextSection[] = [];
+  const blocks: string[] = [];
+  for (const candidate of candidates) {
+    const picked = chosen.get(candidate.kind) ?? [];
+    if (picked.length === 0) continue;
+    const ordered = candidate.chronological ? [...picked].reverse() : picked;
+    const block = `${renderHeader(candidate.title)}${ordered.map((item) => item.text).join("\n")}\n`;
+    blocks.push(block);
+    sections.push({ kind: candidate.kind, tokens: tokenizer.count(block), items: ordered });
+  }
+  const prompt = blocks.join("\n");
+  return { sections, prompt, totalTokens: tokenizer.count(prompt) };
+}
+
+function dropLowestPriority(candidates: CandidateSection[], chosen: Map<SectionKind, ContextItem[]>): boolean {
+  for (const candidate of [...candidates].reverse()) {
+    if (candidate.required) continue;
+    const picked = chosen.get(candidate.kind);
+    if (picked && picked.length > 0) {
+      picked.pop();
+      return true;
+    }
+  }
+  return false;
+}

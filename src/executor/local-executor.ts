@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import { Cron } from "croner";
+import type { Database } from "../db/database.js";
+import { parseTimeString } from "./durations.js";
+import { assertSupportedKey } from "./expressions.js";
+import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
+import { type Invoke, driveRun } from "./run-driver.js";
+import { type InngestEvent, claimDueRun, enqueueRun, msUntilNextDue, recoverInterruptedRuns, requeueRun } from "./run-store.js";
+import { backoffMs } from "./durations.js";
+
+export interface LocalExecutorOptions {
+  db: Database;
+  /** How requests reach the serve handler: `app.request` in-process, or `fetch`. */
+  invoke: Invoke;
+  /** The serve handler's URL, e.g. http://localhost:8787/api/inngest. */
+  serveUrl: string;
+  retryBaseMs?: number;
+  /** Runs driven at once; their database work is serialised by the connection anyway. */
+  parallelism?: number;
+  /** Longest idle wait between queue checks when nothing is due (events wake it sooner). */
+  idleCheckMs?: number;
+  leaseMs?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+/**
+ * A small, durable Inngest executor for the embedded default. It syncs the app's functions through
+ * the real serve handler, accepts events on the Inngest event API (`POST /e/<key>`), and drives
+ * runs with memoized steps, retries with backoff, debounce, concurrency keys, sleeps, cron and
+ * fan-out. All of its state is in Postgres, so a restart resumes every run. Production uses
+ * Inngest Cloud instead; the functions do not know the difference.
+ *
+ * @example
+ * const executor = new LocalExecutor({ db, invoke: (url, init) => app.request(url, init), serveUrl });
+ * await executor.start();
+ */
+export class LocalExecutor {
+  private functions = new Map<string, RegisteredFunction>();
+  private crons: Cron[] = [];
+  private active = new Set<Promise<void>>();
+  private running = false;
+  private wakeUp: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: LocalExecutorOptions) {}
+
+  /** The Inngest SDK's `fetch`: answers the event API, refuses anything else loudly. */
+  readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    if (request.method === "POST" && /^\/e\/[^/]+$/.test(url.pathname)) {
+      const body: unknown = await request.json();
+      const events = (Array.isArray(body) ? body : [body]) as InngestEvent[];
+      const ids = await this.ingest(events);
+      return Response.json({ ids, status: 200 });
+    }
+    return Response.json({ error: `the embedded executor does not serve ${request.method} ${url.pathname}` }, { status: 404 });
+  };
+
+  get registered(): ReadonlyMap<string, RegisteredFunction> {
+    return this.functions;
+  }
+
+  async start(): Promise<void> {
+    await this.sync();
+    const recovered = await recoverInterruptedRuns(this.options.db);
+    if (recovered > 0) this.options.log?.("resuming interrupted runs", { count: recovered });
+    for (const fn of this.functions.values()) for (const pattern of fn.cronTriggers) this.scheduleCron(fn, pattern);
+    this.running = true;
+    this.loop = this.pollLoop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const cron of this.crons) cron.stop();
+    this.crons = [];
+    this.wakeUp?.();
+    await this.loop;
+    await Promise.allSettled([...this.active]);
+  }
+
+  /** Registers the app's functions from the serve handler's in-band sync answer. */
+  async sync(): Promise<void> {
+    const response = await this.options.invoke(this.options.serveUrl, {
+      method: "PUT",
+      headers: { "content-type": "application/json", "x-inngest-sync-kind": "in_band" },
+      body: JSON.stringify({ url: this.options.serveUrl }),
+    });
+    if (!response.ok) throw new Error(`Inngest sync failed with ${response.status}: ${await response.text()}`);
+    const parsed = SyncResponseSchema.parse(await response.json());
+    this.functions = new Map(parsed.functions.map((config) => [config.id, toRegistered(config)]));
+  }
+
+  /** Stores runs for every function an event triggers and wakes the loop. Returns event ids. */
+  async ingest(events: InngestEvent[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const event of events) {
+      const id = typeof event["id"] === "string" ? event["id"] : randomUUID();
+      const stamped = { ...event, id, ts: typeof event["ts"] === "number" ? event["ts"] : Date.now(), data: event.data ?? {} };
+      for (const fn of this.functions.values()) {
+        if (fn.eventTriggers.includes(event.name)) await enqueueRun(this.options.db, fn, stamped);
+      }
+      ids.push(id);
+    }
+    this.wakeUp?.();
+    return ids;
+  }
+
+  private scheduleCron(fn: RegisteredFunction, pattern: string): void {
+    const match = /^TZ=(\S+)\s+(.*)$/.exec(pattern);
+    const timezone = match?.[1];
+    const expression = match?.[2] ?? pattern;
+    const cron = new Cron(expression, { ...(timezone ? { timezone } : {}), protect: true }, async () => {
+      const event = { name: "inngest/scheduled.timer", data: { cron: pattern }, id: randomUUID(), ts: Date.now() };
+      await enqueueRun(this.options.db, fn, event).catch((error: unknown) => this.options.log?.("cron enqueue failed", { fn: fn.id, error: String(error) }));
+      this.wakeUp?.();
+    });
+    this.crons.push(cron);
+  }
+
+  private async pollLoop(): Promise<void> {
+    const parallelism = this.options.parallelism ?? 4;
+    const idleCheckMs = this.options.idleCheckMs ?? 1000;
+    while (this.running) {
+      try {
+        while (this.active.size < parallelism) {
+          const run = await claimDueRun(this.options.db, this.options.leaseMs ?? 300_000);
+          if (!run) break;
+          const task = this.execute(run).finally(() => {
+            this.active.delete(task);
+            this.wakeUp?.();
+          });
+          this.active.add(task);
+        }
+        const nextDue = this.active.size >= parallelism ? idleCheckMs : await msUntilNextDue(this.options.db);
+        await this.sleep(Math.min(nextDue ?? idleCheckMs, idleCheckMs));
+      } catch (error) {
+        this.options.log?.("executor loop error", { error: String(error) });
+        await this.sleep(idleCheckMs);
+      }
+    }
+  }
+
+  private async execute(run: Awaited<ReturnType<typeof claimDueRun>> & object): Promise<void> {
+    const fn = this.functions.get(run.functionId);
+    if (!fn) {
+      await requeueRun(this.options.db, run.id, new Date(Date.now() + 60_000), run.attempt, { message: `function ${run.functionId} is not registered` });
+      return;
+    }
+    try {
+      await driveRun(run, fn, { db: this.options.db, invoke: this.options.invoke, retryBaseMs: this.options.retryBaseMs ?? 1000, ...(this.options.log ? { log: this.options.log } : {}) });
+    } catch (error) {
+      // The call itself failed (transport, or the run's own bookkeeping): retry the run later.
+      this.options.log?.("run interrupted", { run: run.id, error: String(error) });
+      await requeueRun(this.options.db, run.id, new Date(Date.now() + backoffMs(run.attempt, this.options.retryBaseMs ?? 1000)), run.attempt + 1, {
+        message: String(error),
+      }).catch(() => undefined);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
+
+function toRegistered(config: FunctionConfig): RegisteredFunction {
+  const step = Object.values(config.steps)[0];
+  if (!step) throw new Error(`function ${config.id} has no step to call`);
+  const eventTriggers: string[] = [];
+  const cronTriggers: string[] = [];
+  for (const trigger of config.triggers) {
+    if ("cron" in trigger) cronTriggers.push(trigger.cron);
+    else if (trigger.expression) throw new Error(`${config.id}: trigger expressions are not supported by the embedded executor`);
+    else eventTriggers.push(trigger.event);
+  }
+  const concurrency = Array.isArray(config.concurrency) ? config.concurrency[0] : typeof config.concurrency === "number" ? { limit: config.concurrency } : config.concurrency;
+  if (concurrency?.key) assertSupportedKey(concurrency.key, `${config.id} concurrency`);
+  if (config.debounce?.key) assertSupportedKey(config.debounce.key, `${config.id} debounce`);
+  return {
+    id: config.id,
+    url: step.runtime.url,
+    maxAttempts: (step.retries?.attempts ?? 3) + 1,
+    eventTriggers,
+    cronTriggers,
+    ...(config.debounce
+      ? {
+          debounce: {
+            ...(config.debounce.key ? { key: config.debounce.key } : {}),
+            periodMs: parseTimeString(config.debounce.period),
+            ...(config.debounce.timeout ? { timeoutMs: parseTimeString(config.debounce.timeout) } : {}),
+          },
+        }
+      : {}),
+    ...(concurrency ? { concurrency: { limit: concurrency.limit, ...(concurrency.key ? { key: concurrency.key } : {}) } } : {}),
+  };
+}

@@ -1,0 +1,176 @@
+import { z } from "zod";
+import type { Database } from "../db/database.js";
+import { backoffMs, sleepUntil } from "./durations.js";
+import type { RegisteredFunction } from "./function-config.js";
+import { type MemoizedStep, type RunRow, finishRun, loadSteps, requeueRun, saveStep, setAttempt } from "./run-store.js";
+
+/** Sends one request to the app's serve handler (in-process `app.request`, or `fetch`). */
+export type Invoke = (url: string, init: RequestInit) => Promise<Response>;
+
+const OpSchema = z.looseObject({
+  id: z.string(),
+  op: z.string(),
+  name: z.string().optional(),
+  displayName: z.string().optional(),
+  data: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+type Op = z.infer<typeof OpSchema>;
+
+export interface DriverOptions {
+  db: Database;
+  invoke: Invoke;
+  retryBaseMs: number;
+  /** Safety bound on requests per claim, so a misbehaving function cannot spin forever. */
+  maxRequestsPerClaim?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+type Next = { kind: "continue"; attempt: number } | { kind: "released" };
+const RELEASED: Next = { kind: "released" };
+
+/**
+ * Drives one claimed run through the SDK protocol (inngest/inngest docs/SDK_SPEC.md): call the
+ * function with every memoized step, memoize what it reports, and call again until it returns.
+ * Each step result is written to Postgres before the next call, so a crash resumes after the
+ * last completed step. Retries, sleeps and backoff hand the run back to the queue with a due time.
+ */
+export async function driveRun(run: RunRow, fn: RegisteredFunction, options: DriverOptions): Promise<void> {
+  let attempt = run.attempt;
+  const limit = options.maxRequestsPerClaim ?? 500;
+  for (let request = 0; request < limit; request++) {
+    const steps = await loadSteps(options.db, run.id);
+    const response = await callFunction(run, fn, steps, attempt, "step", options.invoke);
+    const outcome = await handleResponse(run, fn, response, attempt, options);
+    if (outcome.kind === "released") return;
+    attempt = outcome.attempt;
+  }
+  await finishRun(options.db, run.id, { status: "failed", error: { message: `run exceeded ${limit} requests in one claim` } });
+}
+
+async function callFunction(run: RunRow, fn: RegisteredFunction, steps: { stepId: string; step: MemoizedStep }[], attempt: number, stepId: string, invoke: Invoke): Promise<Response> {
+  const url = new URL(fn.url);
+  url.searchParams.set("fnId", fn.id);
+  url.searchParams.set("stepId", stepId);
+  const body = {
+    event: run.event,
+    events: run.events,
+    steps: Object.fromEntries(steps.map(({ stepId: id, step }) => [id, step])),
+    ctx: {
+      run_id: run.id,
+      attempt,
+      max_attempts: run.maxAttempts,
+      disable_immediate_execution: false,
+      use_api: false,
+      stack: { stack: steps.map((step) => step.stepId), current: steps.length },
+    },
+    version: 2,
+  };
+  return invoke(url.toString(), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+async function handleResponse(
+  run: RunRow,
+  fn: RegisteredFunction,
+  response: Response,
+  attempt: number,
+  options: DriverOptions,
+): Promise<Next> {
+  const text = await response.text();
+  const parsed = parseJson(text);
+  if (response.status === 200) {
+    await finishRun(options.db, run.id, { status: "completed", output: parsed });
+    return RELEASED;
+  }
+  if (response.status === 206) {
+    const ops = z.array(OpSchema).parse(parsed);
+    return handleOps(run, fn, ops, attempt, response, options);
+  }
+  const finalError = response.headers.get("x-inngest-no-retry") === "true" || response.status === 400;
+  if (!finalError && attempt + 1 < run.maxAttempts) {
+    return retryLater(run, attempt, response, parsed, options);
+  }
+  options.log?.("run failed", { run: run.id, fn: fn.id, status: response.status });
+  await finishRun(options.db, run.id, { status: "failed", error: parsed ?? { message: `HTTP ${response.status}` } });
+  return RELEASED;
+}
+
+async function handleOps(run: RunRow, fn: RegisteredFunction, ops: Op[], attempt: number, response: Response, options: DriverOptions): Promise<Next> {
+  let next: Next = { kind: "continue", attempt };
+  for (const op of ops) {
+    const outcome = await handleOp(run, fn, op, attempt, response, options);
+    if (next.kind === "continue") next = outcome;
+  }
+  return next;
+}
+
+async function handleOp(
+  run: RunRow,
+  fn: RegisteredFunction,
+  op: Op,
+  attempt: number,
+  response: Response,
+  options: DriverOptions,
+): Promise<Next> {
+  const { db } = options;
+  switch (op.op) {
+    case "StepRun":
+    case "Step":
+      await saveStep(db, run.id, op.id, op.displayName ?? op.name, { data: op.data ?? null });
+      if (attempt !== 0) await setAttempt(db, run.id, 0);
+      return { kind: "continue", attempt: 0 };
+    case "StepFailed":
+      // Final: memoize the error so the function sees it thrown at the step and may handle it.
+      await saveStep(db, run.id, op.id, op.displayName ?? op.name, { error: op.error ?? { message: "step failed" } });
+      if (attempt !== 0) await setAttempt(db, run.id, 0);
+      return { kind: "continue", attempt: 0 };
+    case "StepError":
+      if (attempt + 1 >= run.maxAttempts) {
+        await saveStep(db, run.id, op.id, op.displayName ?? op.name, { error: op.error ?? { message: "step failed" } });
+        await setAttempt(db, run.id, 0);
+        return { kind: "continue", attempt: 0 };
+      }
+      return retryLater(run, attempt, response, op.error, options);
+    case "StepPlanned": {
+      // Parallel steps: run the planned step on its own, then memoize what it reports.
+      const steps = await loadSteps(db, run.id);
+      const planned = await callFunction(run, fn, steps, attempt, op.id, options.invoke);
+      return handleResponse(run, fn, planned, attempt, options);
+    }
+    case "Sleep":
+      await saveStep(db, run.id, op.id, op.displayName, { data: null });
+      await requeueRun(db, run.id, new Date(sleepUntil(op.name ?? "0s", Date.now())), 0);
+      return RELEASED;
+    default:
+      await finishRun(db, run.id, {
+        status: "failed",
+        error: { message: `the embedded executor does not support ${op.op} (step ${op.displayName ?? op.id})` },
+      });
+      return RELEASED;
+  }
+}
+
+async function retryLater(run: RunRow, attempt: number, response: Response, error: unknown, options: DriverOptions): Promise<Next> {
+  const retryAfter = retryAfterMs(response.headers.get("retry-after"));
+  const delay = retryAfter ?? backoffMs(attempt, options.retryBaseMs);
+  options.log?.("retrying", { run: run.id, attempt: attempt + 1, delay_ms: delay });
+  await requeueRun(options.db, run.id, new Date(Date.now() + delay), attempt + 1, error ?? null);
+  return RELEASED;
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { message: text };
+  }
+}

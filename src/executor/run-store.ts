@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { type Database, queryRows } from "../db/database.js";
+import { executorRuns, executorSteps } from "../db/schema/index.js";
+import { evaluateKey } from "./expressions.js";
+import type { RegisteredFunction } from "./function-config.js";
+
+export type RunRow = typeof executorRuns.$inferSelect;
+export type InngestEvent = Record<string, unknown> & { name: string; data: Record<string, unknown> };
+export type MemoizedStep = { data: unknown } | { error: unknown };
+
+function userOf(event: InngestEvent): string | null {
+  const userId = event.data?.["user_id"];
+  return typeof userId === "string" ? userId : null;
+}
+
+/**
+ * Queues a run of `fn` for `event`. With debounce, the event joins the function's pending run for
+ * the same key (pushing its start back by the period, never past the debounce timeout) instead of
+ * starting another one.
+ */
+export async function enqueueRun(db: Database, fn: RegisteredFunction, event: InngestEvent, now = Date.now()): Promise<void> {
+  const base = {
+    id: `run_${randomUUID()}`,
+    functionId: fn.id,
+    status: "queued" as const,
+    event,
+    events: [event],
+    userId: userOf(event),
+    concurrencyKey: fn.concurrency?.key ? evaluateKey(fn.concurrency.key, event) : null,
+    concurrencyLimit: fn.concurrency && fn.concurrency.limit > 0 ? fn.concurrency.limit : null,
+    maxAttempts: fn.maxAttempts,
+  };
+  if (!fn.debounce) {
+    await db.insert(executorRuns).values({ ...base, runAt: new Date(now) });
+    return;
+  }
+  const runAt = new Date(now + fn.debounce.periodMs);
+  await db
+    .insert(executorRuns)
+    .values({
+      ...base,
+      debounceKey: fn.debounce.key ? evaluateKey(fn.debounce.key, event) : "",
+      runAt,
+      debounceDeadline: fn.debounce.timeoutMs ? new Date(now + fn.debounce.timeoutMs) : null,
+    })
+    .onConflictDoUpdate({
+      target: [executorRuns.functionId, executorRuns.debounceKey],
+      targetWhere: sql`${executorRuns.status} = 'queued' AND ${executorRuns.debounceKey} IS NOT NULL`,
+      set: {
+        event: sql`excluded.event`,
+        events: sql`excluded.events`,
+        runAt: sql`LEAST(excluded.run_at, coalesce(${executorRuns.debounceDeadline}, excluded.run_at))`,
+        updatedAt: sql`now()`,
+      },
+    });
+}
+
+/**
+ * Claims the next due run whose function and concurrency key are below their limit, marking it
+ * running with a lease. Returns null when nothing is due.
+ */
+export async function claimDueRun(db: Database, leaseMs: number): Promise<RunRow | null> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE executor_runs SET status = 'running', lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+         WHERE id = (
+           SELECT r.id FROM executor_runs r
+            WHERE r.status = 'queued' AND r.run_at <= now()
+              AND (r.concurrency_limit IS NULL OR r.concurrency_limit > (
+                    SELECT count(*) FROM executor_runs x
+                     WHERE x.status = 'running' AND x.function_id = r.function_id
+                       AND x.concurrency_key IS NOT DISTINCT FROM r.concurrency_key))
+            ORDER BY r.run_at
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+  );
+  const claimed = rows[0];
+  if (!claimed) return null;
+  const [run] = await db.select().from(executorRuns).where(eq(executorRuns.id, claimed.id));
+  return run ?? null;
+}
+
+/** Milliseconds until the earliest queued run is due (0 if one is due now), or null if none. */
+export async function msUntilNextDue(db: Database): Promise<number | null> {
+  const rows = await queryRows<{ wait_ms: number | null }>(
+    db,
+    sql`SELECT greatest(0, extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS wait_ms FROM executor_runs WHERE status = 'queued'`,
+  );
+  const wait = rows[0]?.wait_ms;
+  return wait === null || wait === undefined ? null : Number(wait);
+}
+
+export async function loadSteps(db: Database, runId: string): Promise<{ stepId: string; step: MemoizedStep }[]> {
+  const rows = await db.select().from(executorSteps).where(eq(executorSteps.runId, runId)).orderBy(asc(executorSteps.position));
+  return rows.map((row) => ({ stepId: row.stepId, step: row.error !== null ? { error: row.error } : { data: row.data } }));
+}
+
+/** Memoizes a step's outcome; a step already memoized keeps its first outcome. */
+export async function saveStep(db: Database, runId: string, stepId: string, name: string | undefined, outcome: MemoizedStep): Promise<void> {
+  await db
+    .insert(executorSteps)
+    .values({
+      runId,
+      stepId,
+      name: name ?? null,
+      position: sql`(SELECT count(*) FROM executor_steps WHERE run_id = ${runId})`,
+      data: "data" in outcome ? (outcome.data ?? null) : null,
+      error: "error" in outcome ? (outcome.error ?? { message: "unknown error" }) : null,
+    })
+    .onConflictDoNothing();
+}
+
+export async function setAttempt(db: Database, runId: string, attempt: number): Promise<void> {
+  await db.update(executorRuns).set({ attempt, updatedAt: sql`now()` }).where(eq(executorRuns.id, runId));
+}
+
+/** Puts a run back in the queue to continue at `runAt` (a retry, or the end of a sleep). */
+export async function requeueRun(db: Database, runId: string, runAt: Date, attempt: number, error?: unknown): Promise<void> {
+  await db
+    .update(executorRuns)
+    .set({ status: "queued", runAt, attempt, leaseUntil: null, error: error ?? null, updatedAt: sql`now()` })
+    .where(and(eq(executorRuns.id, runId), eq(executorRuns.status, "running")));
+}
+
+export async function finishRun(db: Database, runId: string, outcome: { status: "completed"; output: unknown } | { status: "failed"; error: unknown }): Promise<void> {
+  await db
+    .update(executorRuns)
+    .set({
+      status: outcome.status,
+      output: outcome.status === "completed" ? (outcome.output ?? null) : null,
+      error: outcome.status === "failed" ? outcome.error : null,
+      leaseUntil: null,
+      finishedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(executorRuns.id, runId));
+}
+
+/**
+ * After a restart no run of this process is still executing: runs left `running` go back to the
+ * queue and resume from their memoized steps.
+ */
+export async function recoverInterruptedRuns(db: Database): Promise<number> {
+  const rows = await db
+    .update(executorRuns)
+    .set({ status: "queued", leaseUntil: null, runAt: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(executorRuns.status, "running"))
+    .returning({ id: executorRuns.id });
+  return rows.length;
+}
+
+export interface PipelineStatus {
+  queued: number;
+  running: number;
+  failed: number;
+  completed: number;
+}
+
+/** Run counts, for one user (runs whose event carries `user_id`) or for the whole pipeline. */
+export async function pipelineStatus(db: Database, userId?: string): Promise<PipelineStatus> {
+  const scope = userId === undefined ? sql`` : sql`WHERE user_id = ${userId}`;
+  const rows = await queryRows<{ status: string; count: number }>(
+    db,
+    sql`SELECT status, count(*)::int AS count FROM executor_runs ${scope} GROUP BY status`,
+  );
+  const status: PipelineStatus = { queued: 0, running: 0, failed: 0, completed: 0 };
+  for (const row of rows) if (row.status in status) status[row.status as keyof PipelineStatus] = Number(row.count);
+  return status;
+}

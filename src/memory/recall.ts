@@ -1,0 +1,100 @@
+import { sql } from "drizzle-orm";
+import { type Database, queryRows } from "../db/database.js";
+import type { MemoryType } from "../db/schema/index.js";
+
+/** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
+export const RRF_K = 60;
+
+export interface SourceRef {
+  session_id: string;
+  event_id: string;
+  seq: number;
+}
+
+export interface RecalledMemory {
+  id: string;
+  type: MemoryType;
+  content: string;
+  importance: number;
+  validAt: Date;
+  createdAt: Date;
+  /** RRF score over the vector and full-text rankings. */
+  score: number;
+  sources: SourceRef[];
+}
+
+export interface RecallQuery {
+  appId: string;
+  userId: string;
+  text: string;
+  /** Query vector and the model that made it; only vectors of that model are compared. */
+  vector?: { values: number[]; model: string };
+  limit: number;
+  /** Candidates taken from each ranking before fusion. */
+  candidates?: number;
+}
+
+/**
+ * Hybrid recall of a user's current memories in one round trip: nearest neighbours by cosine
+ * distance (rows without an embedding are skipped there) and full-text matches (which find them),
+ * fused with RRF. Only memories valid now and not expired are considered.
+ */
+export async function recallMemories(db: Database, query: RecallQuery): Promise<RecalledMemory[]> {
+  const pool = query.candidates ?? Math.max(query.limit * 3, 20);
+  const current = sql`m.app_id = ${query.appId} AND m.user_id = ${query.userId} AND m.expired_at IS NULL
+                      AND (m.invalid_at IS NULL OR m.invalid_at > now()) AND m.valid_at <= now()`;
+  const vectorArm = query.vector
+    ? sql`SELECT m.id, row_number() OVER (ORDER BY m.embedding <=> ${toVectorLiteral(query.vector.values)}::halfvec) AS rank
+            FROM memories m
+           WHERE ${current} AND m.embedding IS NOT NULL AND m.embedding_model = ${query.vector.model}
+           ORDER BY m.embedding <=> ${toVectorLiteral(query.vector.values)}::halfvec
+           LIMIT ${pool}`
+    : sql`SELECT NULL::uuid AS id, 0::bigint AS rank WHERE false`;
+  const rows = await queryRows<{
+    id: string;
+    type: MemoryType;
+    content: string;
+    importance: number;
+    valid_at: string | Date;
+    created_at: string | Date;
+    score: number;
+    sources: SourceRef[] | null;
+  }>(
+    db,
+    sql`WITH q AS (
+          -- Any query term may match: questions rarely repeat every word of the memory.
+          SELECT replace(plainto_tsquery('english', ${query.text})::text, '&', '|')::tsquery AS tsq
+        ),
+        vec AS (${vectorArm}),
+        fts AS (
+          SELECT m.id, row_number() OVER (ORDER BY ts_rank_cd(m.content_tsv, q.tsq) DESC) AS rank
+            FROM memories m, q
+           WHERE ${current} AND m.content_tsv @@ q.tsq
+           ORDER BY ts_rank_cd(m.content_tsv, q.tsq) DESC
+           LIMIT ${pool}
+        ),
+        fused AS (
+          SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id
+        )
+        SELECT m.id, m.type, m.content, m.importance, m.valid_at, m.created_at, f.score::float8 AS score,
+               (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
+                  FROM memory_sources s WHERE s.memory_id = m.id) AS sources
+          FROM fused f JOIN memories m ON m.id = f.id
+         ORDER BY f.score DESC, m.created_at DESC
+         LIMIT ${query.limit}`,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    content: row.content,
+    importance: Number(row.importance),
+    validAt: new Date(row.valid_at),
+    createdAt: new Date(row.created_at),
+    score: Number(row.score),
+    sources: row.sources ?? [],
+  }));
+}
+
+export function toVectorLiteral(values: number[]): string {
+  return `[${values.join(",")}]`;
+}
