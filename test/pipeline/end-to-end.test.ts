@@ -1,0 +1,93 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { queryRows } from "../../src/db/database.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+
+let runtime: Runtime;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ REPLAY_MAX_EVENTS: "4" });
+});
+afterAll(() => runtime.close());
+
+describe("append → fast replay → embedding → context window", () => {
+  it("summarises a session into episodic memories that reach the context window with their source events", async () => {
+    const sessionId = await createSession(runtime.app, "ana");
+    const appended = await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [
+        message("user", "I just moved to Lisbon for a new job at a design studio."),
+        message("assistant", "Congratulations on the move! How are you finding Lisbon so far?"),
+        message("user", "Please remember that my daughter Maya starts school on September 4th."),
+        message("assistant", "Noted: Maya starts school on September 4th."),
+        message("user", "I decided to buy a cargo bike instead of a car."),
+      ],
+    });
+    const eventIds: string[] = appended.body.events.map((event: { id: string }) => event.id);
+    await waitForSettled(runtime.app, "ana");
+
+    const memories = (await call(runtime.app, "GET", "/v1/memories?user_id=ana")).body.memories;
+    // Five events with at most four per episode make two episodes, oldest range first in provenance.
+    expect(memories).toHaveLength(2);
+    for (const memory of memories) {
+      expect(memory).toMatchObject({ type: "episodic", subtype: "summary", embedded: true, embedding_model: "use-lite-512" });
+    }
+    const detail = (await call(runtime.app, "GET", `/v1/memories/${memories[1].id}`)).body;
+    expect(detail.sources.map((source: { event_id: string }) => source.event_id)).toEqual(eventIds.slice(0, 4));
+    expect(detail.content).toContain("September 4th");
+
+    const session = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body;
+    expect(session.replayed_seq).toBe(5);
+
+    const context = await call(runtime.app, "POST", "/v1/context", {
+      user_id: "ana",
+      session_id: sessionId,
+      query: "When does Maya start school?",
+      max_tokens: 400,
+      reserve_output_tokens: 100,
+    });
+    expect(context.status).toBe(200);
+    expect(context.body.total_tokens).toBeLessThanOrEqual(300);
+    const memorySection = context.body.sections.find((section: { kind: string }) => section.kind === "memories");
+    const top = memorySection.items[0];
+    expect(top.memory_id).toBe(memories[1].id);
+    expect(top.text).toContain("September 4th");
+    expect(top.sources.map((source: { event_id: string }) => source.event_id)).toEqual(eventIds.slice(0, 4));
+    const history = context.body.sections.find((section: { kind: string }) => section.kind === "history");
+    expect(history.items.at(-1).text).toBe("user: I decided to buy a cargo bike instead of a car.");
+    expect(context.body.prompt).toContain("## Relevant memories");
+  });
+
+  it("records one completed consolidation job per episode and never replays an event twice", async () => {
+    const sessionId = await createSession(runtime.app, "ben");
+    for (const text of ["I prefer tea over coffee in the morning.", "My sister lives in Porto and visits every summer."]) {
+      await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", text)] });
+    }
+    await waitForSettled(runtime.app, "ben");
+    // A redundant trigger (what the sweep does) finds nothing new and writes nothing.
+    await runtime.executor?.ingest([{ name: "memory/session.events-appended", data: { session_id: sessionId, app_id: "default", user_id: "ben", last_seq: 2 } }]);
+    await waitForSettled(runtime.app, "ben");
+
+    const jobs = await queryRows<{ status: string; from_seq: number; to_seq: number }>(
+      runtime.database.db,
+      sql`SELECT status, from_seq, to_seq FROM consolidation_jobs WHERE user_id = 'ben' ORDER BY from_seq`,
+    );
+    expect(jobs.every((job) => job.status === "completed")).toBe(true);
+    const covered = jobs.flatMap((job) => Array.from({ length: job.to_seq - job.from_seq + 1 }, (_, i) => job.from_seq + i));
+    expect(covered).toEqual([1, 2]);
+    const sources = await queryRows<{ seq: number }>(
+      runtime.database.db,
+      sql`SELECT s.seq FROM memory_sources s JOIN memories m ON m.id = s.memory_id WHERE m.user_id = 'ben' ORDER BY s.seq`,
+    );
+    expect(sources.map((row) => row.seq)).toEqual([1, 2]);
+  });
+
+  it("flushes a session's replay when it ends", async () => {
+    const sessionId = await createSession(runtime.app, "cy");
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "Remember that I am allergic to peanuts.")] });
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+    await waitForSettled(runtime.app, "cy");
+    const memories = (await call(runtime.app, "GET", "/v1/memories?user_id=cy")).body.memories;
+    expect(memories).toHaveLength(1);
+    expect(memories[0].content).toContain("allergic to peanuts");
+  });
+});
