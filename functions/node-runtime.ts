@@ -45,6 +45,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const providers = { ...createProviders(env), ...overrides.providers };
   const settings: PipelineSettings = {
     replayDebounce: env.REPLAY_DEBOUNCE,
+    replayDebounceTimeout: env.REPLAY_DEBOUNCE_TIMEOUT,
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     embedBatchSize: env.EMBED_BATCH_SIZE,
     sweepCron: env.SWEEP_CRON,

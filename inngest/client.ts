@@ -12,6 +12,7 @@ export interface PipelineDeps {
 
 export interface PipelineSettings {
   replayDebounce: string;
+  replayDebounceTimeout: string;
   replayMaxEvents: number;
   embedBatchSize: number;
   sweepCron: string;

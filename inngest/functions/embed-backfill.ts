@@ -17,7 +17,8 @@ export function createEmbedBackfill(inngest: PipelineClient) {
       id: "embed-backfill",
       name: "Embedding backfill",
       triggers: [embeddingsRequested],
-      debounce: { key: "event.data.user_id", period: "1s" },
+      // The timeout bounds the wait when requests keep arriving (e.g. from the sweep).
+      debounce: { key: "event.data.user_id", period: "1s", timeout: "5s" },
       concurrency: { limit: 1, key: "event.data.user_id" },
       retries: 4,
     },

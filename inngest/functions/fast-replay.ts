@@ -19,13 +19,18 @@ const MAX_CHUNKS_PER_RUN = 20;
  * for their embeddings. Every step is idempotent through the watermark (C6) and recorded as a
  * consolidation job (C7).
  */
-export function createFastReplay(inngest: PipelineClient, settings: { replayDebounce: string }) {
+export function createFastReplay(inngest: PipelineClient, settings: { replayDebounce: string; replayDebounceTimeout: string }) {
   return inngest.createFunction(
     {
       id: "fast-replay",
       name: "Fast replay: rolling episodic summaries",
       triggers: [sessionEventsAppended, sessionEnded],
-      debounce: { key: "event.data.session_id", period: settings.replayDebounce as `${number}s` },
+      // A session that never goes quiet is still summarised once the timeout has passed.
+      debounce: {
+        key: "event.data.session_id",
+        period: settings.replayDebounce as `${number}s`,
+        timeout: settings.replayDebounceTimeout as `${number}s`,
+      },
       concurrency: { limit: 1, key: "event.data.session_id" },
       retries: 4,
     },

@@ -36,6 +36,8 @@ export const EnvSchema = z.object({
   INNGEST_SIGNING_KEY: z.string().min(1).optional(),
   /** Quiet period before a session's new events are summarised (Inngest debounce). */
   REPLAY_DEBOUNCE: DurationSchema.default("2s"),
+  /** Longest a busy session waits for its summary while events keep arriving. */
+  REPLAY_DEBOUNCE_TIMEOUT: DurationSchema.default("1m"),
   /** Most events one episodic summary covers; longer backlogs become several episodes. */
   REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(40),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),

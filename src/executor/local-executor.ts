@@ -70,13 +70,17 @@ export class LocalExecutor {
     this.loop = this.pollLoop();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming runs and cron timers. By default waits for runs in flight; with
+   * `waitForRuns: false` it leaves them as a crash would, to be resumed by the next start.
+   */
+  async stop(options: { waitForRuns?: boolean } = {}): Promise<void> {
     this.running = false;
     for (const cron of this.crons) cron.stop();
     this.crons = [];
     this.wakeUp?.();
     await this.loop;
-    await Promise.allSettled([...this.active]);
+    if (options.waitForRuns ?? true) await Promise.allSettled([...this.active]);
   }
 
   /** Registers the app's functions from the serve handler's in-band sync answer. */

@@ -1,0 +1,181 @@
+import { NonRetriableError, RetryAfterError } from "inngest";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "../fixtures/executor-harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe("local executor", () => {
+  it("memoizes completed steps and retries a failing step with backoff until it succeeds", async () => {
+    const calls = { first: 0, flaky: 0 };
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "flaky", triggers: [{ event: "test/flaky" }], retries: 3 }, async ({ step }) => {
+        const first = await step.run("first", () => ++calls.first);
+        const second = await step.run("flaky", () => {
+          calls.flaky++;
+          if (calls.flaky < 3) throw new Error(`boom ${calls.flaky}`);
+          return "ok";
+        });
+        return { first, second };
+      }),
+    ]);
+    await harness.inngest.send({ name: "test/flaky", data: {} });
+    const [run] = await harness.waitForRun("flaky", "completed");
+    expect(run?.output).toEqual({ first: 1, second: "ok" });
+    expect(calls).toEqual({ first: 1, flaky: 3 });
+  });
+
+  it("fails a run after its last attempt and records the error", async () => {
+    let calls = 0;
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "doomed", triggers: [{ event: "test/doomed" }], retries: 1 }, async ({ step }) => {
+        await step.run("always-fails", () => {
+          calls++;
+          throw new Error("still broken");
+        });
+      }),
+    ]);
+    await harness.inngest.send({ name: "test/doomed", data: { user_id: "u" } });
+    const [run] = await harness.waitForRun("doomed", "failed");
+    expect(calls).toBe(2);
+    expect(JSON.stringify(run?.error)).toContain("still broken");
+  });
+
+  it("does not retry a NonRetriableError", async () => {
+    let calls = 0;
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "bad-input", triggers: [{ event: "test/bad" }], retries: 4 }, async ({ step }) => {
+        await step.run("validate", () => {
+          calls++;
+          throw new NonRetriableError("payload is invalid");
+        });
+      }),
+    ]);
+    await harness.inngest.send({ name: "test/bad", data: {} });
+    await harness.waitForRun("bad-input", "failed");
+    expect(calls).toBe(1);
+  });
+
+  it("waits as long as a RetryAfterError asks before retrying", async () => {
+    const times: number[] = [];
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "rate-limited", triggers: [{ event: "test/429" }], retries: 2 }, async ({ step }) => {
+        await step.run("call-api", () => {
+          times.push(Date.now());
+          if (times.length === 1) throw new RetryAfterError("rate limited", 400);
+          return "done";
+        });
+      }),
+    ]);
+    await harness.inngest.send({ name: "test/429", data: {} });
+    await harness.waitForRun("rate-limited", "completed");
+    expect((times[1] as number) - (times[0] as number)).toBeGreaterThanOrEqual(350);
+  });
+
+  it("debounces events per key into one run with the latest event", async () => {
+    const seen: unknown[] = [];
+    harness = await startHarness((inngest) => [
+      inngest.createFunction(
+        { id: "debounced", triggers: [{ event: "test/tick" }], debounce: { key: "event.data.key", period: "300ms" as "1s" } },
+        async ({ event }) => {
+          seen.push(event.data);
+          return event.data;
+        },
+      ),
+    ]);
+    for (let i = 1; i <= 5; i++) await harness.inngest.send({ name: "test/tick", data: { key: "a", n: i } });
+    await harness.inngest.send({ name: "test/tick", data: { key: "b", n: 1 } });
+    await harness.waitForRun("debounced", "completed", 2);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(seen).toHaveLength(2);
+    expect(seen).toEqual(expect.arrayContaining([{ key: "a", n: 5 }, { key: "b", n: 1 }]));
+  });
+
+  it("never runs two runs of one concurrency key at once", async () => {
+    let active = 0;
+    let peak = 0;
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "serial", triggers: [{ event: "test/serial" }], concurrency: { limit: 1, key: "event.data.key" } }, async ({ step }) => {
+        await step.run("work", async () => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          active--;
+        });
+      }),
+    ]);
+    await harness.inngest.send(Array.from({ length: 4 }, () => ({ name: "test/serial", data: { key: "same" } })));
+    await harness.waitForRun("serial", "completed", 4);
+    expect(peak).toBe(1);
+  });
+
+  it("sleeps, runs parallel steps, and fans out through step.sendEvent", async () => {
+    const received: unknown[] = [];
+    let started = 0;
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "parent", triggers: [{ event: "test/parent" }] }, async ({ step }) => {
+        started = Date.now();
+        const [a, b] = await Promise.all([step.run("a", () => 1), step.run("b", () => 2)]);
+        await step.sleep("nap", "300ms");
+        await step.sendEvent("fan-out", [1, 2, 3].map((n) => ({ name: "test/child", data: { n } })));
+        return a + b;
+      }),
+      inngest.createFunction({ id: "child", triggers: [{ event: "test/child" }] }, async ({ event }) => {
+        received.push(event.data.n);
+      }),
+    ]);
+    await harness.inngest.send({ name: "test/parent", data: {} });
+    const [parent] = await harness.waitForRun("parent", "completed");
+    expect(parent?.output).toBe(3);
+    expect((parent?.finishedAt as Date).getTime() - (parent?.createdAt as Date).getTime()).toBeGreaterThanOrEqual(280);
+    await harness.waitForRun("child", "completed", 3);
+    expect(received.sort()).toEqual([1, 2, 3]);
+    expect(started).toBeGreaterThan(0);
+  });
+
+  it("fires cron triggers", async () => {
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "every-second", triggers: [{ cron: "* * * * * *" }] }, async ({ event }) => event.name),
+    ]);
+    const [run] = await harness.waitForRun("every-second", "completed", 1, 3000);
+    expect(run?.output).toBe("inngest/scheduled.timer");
+  });
+
+  it("refuses trigger expressions it cannot evaluate instead of ignoring them", async () => {
+    await expect(
+      startHarness((inngest) => [inngest.createFunction({ id: "filtered", triggers: [{ event: "test/x", if: "event.data.n > 1" }] }, async () => null)]),
+    ).rejects.toThrow(/trigger expressions are not supported/);
+  });
+
+  it("resumes a run after a restart without redoing its completed steps", async () => {
+    const calls = { prepare: 0, finish: 0 };
+    let releaseFirstProcess: (() => void) | undefined;
+    const build = (blocking: boolean) => (inngest: Parameters<Parameters<typeof startHarness>[0]>[0]) => [
+      inngest.createFunction({ id: "long", triggers: [{ event: "test/long" }] }, async ({ step }) => {
+        const prepared = await step.run("prepare", () => ++calls.prepare);
+        const finished = await step.run("finish", async () => {
+          calls.finish++;
+          if (blocking) await new Promise<void>((resolve) => (releaseFirstProcess = resolve));
+          return "finished";
+        });
+        return { prepared, finished };
+      }),
+    ];
+    const first = await startHarness(build(true));
+    await first.inngest.send({ name: "test/long", data: {} });
+    const deadline = Date.now() + 5000;
+    while (calls.finish === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The process "crashes" while step two is in flight.
+    await first.close({ waitForRuns: false, keepDatabase: true });
+
+    harness = await startHarness(build(false), { handle: first.handle });
+    const [run] = await harness.waitForRun("long", "completed");
+    expect(run?.output).toEqual({ prepared: 1, finished: "finished" });
+    expect(calls.prepare).toBe(1);
+    expect(calls.finish).toBe(2);
+    releaseFirstProcess?.();
+  });
+});
