@@ -43,14 +43,7 @@ export const extractiveSummarizer: LanguageModel = {
 export function summarizeExtractively(turns: Turn[], maxWords: number): string {
   const candidates = collectCandidates(turns);
   if (candidates.length === 0) return "";
-  const chosen: Candidate[] = [];
-  let used = 0;
-  for (const candidate of [...candidates].sort((a, b) => b.score - a.score || a.order - b.order)) {
-    const cost = candidate.words + attributionWords(candidate.speaker);
-    if (used + cost > maxWords) continue;
-    chosen.push(candidate);
-    used += cost;
-  }
+  const chosen = selectDiverse(candidates, maxWords);
   if (chosen.length === 0) {
     const best = [...candidates].sort((a, b) => b.score - a.score)[0] as Candidate;
     const room = Math.max(1, maxWords - attributionWords(best.speaker));
@@ -58,6 +51,48 @@ export function summarizeExtractively(turns: Turn[], maxWords: number): string {
   }
   chosen.sort((a, b) => a.order - b.order);
   return render(chosen);
+}
+
+/** Weight of redundancy against salience (maximal marginal relevance). */
+const REDUNDANCY_PENALTY = 1;
+
+/**
+ * Greedy maximal-marginal-relevance selection: each pick is the sentence whose salience, reduced
+ * by its overlap with what is already chosen, is highest and still fits the word budget. Ten
+ * near-identical sentences therefore yield one, leaving room for the one fact said once.
+ */
+function selectDiverse(candidates: Candidate[], maxWords: number): Candidate[] {
+  const maxScore = Math.max(...candidates.map((candidate) => candidate.score)) || 1;
+  const termSets = new Map(candidates.map((candidate) => [candidate, new Set(terms(candidate.text))]));
+  const chosen: Candidate[] = [];
+  const remaining = new Set(candidates);
+  let used = 0;
+  while (remaining.size > 0) {
+    let best: Candidate | undefined;
+    let bestValue = -Infinity;
+    for (const candidate of remaining) {
+      if (used + candidate.words + attributionWords(candidate.speaker) > maxWords) continue;
+      const own = termSets.get(candidate) as Set<string>;
+      const overlap = Math.max(0, ...chosen.map((picked) => jaccard(own, termSets.get(picked) as Set<string>)));
+      const value = candidate.score / maxScore - REDUNDANCY_PENALTY * overlap;
+      if (value > bestValue || (value === bestValue && best && candidate.order < best.order)) {
+        best = candidate;
+        bestValue = value;
+      }
+    }
+    if (!best) break;
+    chosen.push(best);
+    remaining.delete(best);
+    used += best.words + attributionWords(best.speaker);
+  }
+  return chosen;
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const term of a) if (b.has(term)) shared++;
+  return shared / (a.size + b.size - shared);
 }
 
 function collectCandidates(turns: Turn[]): Candidate[] {

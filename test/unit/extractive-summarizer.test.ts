@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { summarizeExtractively } from "../../src/providers/offline/extractive-summarizer.js";
+
+const turns = [
+  { role: "Caroline", content: "Hey Mel! Good to see you. I went to a LGBTQ support group yesterday and it was so powerful." },
+  { role: "Melanie", content: "Wow, that's cool, Caroline! What happened that was so awesome?" },
+  { role: "Caroline", content: "The transgender stories were so inspiring. I decided to keep going every week." },
+  { role: "Melanie", content: "Haha yeah. That sounds great. I painted a lake sunrise last year, it is special to me." },
+];
+
+describe("summarizeExtractively", () => {
+  it("only uses sentences from the turns, attributed to their speakers, in order", () => {
+    const summary = summarizeExtractively(turns, 200);
+    const quoted = [...summary.matchAll(/(\w+) said: "([^"]+)"/g)];
+    expect(quoted.length).toBeGreaterThan(0);
+    for (const [, speaker, text] of quoted) {
+      const own = turns.filter((turn) => turn.role === speaker).map((turn) => turn.content).join(" ");
+      for (const sentence of (text as string).split(/(?<=[.!?])\s+/)) expect(own).toContain(sentence);
+    }
+    expect(summary.indexOf("support group")).toBeLessThan(summary.indexOf("decided"));
+  });
+
+  it("respects the word limit and keeps the decision", () => {
+    const summary = summarizeExtractively(turns, 30);
+    expect(summary.split(/\s+/).length).toBeLessThanOrEqual(30);
+    expect(summary).toContain("I decided to keep going every week.");
+  });
+
+  it("drops small talk and is deterministic", () => {
+    const summary = summarizeExtractively(turns, 200);
+    expect(summary).not.toMatch(/Hey Mel|Haha/);
+    expect(summarizeExtractively(turns, 200)).toBe(summary);
+  });
+
+  it("shortens a single overlong sentence rather than returning nothing", () => {
+    const long = { role: "user", content: `I ${"really ".repeat(100)}want to remember this.` };
+    const summary = summarizeExtractively([long], 20);
+    expect(summary.split(/\s+/).length).toBeLessThanOrEqual(21);
+    expect(summary.endsWith('…"')).toBe(true);
+  });
+
+  it("keeps a fact said once over many near-identical sentences", () => {
+    const repetitive = Array.from({ length: 30 }, (_, i) => ({
+      role: "user",
+      content: i === 4 ? "Please remember that my cat is called Miso." : `Turn ${i} talks about planning a garden with tomatoes and basil.`,
+    }));
+    const summary = summarizeExtractively(repetitive, 40);
+    expect(summary).toContain("my cat is called Miso");
+    expect(summary.match(/garden/g)?.length).toBeLessThanOrEqual(2);
+  });
+
+  it("returns an empty summary when there is nothing to summarise", () => {
+    expect(summarizeExtractively([{ role: "user", content: "ok" }], 200)).toBe("");
+  });
+});

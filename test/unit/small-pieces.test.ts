@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { durationMs, parseEnv } from "../../src/config/env.js";
+import { o200kTokenizer } from "../../src/context/tokenizer.js";
+import { chooseDriver } from "../../src/db/connect.js";
+import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
+import { assertSupportedKey, evaluateKey } from "../../src/executor/expressions.js";
+import { ruleImportance } from "../../src/memory/importance.js";
+import { stableUuid } from "../../src/util/stable-id.js";
+
+describe("configuration", () => {
+  it("applies defaults", () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({ PORT: 8787, DATA_DIR: "./.data", LLM_PROVIDER: "offline", INNGEST_MODE: "embedded" });
+  });
+  it("names every invalid setting", () => {
+    expect(() => parseEnv({ PORT: "eighty", REPLAY_DEBOUNCE: "soon" })).toThrow(/PORT.*REPLAY_DEBOUNCE|REPLAY_DEBOUNCE.*PORT/);
+  });
+  it("requires a key for Gemini", () => {
+    expect(() => parseEnv({ LLM_PROVIDER: "gemini" })).toThrow(/GEMINI_API_KEY/);
+  });
+  it("reads durations", () => {
+    expect(durationMs("250ms")).toBe(250);
+    expect(durationMs("2m")).toBe(120_000);
+  });
+  it("chooses the driver from the URL", () => {
+    expect(chooseDriver({})).toBe("pglite");
+    expect(chooseDriver({ DATABASE_URL: "postgres://u:p@localhost:5432/db" })).toBe("pg");
+    expect(chooseDriver({ DATABASE_URL: "postgres://u:p@ep-cool-1.eu-central-1.aws.neon.tech/db" })).toBe("neon");
+    expect(chooseDriver({ DATABASE_URL: "postgres://u:p@localhost/db", DATABASE_DRIVER: "neon" })).toBe("neon");
+  });
+});
+
+describe("executor helpers", () => {
+  it("parses Inngest time strings", () => {
+    expect(parseTimeString("1h30m")).toBe(5_400_000);
+    expect(parseTimeString("500ms")).toBe(500);
+    expect(() => parseTimeString("5 minutes")).toThrow();
+    expect(sleepUntil("2s", 1000)).toBe(3000);
+    expect(sleepUntil("2030-01-01T00:00:00.000Z", 0)).toBe(Date.parse("2030-01-01T00:00:00.000Z"));
+  });
+  it("backs off exponentially within jittered bounds and a cap", () => {
+    expect(backoffMs(0, 1000, 60_000, () => 0)).toBe(500);
+    expect(backoffMs(3, 1000, 60_000, () => 1)).toBe(8000);
+    expect(backoffMs(20, 1000, 60_000, () => 1)).toBe(60_000);
+  });
+  it("evaluates event paths and refuses other expressions", () => {
+    expect(evaluateKey("event.data.session_id", { data: { session_id: "s1" } })).toBe("s1");
+    expect(evaluateKey("event.data.missing", { data: {} })).toBe("");
+    expect(() => assertSupportedKey("event.data.a + event.data.b", "fn")).toThrow(/event.data/);
+  });
+  it("derives stable, well-formed UUIDs", () => {
+    expect(stableUuid("run-1:0")).toBe(stableUuid("run-1:0"));
+    expect(stableUuid("run-1:0")).not.toBe(stableUuid("run-1:1"));
+    expect(stableUuid("x")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe("tokenizer and importance", () => {
+  it("counts with o200k and truncates at a word boundary without half characters", () => {
+    expect(o200kTokenizer.count("")).toBe(0);
+    expect(o200kTokenizer.count("hello world")).toBe(2);
+    const cut = o200kTokenizer.truncate("alpha beta gamma delta epsilon", 3);
+    expect("alpha beta gamma delta epsilon".startsWith(cut)).toBe(true);
+    expect(o200kTokenizer.count(cut)).toBeLessThanOrEqual(3);
+    expect(o200kTokenizer.truncate("🚲🚲🚲🚲", 3)).not.toContain("\uFFFD");
+  });
+  it("rates explicit requests and personal facts above small talk", () => {
+    expect(ruleImportance(["nice weather today"])).toBeLessThan(ruleImportance(["Please remember my birthday is May 3rd, I love cake"]));
+    expect(ruleImportance(["remember love important birthday decided my wife"])).toBeLessThanOrEqual(1);
+  });
+});
