@@ -160,5 +160,4 @@ CREATE INDEX "memory_history_memory_idx" ON "memory_history" USING btree ("memor
 CREATE INDEX "memory_sources_event_idx" ON "memory_sources" USING btree ("event_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "session_events_idempotency_idx" ON "session_events" USING btree ("session_id","idempotency_key") WHERE "session_events"."idempotency_key" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "session_events_user_idx" ON "session_events" USING btree ("app_id","user_id","occurred_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "sessions_user_idx" ON "sessions" USING btree ("app_id","user_id","started_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "sessions_backlog_idx" ON "sessions" USING btree ("last_event_at") WHERE "sessions"."last_seq" > "sessions"."replayed_seq";
+CREATE INDEX "sessions_user_idx" ON "sessions" USING btree ("app_id","user_id","started_at" DESC NULLS LAST);

@@ -1,17 +1,12 @@
 import type { Context } from "hono";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
+import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
 import type { BackgroundTasks } from "./background.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
-
-/** An event for the pipeline, created by the typed `eventType(...).create()` helpers. */
-export interface PipelineEvent {
-  name: string;
-  data: Record<string, unknown>;
-}
 
 /** What the HTTP layer needs; built once per process (Node) or per isolate (Workers). */
 export interface AppDeps {
@@ -19,8 +14,8 @@ export interface AppDeps {
   dbKind: DatabaseKind;
   tokenizer: Tokenizer;
   embedder: Embedder;
-  /** Sends events to Inngest (Cloud, or the embedded executor's event API). */
-  emit: (events: PipelineEvent[]) => Promise<unknown>;
+  /** Sends pipeline events to Inngest (Cloud, or the embedded executor's event API). */
+  notifier: PipelineNotifier;
   pipeline: PipelineView;
   /** The Inngest serve handler mounted at /api/inngest. */
   inngestHandler: (c: Context) => Promise<Response>;

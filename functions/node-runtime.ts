@@ -8,6 +8,7 @@ import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
 import { executorPipelineView } from "../src/pipeline/executor-view.js";
+import { createPipelineNotifier } from "../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
 import { type Providers, createProviders } from "../src/providers/index.js";
 import { createLogger } from "../src/util/logger.js";
@@ -82,7 +83,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     dbKind: database.kind,
     tokenizer: o200kTokenizer,
     embedder: providers.embedder,
-    emit: (events) => inngest.send(events),
+    notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),
     pipeline: executor ? executorPipelineView(database.db) : jobsPipelineView(database.db),
     inngestHandler: serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin }),
     background,

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { sessionEnded, sessionEventsAppended } from "../../inngest/events.js";
 import { appendEvents, readEvents } from "../../src/sessions/event-log.js";
 import { patchState, readState } from "../../src/sessions/scoped-state.js";
 import { AppendEventsSchema, CreateSessionSchema, ListSessionsQuerySchema, PatchStateSchema, ReadEventsQuerySchema } from "../../src/sessions/schemas.js";
@@ -25,11 +24,11 @@ export const sessionRoutes = new Hono<AppEnv>()
     return c.json(sessionJson(session, await readState(db, session)));
   })
   .post("/:id/end", async (c) => {
-    const { db, emit, background } = c.var.deps;
+    const { db, notifier, background } = c.var.deps;
     const { session, endedNow } = await endSession(db, c.req.param("id"));
     if (endedNow) {
-      const data = { session_id: session.id, app_id: session.appId, user_id: session.userId, last_seq: session.lastSeq };
-      background.run(c, "emit session ended", () => emit([sessionEnded.create(data)]));
+      const progress = { session_id: session.id, app_id: session.appId, user_id: session.userId, last_seq: session.lastSeq };
+      background.run(c, "emit session ended", () => notifier.sessionEnded(progress));
     }
     return c.json(sessionJson(session));
   })
@@ -39,12 +38,12 @@ export const sessionRoutes = new Hono<AppEnv>()
     return c.json({ session_id: session.id, state: await patchState(db, session, c.req.valid("json")) });
   })
   .post("/:id/events", validate("json", AppendEventsSchema), async (c) => {
-    const { db, tokenizer, emit, background } = c.var.deps;
+    const { db, tokenizer, notifier, background } = c.var.deps;
     const result = await appendEvents(db, tokenizer, c.req.param("id"), c.req.valid("json").events);
     if (result.storedCount > 0) {
-      const data = { session_id: result.session.id, app_id: result.session.appId, user_id: result.session.userId, last_seq: result.lastSeq };
+      const progress = { session_id: result.session.id, app_id: result.session.appId, user_id: result.session.userId, last_seq: result.lastSeq };
       // After the commit and after the response; the sweep re-emits if this is ever lost.
-      background.run(c, "emit events appended", () => emit([sessionEventsAppended.create(data)]));
+      background.run(c, "emit events appended", () => notifier.eventsAppended(progress));
     }
     // A re-send answers like the original request did: 201 with the original ids, `stored: 0`.
     return c.json({ events: result.events, last_seq: result.lastSeq, stored: result.storedCount }, 201);

@@ -40,6 +40,8 @@ export const EnvSchema = z.object({
   REPLAY_DEBOUNCE_TIMEOUT: DurationSchema.default("1m"),
   /** Most events one episodic summary covers; longer backlogs become several episodes. */
   REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(40),
+  /** Appends to one session within this window are announced to the pipeline as one event. */
+  EMIT_COALESCE_WINDOW: DurationSchema.default("200ms"),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),
   /** How often the sweep re-emits events for sessions whose backlog was never replayed. */
   SWEEP_CRON: z.string().min(9).default("*/1 * * * *"),

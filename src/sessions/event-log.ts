@@ -46,7 +46,7 @@ const UNIQUE_VIOLATION = "23505";
  * Appends events to a session's log (E2) and returns their ids and sequence numbers in request
  * order. One SQL statement bumps `sessions.last_seq` (a row lock that serialises concurrent
  * appends to the same session) and inserts the events at `base + 1 … base + n`, so sequences stay
- * gapless and a failed call stores nothing. Idempotency keys already in the log return their
+ * gapless and a failed call stores nothing (see drizzle/0002_append_events_function.sql). Idempotency keys already in the log return their
  * original ids; the same key with different content is a conflict.
  */
 export async function appendEvents(
@@ -78,25 +78,11 @@ async function appendPrepared(db: Database, sessionId: string, prepared: Prepare
     return { session, events, storedCount: 0, lastSeq: session.lastSeq };
   }
 
+  // The statement lives in migration 0002 (append_session_events): one UPDATE reserving the
+  // sequence range under the session's row lock, one INSERT at those numbers.
   const rows = await queryRows<{ id: string; seq: number; app_id: string; user_id: string; last_seq: number }>(
     db,
-    sql`
-      WITH bumped AS (
-        UPDATE sessions
-           SET last_seq = last_seq + ${fresh.length}, last_event_at = now(), updated_at = now()
-         WHERE id = ${sessionId} AND ended_at IS NULL
-        RETURNING app_id, user_id, last_seq
-      )
-      INSERT INTO session_events
-        (id, session_id, app_id, user_id, seq, type, role, content, data, token_count,
-         idempotency_key, request_hash, occurred_at)
-      SELECT e.id, ${sessionId}, b.app_id, b.user_id, b.last_seq - ${fresh.length} + e.ord, e.type, e.role,
-             e.content, e.data, e.token_count, e.idempotency_key, e.request_hash, coalesce(e.occurred_at, now())
-        FROM bumped b,
-             jsonb_to_recordset(${JSON.stringify(fresh)}::jsonb) AS e(
-               id uuid, ord int, type text, role text, content text, data jsonb, token_count int,
-               idempotency_key text, request_hash text, occurred_at timestamptz)
-      RETURNING id, seq, app_id, user_id, (SELECT last_seq FROM bumped) AS last_seq`,
+    sql`SELECT id, seq, app_id, user_id, last_seq FROM append_session_events(${sessionId}, ${JSON.stringify(fresh)}::jsonb)`,
   );
 
   if (rows.length === 0) {

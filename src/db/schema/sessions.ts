@@ -6,6 +6,8 @@ import { timestampTz } from "./columns.js";
  * A thread of one user with one agent (E1). `last_seq` is the sequence of the newest event and is
  * bumped in the same statement that appends, which is what keeps sequences gapless.
  * `replayed_seq` is the fast-replay watermark (C6): events up to it are summarised.
+ * Columns that every append changes (`last_seq`, `last_event_at`) are deliberately not indexed,
+ * so the per-append UPDATE stays a heap-only (HOT) update.
  */
 export const sessions = pgTable(
   "sessions",
@@ -26,7 +28,6 @@ export const sessions = pgTable(
   },
   (table) => [
     index("sessions_user_idx").on(table.appId, table.userId, table.startedAt.desc()),
-    index("sessions_backlog_idx").on(table.lastEventAt).where(sql`${table.lastSeq} > ${table.replayedSeq}`),
     check("sessions_watermarks_check", sql`${table.replayedSeq} <= ${table.lastSeq} AND ${table.reflectedSeq} <= ${table.lastSeq}`),
   ],
 );

@@ -1,0 +1,73 @@
+import { sessionEnded, sessionEventsAppended } from "../../inngest/events.js";
+
+export interface SessionProgress {
+  session_id: string;
+  app_id: string;
+  user_id: string;
+  last_seq: number;
+}
+
+/** Tells the pipeline about committed work. Every method resolves once the event was sent. */
+export interface PipelineNotifier {
+  eventsAppended(progress: SessionProgress): Promise<void>;
+  sessionEnded(progress: SessionProgress): Promise<void>;
+}
+
+type Send = (events: { name: string; data: Record<string, unknown> }[]) => Promise<unknown>;
+
+interface Window {
+  pending?: SessionProgress;
+  waiters: (() => void)[];
+  failures: ((error: unknown) => void)[];
+}
+
+/**
+ * Sends pipeline events, folding bursts of appends to one session into fewer events: the first
+ * append after a quiet period is sent at once, later ones within `windowMs` become one trailing
+ * event with the newest `last_seq`. Fast replay is debounced per session anyway, so nothing is
+ * lost by folding, and a burst of a thousand appends costs a couple of sends instead of a thousand.
+ *
+ * @example
+ * const notifier = createPipelineNotifier((events) => inngest.send(events), 200);
+ * await notifier.eventsAppended({ session_id, app_id, user_id, last_seq: 12 });
+ */
+export function createPipelineNotifier(send: Send, windowMs: number): PipelineNotifier {
+  const windows = new Map<string, Window>();
+
+  const flush = (sessionId: string) => {
+    const window = windows.get(sessionId) as Window;
+    if (!window.pending) {
+      windows.delete(sessionId);
+      return;
+    }
+    const { pending, waiters, failures } = window;
+    windows.set(sessionId, { waiters: [], failures: [] });
+    send([sessionEventsAppended.create(pending)]).then(
+      () => waiters.forEach((resolve) => resolve()),
+      (error: unknown) => failures.forEach((reject) => reject(error)),
+    );
+    setTimeout(() => flush(sessionId), windowMs);
+  };
+
+  return {
+    async eventsAppended(progress) {
+      const window = windows.get(progress.session_id);
+      if (!window || windowMs <= 0) {
+        if (windowMs > 0) {
+          windows.set(progress.session_id, { waiters: [], failures: [] });
+          setTimeout(() => flush(progress.session_id), windowMs);
+        }
+        await send([sessionEventsAppended.create(progress)]);
+        return;
+      }
+      if (!window.pending || window.pending.last_seq < progress.last_seq) window.pending = progress;
+      await new Promise<void>((resolve, reject) => {
+        window.waiters.push(resolve);
+        window.failures.push(reject);
+      });
+    },
+    async sessionEnded(progress) {
+      await send([sessionEnded.create(progress)]);
+    },
+  };
+}
