@@ -28,7 +28,8 @@ export function createApp(deps: AppDeps) {
   app.route("/v1/context", contextRoutes);
   app.route("/v1/memories", memoryRoutes);
   app.route("/v1/pipeline", pipelineRoutes);
-  app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => deps.inngestHandler(c));
+  const { inngestHandler } = deps;
+  if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
   app.onError(createErrorHandler(deps.log));
   return app;

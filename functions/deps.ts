@@ -17,8 +17,8 @@ export interface AppDeps {
   /** Sends pipeline events to Inngest (Cloud, or the embedded executor's event API). */
   notifier: PipelineNotifier;
   pipeline: PipelineView;
-  /** The Inngest serve handler mounted at /api/inngest. */
-  inngestHandler: (c: Context) => Promise<Response>;
+  /** The Inngest serve handler, mounted at /api/inngest when Inngest Cloud calls in over HTTP. */
+  inngestHandler?: (c: Context) => Promise<Response>;
   background: BackgroundTasks;
   maxBodyBytes: number;
   log: Log;

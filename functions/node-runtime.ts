@@ -1,3 +1,4 @@
+import { Hono } from "hono";
 import { serve as serveInngest } from "inngest/hono";
 import { createPipelineClient, type PipelineSettings } from "../inngest/client.js";
 import { createPipelineFunctions } from "../inngest/index.js";
@@ -11,7 +12,7 @@ import { executorPipelineView } from "../src/pipeline/executor-view.js";
 import { createPipelineNotifier } from "../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
 import { type Providers, createProviders } from "../src/providers/index.js";
-import { createLogger } from "../src/util/logger.js";
+import { createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
 
@@ -55,11 +56,13 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const embedded = env.INNGEST_MODE === "embedded";
   const serveUrl = `http://localhost:${env.PORT}/api/inngest`;
 
-  let app: App | undefined;
+  // In embedded mode the serve handler is reachable only in-process: it runs unsigned (dev mode),
+  // so it must not be exposed on the HTTP port.
+  const inngestApp = new Hono();
   const executor = embedded
     ? new LocalExecutor({
         db: database.db,
-        invoke: async (url, init) => (app as App).request(url, init),
+        invoke: async (url, init) => inngestApp.request(url, init),
         serveUrl,
         retryBaseMs: durationMs(env.EXECUTOR_RETRY_BASE),
         idleCheckMs: durationMs(env.EXECUTOR_POLL_INTERVAL),
@@ -73,19 +76,22 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
       ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
       ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
+      logger: toVariadicLogger(logger),
     },
     { db: database.db, llm: providers.llm, embedder: providers.embedder, settings },
   );
   const functions = createPipelineFunctions(inngest, settings);
+  const inngestHandler = serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin });
+  inngestApp.on(["GET", "PUT", "POST"], "/api/inngest", inngestHandler);
   const background = new BackgroundTasks(logger.error);
-  app = createApp({
+  const app = createApp({
     db: database.db,
     dbKind: database.kind,
     tokenizer: o200kTokenizer,
     embedder: providers.embedder,
     notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),
     pipeline: executor ? executorPipelineView(database.db) : jobsPipelineView(database.db),
-    inngestHandler: serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin }),
+    ...(embedded ? {} : { inngestHandler }),
     background,
     maxBodyBytes: env.MAX_BODY_BYTES,
     log: logger.error,

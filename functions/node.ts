@@ -5,8 +5,8 @@ import { startRuntime } from "./node-runtime.js";
 /** Node entry: `npm start`. Embedded by default (PGlite under DATA_DIR, offline providers). */
 const env = parseEnv(process.env);
 const runtime = await startRuntime(env);
-const server = serve({ fetch: runtime.app.fetch, port: env.PORT }, (info) => {
-  console.error(JSON.stringify({ level: "info", message: `listening on http://localhost:${info.port}` }));
+const server = serve({ fetch: runtime.app.fetch, port: env.PORT, hostname: env.HOST }, (info) => {
+  console.error(JSON.stringify({ level: "info", message: `listening on http://${env.HOST}:${info.port}` }));
 });
 
 let stopping = false;

@@ -27,6 +27,8 @@ export interface PipelineClientOptions {
   signingKey?: string;
   /** Where the SDK sends events; in embedded mode the executor's in-process event API. */
   fetch?: typeof fetch;
+  /** The SDK's own log lines (step errors, retries) go to the service's logger. */
+  logger?: Record<"debug" | "info" | "warn" | "error", (...args: unknown[]) => void>;
 }
 
 export const APP_ID = "memory-pipeline";
@@ -47,6 +49,7 @@ export function createPipelineClient(options: PipelineClientOptions, deps: Pipel
     ...(options.eventKey ? { eventKey: options.eventKey } : {}),
     ...(options.signingKey ? { signingKey: options.signingKey } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     middleware: [dependencyInjectionMiddleware({ deps })],
   });
 }

@@ -18,6 +18,8 @@ const booleanFromEnv = z
  */
 export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  /** Interface to listen on. Loopback by default: the API has no authentication yet. */
+  HOST: z.string().min(1).default("127.0.0.1"),
   /** PGlite's data directory; "memory://" keeps the embedded database in memory (tests). */
   DATA_DIR: z.string().min(1).default("./.data"),
   /** postgres://… uses node-postgres; a Neon host (or DATABASE_DRIVER=neon) uses the Neon driver. */

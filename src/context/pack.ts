@@ -38,7 +38,8 @@ export function packSections(candidates: CandidateSection[], budget: number, tok
 
   for (const section of candidates.filter((candidate) => candidate.required)) {
     const items = section.items.map((item) => ({ ...item, tokens: tokenizer.count(`${item.text}\n`) }));
-    const cost = tokenizer.count(renderHeader(section.title)) + items.reduce((sum, item) => sum + item.tokens, 0);
+    // The rendered block is counted whole: BPE merges make the sum of parts differ from it.
+    const cost = tokenizer.count(renderBlock(section.title, items));
     if (cost > remaining) {
       throw new DomainError("unprocessable", `the ${section.kind} section needs ${cost} tokens but the budget is ${budget}`, {
         field: section.kind,
@@ -106,6 +107,10 @@ function renderHeader(title: string): string {
   return `## ${title}\n`;
 }
 
+function renderBlock(title: string, items: { text: string }[]): string {
+  return `${renderHeader(title)}${items.map((item) => item.text).join("\n")}\n`;
+}
+
 function render(candidates: CandidateSection[], chosen: Map<SectionKind, ContextItem[]>, tokenizer: Tokenizer): PackResult {
   const sections: ContextSection[] = [];
   const blocks: string[] = [];
@@ -113,7 +118,7 @@ function render(candidates: CandidateSection[], chosen: Map<SectionKind, Context
     const picked = chosen.get(candidate.kind) ?? [];
     if (picked.length === 0) continue;
     const ordered = candidate.chronological ? [...picked].reverse() : picked;
-    const block = `${renderHeader(candidate.title)}${ordered.map((item) => item.text).join("\n")}\n`;
+    const block = renderBlock(candidate.title, ordered);
     blocks.push(block);
     sections.push({ kind: candidate.kind, tokens: tokenizer.count(block), items: ordered });
   }

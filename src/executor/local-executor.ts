@@ -184,6 +184,9 @@ function toRegistered(config: FunctionConfig): RegisteredFunction {
     else if (trigger.expression) throw new Error(`${config.id}: trigger expressions are not supported by the embedded executor`);
     else eventTriggers.push(trigger.event);
   }
+  if (Array.isArray(config.concurrency) && config.concurrency.length > 1) {
+    throw new Error(`${config.id}: the embedded executor supports one concurrency constraint, not ${config.concurrency.length}`);
+  }
   const concurrency = Array.isArray(config.concurrency) ? config.concurrency[0] : typeof config.concurrency === "number" ? { limit: config.concurrency } : config.concurrency;
   if (concurrency?.key) assertSupportedKey(concurrency.key, `${config.id} concurrency`);
   if (config.debounce?.key) assertSupportedKey(config.debounce.key, `${config.id} debounce`);

@@ -18,3 +18,13 @@ export function createLogger(level: LogLevel): Logger {
   };
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
+
+/** The same logger in the shape the Inngest SDK expects (`info(...args)`). */
+export function toVariadicLogger(logger: Logger): Record<keyof Logger, (...args: unknown[]) => void> {
+  const adapt = (log: LogFn) => (...args: unknown[]) => {
+    const [first, ...rest] = args;
+    const message = first instanceof Error ? first.message : typeof first === "string" ? first : JSON.stringify(first);
+    log(message, rest.length > 0 ? { details: rest.map((value) => (value instanceof Error ? (value.stack ?? value.message) : value)) } : undefined);
+  };
+  return { debug: adapt(logger.debug), info: adapt(logger.info), warn: adapt(logger.warn), error: adapt(logger.error) };
+}

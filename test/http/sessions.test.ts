@@ -129,6 +129,14 @@ describe("PATCH /v1/sessions/:id/state", () => {
   });
 });
 
+describe("embedded Inngest handler", () => {
+  it("is not reachable over HTTP, because in embedded mode it runs unsigned", async () => {
+    for (const method of ["GET", "PUT", "POST"]) {
+      expect((await call(runtime.app, method, "/api/inngest", method === "GET" ? undefined : {})).status).toBe(404);
+    }
+  });
+});
+
 describe("GET /healthz", () => {
   it("reports the database driver", async () => {
     const { status, body } = await call(runtime.app, "GET", "/healthz");

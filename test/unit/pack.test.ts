@@ -32,7 +32,7 @@ describe("packSections", () => {
         expect(result.totalTokens).toBe(o200kTokenizer.count(result.prompt));
         expect(result.totalTokens).toBeLessThanOrEqual(budget);
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.PACK_RUNS ?? 300) },
     );
   });
 
