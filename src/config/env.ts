@@ -25,6 +25,8 @@ export const EnvSchema = z.object({
   /** postgres://… uses node-postgres; a Neon host (or DATABASE_DRIVER=neon) uses the Neon driver. */
   DATABASE_URL: z.string().url().optional(),
   DATABASE_DRIVER: z.enum(["pglite", "pg", "neon"]).optional(),
+  /** Connections the node-postgres / Neon pool may open. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   LLM_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
   EMBEDDING_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
   GEMINI_API_KEY: z.string().min(1).optional(),

@@ -11,12 +11,15 @@ import * as schema from "./schema/index.js";
  * @example
  * const { db, close } = await connectDatabase(parseEnv(process.env));
  */
-export async function connectDatabase(env: Pick<Env, "DATA_DIR" | "DATABASE_URL" | "DATABASE_DRIVER">): Promise<DatabaseHandle> {
+export async function connectDatabase(
+  env: Pick<Env, "DATA_DIR" | "DATABASE_URL" | "DATABASE_DRIVER"> & Partial<Pick<Env, "DATABASE_POOL_MAX">>,
+): Promise<DatabaseHandle> {
   const kind = chooseDriver(env);
   if (kind === "pglite") return connectPglite(env.DATA_DIR);
   const url = env.DATABASE_URL;
   if (!url) throw new Error(`DATABASE_DRIVER=${kind} needs DATABASE_URL`);
-  return kind === "neon" ? connectNeon(url) : connectNodePostgres(url);
+  const poolMax = env.DATABASE_POOL_MAX ?? 10;
+  return kind === "neon" ? connectNeon(url, poolMax) : connectNodePostgres(url, poolMax);
 }
 
 export function chooseDriver(env: Pick<Env, "DATABASE_URL" | "DATABASE_DRIVER">): DatabaseKind {
@@ -37,16 +40,16 @@ async function connectPglite(dataDir: string): Promise<DatabaseHandle> {
   return { db, kind: "pglite", close: () => client.close() };
 }
 
-async function connectNodePostgres(url: string): Promise<DatabaseHandle> {
+async function connectNodePostgres(url: string, max: number): Promise<DatabaseHandle> {
   const [{ default: pg }, { drizzle }] = await Promise.all([import("pg"), import("drizzle-orm/node-postgres")]);
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max });
   const db = drizzle(pool, { schema }) as unknown as Database;
   return { db, kind: "pg", close: () => pool.end() };
 }
 
-async function connectNeon(url: string): Promise<DatabaseHandle> {
+async function connectNeon(url: string, max: number): Promise<DatabaseHandle> {
   const [{ Pool }, { drizzle }] = await Promise.all([import("@neondatabase/serverless"), import("drizzle-orm/neon-serverless")]);
-  const pool = new Pool({ connectionString: url });
+  const pool = new Pool({ connectionString: url, max });
   const db = drizzle(pool, { schema }) as unknown as Database;
   return { db, kind: "neon", close: () => pool.end() };
 }
