@@ -50,6 +50,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     replayDebounceTimeout: env.REPLAY_DEBOUNCE_TIMEOUT,
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     embedBatchSize: env.EMBED_BATCH_SIZE,
+    reflectionDebounce: env.REFLECTION_DEBOUNCE,
+    reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
+    reflectionImportanceThreshold: env.REFLECTION_IMPORTANCE_THRESHOLD,
     sweepCron: env.SWEEP_CRON,
     sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
   };

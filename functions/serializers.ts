@@ -62,6 +62,18 @@ export function memoryJson(row: MemoryRow, sources?: { session_id: string; event
     retention: row.retention,
     pinned: row.pinned,
     metadata: row.metadata,
+    ...(row.type === "trait"
+      ? {
+          trait: {
+            stage: row.traitStage,
+            reinforcement_count: row.reinforcementCount,
+            contradiction_count: row.contradictionCount,
+            first_observed_at: row.firstObservedAt?.toISOString() ?? null,
+            last_reinforced_at: row.lastReinforcedAt?.toISOString() ?? null,
+            window_end: row.windowEnd?.toISOString() ?? null,
+          },
+        }
+      : {}),
     embedding_model: row.embeddingModel,
     embedded: row.embedding !== null,
     ...(sources ? { sources } : {}),

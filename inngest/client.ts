@@ -15,6 +15,9 @@ export interface PipelineSettings {
   replayDebounceTimeout: string;
   replayMaxEvents: number;
   embedBatchSize: number;
+  reflectionDebounce: string;
+  reflectionMaxEvents: number;
+  reflectionImportanceThreshold: number;
   sweepCron: string;
   sweepMinAgeMs: number;
 }

@@ -13,8 +13,14 @@ export const sessionEnded = eventType("memory/session.ended", {
   schema: z.object({ ...UserScope, session_id: z.uuid(), last_seq: z.number().int().min(0) }),
 });
 
+/** Asks for deep reflection of a session: importance crossed the threshold, or a rebuild. */
+export const reflectionRequested = eventType("memory/reflection.requested", {
+  schema: z.object({ ...UserScope, session_id: z.uuid(), reason: z.enum(["importance", "rebuild", "manual"]) }),
+});
+
 /** Asks the backfill to embed a user's memories that were written without a vector. */
 export const embeddingsRequested = eventType("memory/embeddings.requested", { schema: z.object(UserScope) });
 
 export const SessionEventSchema = sessionEventsAppended.schema;
+export const SessionScopeSchema = z.object({ ...UserScope, session_id: z.uuid() });
 export const EmbeddingsRequestedSchema = embeddingsRequested.schema;

@@ -2,10 +2,11 @@ import { NonRetriableError } from "inngest";
 import { startJob, finishJob } from "../../src/memory/jobs.js";
 import { writeEpisode } from "../../src/memory/episodes.js";
 import { ruleImportance } from "../../src/memory/importance.js";
+import { unreflectedImportance } from "../../src/memory/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/memory/replay-backlog.js";
 import { stableUuid } from "../../src/util/stable-id.js";
 import type { PipelineClient } from "../client.js";
-import { SessionEventSchema, embeddingsRequested, sessionEnded, sessionEventsAppended } from "../events.js";
+import { SessionEventSchema, embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../events.js";
 import { toStepError } from "./provider-errors.js";
 
 /** Seed 000 §8.1: a summary has at most 200 words. */
@@ -101,6 +102,12 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
 
       if (written.length > 0) {
         await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
+      }
+      // Deep reflection costs an LLM call: start it before the session ends only when enough
+      // important things were said (seed 002 §2.6.3, importance_accumulated).
+      const importance = await step.run("unreflected-importance", () => unreflectedImportance(deps.db, sessionId));
+      if (importance >= deps.settings.reflectionImportanceThreshold) {
+        await step.sendEvent("request-reflection", reflectionRequested.create({ session_id: sessionId, app_id, user_id, reason: "importance" }));
       }
       return { session_id: sessionId, episodes: written };
     },

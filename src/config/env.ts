@@ -44,6 +44,12 @@ export const EnvSchema = z.object({
   REPLAY_DEBOUNCE_TIMEOUT: DurationSchema.default("1m"),
   /** Most events one episodic summary covers; longer backlogs become several episodes. */
   REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(40),
+  /** Quiet period before a session's deep reflection starts. */
+  REFLECTION_DEBOUNCE: DurationSchema.default("5s"),
+  /** Most events one extraction call sees. */
+  REFLECTION_MAX_EVENTS: z.coerce.number().int().min(1).max(500).default(50),
+  /** Sum of unreflected event importance that triggers reflection before the session ends. */
+  REFLECTION_IMPORTANCE_THRESHOLD: z.coerce.number().min(0).default(8),
   /** Appends to one session within this window are announced to the pipeline as one event. */
   EMIT_COALESCE_WINDOW: DurationSchema.default("200ms"),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),

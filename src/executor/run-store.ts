@@ -20,6 +20,7 @@ function userOf(event: InngestEvent): string | null {
  * starting another one.
  */
 export async function enqueueRun(db: Database, fn: RegisteredFunction, event: InngestEvent, now = Date.now()): Promise<void> {
+  event = storableJson(event);
   const base = {
     id: `run_${randomUUID()}`,
     functionId: fn.id,
@@ -97,6 +98,18 @@ export async function loadSteps(db: Database, runId: string): Promise<{ stepId: 
   return rows.map((row) => ({ stepId: row.stepId, step: row.error !== null ? { error: row.error } : { data: row.data } }));
 }
 
+/**
+ * Postgres `jsonb` cannot hold U+0000; step results and errors are arbitrary, so it is replaced
+ * rather than letting one odd character make a run impossible to memoize.
+ */
+export function storableJson<T>(value: T): T {
+  if (value === undefined) return value;
+  const text = JSON.stringify(value);
+  // An escaped NUL is "\u0000" preceded by an even number of backslashes.
+  const nul = /(?<!\\)((?:\\\\)*)\\u0000/g;
+  return nul.test(text) ? (JSON.parse(text.replace(nul, "$1\\ufffd")) as T) : value;
+}
+
 /** Memoizes a step's outcome; a step already memoized keeps its first outcome. */
 export async function saveStep(db: Database, runId: string, stepId: string, name: string | undefined, outcome: MemoizedStep): Promise<void> {
   await db
@@ -106,8 +119,8 @@ export async function saveStep(db: Database, runId: string, stepId: string, name
       stepId,
       name: name ?? null,
       position: sql`(SELECT count(*) FROM executor_steps WHERE run_id = ${runId})`,
-      data: "data" in outcome ? (outcome.data ?? null) : null,
-      error: "error" in outcome ? (outcome.error ?? { message: "unknown error" }) : null,
+      data: "data" in outcome ? storableJson(outcome.data ?? null) : null,
+      error: "error" in outcome ? storableJson(outcome.error ?? { message: "unknown error" }) : null,
     })
     .onConflictDoNothing();
 }
@@ -120,7 +133,7 @@ export async function setAttempt(db: Database, runId: string, attempt: number): 
 export async function requeueRun(db: Database, runId: string, runAt: Date, attempt: number, error?: unknown): Promise<void> {
   await db
     .update(executorRuns)
-    .set({ status: "queued", runAt, attempt, leaseUntil: null, error: error ?? null, updatedAt: sql`now()` })
+    .set({ status: "queued", runAt, attempt, leaseUntil: null, error: storableJson(error ?? null), updatedAt: sql`now()` })
     .where(and(eq(executorRuns.id, runId), eq(executorRuns.status, "running")));
 }
 
@@ -129,8 +142,8 @@ export async function finishRun(db: Database, runId: string, outcome: { status: 
     .update(executorRuns)
     .set({
       status: outcome.status,
-      output: outcome.status === "completed" ? (outcome.output ?? null) : null,
-      error: outcome.status === "failed" ? outcome.error : null,
+      output: outcome.status === "completed" ? storableJson(outcome.output ?? null) : null,
+      error: outcome.status === "failed" ? storableJson(outcome.error) : null,
       leaseUntil: null,
       finishedAt: sql`now()`,
       updatedAt: sql`now()`,

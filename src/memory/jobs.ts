@@ -16,7 +16,7 @@ export async function startJob(db: Database, job: Omit<JobInsert, "status" | "st
 }
 
 export async function finishJob(
-  db: Database,
+  db: Pick<Database, "update">,
   id: string,
   outcome: { status: "completed" | "failed" | "skipped"; result?: Record<string, unknown>; error?: string },
 ): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Env } from "../config/env.js";
 import { createGeminiEmbedder } from "./gemini/gemini-embedder.js";
 import { createGeminiLanguageModel } from "./gemini/gemini-language-model.js";
-import { extractiveSummarizer } from "./offline/extractive-summarizer.js";
+import { offlineLanguageModel } from "./offline/offline-language-model.js";
 import { createUseEmbedder } from "./offline/use-embedder.js";
 import type { Embedder, LanguageModel } from "./types.js";
 
@@ -20,7 +20,7 @@ export function createProviders(env: Env): Providers {
     ...(env.GEMINI_BASE_URL ? { baseUrl: env.GEMINI_BASE_URL } : {}),
   });
   return {
-    llm: env.LLM_PROVIDER === "gemini" ? createGeminiLanguageModel(gemini(env.GEMINI_MODEL)) : extractiveSummarizer,
+    llm: env.LLM_PROVIDER === "gemini" ? createGeminiLanguageModel(gemini(env.GEMINI_MODEL)) : offlineLanguageModel,
     embedder:
       env.EMBEDDING_PROVIDER === "gemini"
         ? createGeminiEmbedder({ ...gemini(env.GEMINI_EMBEDDING_MODEL), dimensions: GEMINI_EMBEDDING_DIMENSIONS[env.GEMINI_EMBEDDING_MODEL] ?? 768 })

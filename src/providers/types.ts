@@ -1,9 +1,16 @@
+import type { Extraction } from "./extraction.js";
+
 /** One turn of a conversation as the language model sees it. */
 export interface Turn {
   role: string;
   content: string;
   /** Sequence number in the session log, so a summary can name the turns it kept. */
   seq?: number;
+}
+
+export interface ExtractionRequest {
+  /** Turns with their sequence numbers; extracted items cite them in `source_seqs`. */
+  turns: (Turn & { seq: number })[];
 }
 
 export interface SummaryRequest {
@@ -21,6 +28,11 @@ export interface LanguageModel {
   readonly id: string;
   /** A third-person summary of the turns that keeps decisions and conclusions (C1). */
   summarize(request: SummaryRequest): Promise<string>;
+  /**
+   * Facts, insights and trait evidence stated in the turns (C2), already validated against
+   * `ExtractionSchema`; an implementation throws instead of returning partial output.
+   */
+  extract(request: ExtractionRequest): Promise<Extraction>;
 }
 
 /** Turns text into vectors. Vectors of different `model` ids are never compared. */

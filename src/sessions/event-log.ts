@@ -5,6 +5,7 @@ import type { Tokenizer } from "../context/tokenizer.js";
 import { type Database, queryRows } from "../db/database.js";
 import { sessionEvents } from "../db/schema/index.js";
 import { conflict } from "../errors.js";
+import { ruleImportance } from "../memory/importance.js";
 import { canonicalJson, sha256Hex } from "../util/hash.js";
 import type { EventInput, ReadEventsQuery } from "./schemas.js";
 import { type SessionRow, assertSessionId, getSession } from "./session-store.js";
@@ -35,6 +36,7 @@ interface PreparedEvent {
   content: string;
   data: Record<string, unknown> | null;
   token_count: number;
+  importance: number;
   idempotency_key: string | null;
   request_hash: string | null;
   occurred_at: string | null;
@@ -137,6 +139,7 @@ function prepareEvent(input: EventInput, index: number, tokenizer: Tokenizer): P
     content: input.content,
     data: input.data ?? null,
     token_count: tokenizer.count(input.content),
+    importance: input.role === "user" ? ruleImportance([input.content]) : 0,
     idempotency_key: key,
     // Only what the client sent is fingerprinted; server defaults would differ on a re-send.
     request_hash: key ? sha256Hex(canonicalJson({ ...input, idempotency_key: undefined })) : null,

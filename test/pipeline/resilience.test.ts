@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
 import { o200kTokenizer } from "../../src/context/tokenizer.js";
 import { queryRows } from "../../src/db/database.js";
-import { extractiveSummarizer } from "../../src/providers/offline/extractive-summarizer.js";
+import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import { type LanguageModel, ProviderError } from "../../src/providers/types.js";
 import { appendEvents } from "../../src/sessions/event-log.js";
 import { call, createSession, message, startTestRuntime, testEnv, waitForSettled } from "../fixtures/runtime.js";
@@ -29,8 +29,9 @@ function failingThen(failures: ProviderError[]): LanguageModel & { calls: number
     async summarize(request: Parameters<LanguageModel["summarize"]>[0]) {
       const failure = failures[model.calls++];
       if (failure) throw failure;
-      return extractiveSummarizer.summarize(request);
+      return offlineLanguageModel.summarize(request);
     },
+    extract: offlineLanguageModel.extract,
   };
   return model;
 }
@@ -94,6 +95,7 @@ describe("restart in the middle of a run", () => {
         summarizeStarted = true;
         return new Promise<string>(() => undefined);
       },
+      extract: offlineLanguageModel.extract,
     };
     const first = await startRuntime(testEnv({ DATA_DIR: dataDir }), { providers: { llm: hanging } });
     const sessionId = await createSession(first.app, "restart-user");

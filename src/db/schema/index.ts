@@ -6,3 +6,5 @@ export * from "./memory-sources.js";
 export * from "./scoped-state.js";
 export * from "./session-events.js";
 export * from "./sessions.js";
+export * from "./instructions.js";
+export * from "./trait-evidence.js";

@@ -6,6 +6,10 @@ import { sessions } from "./sessions.js";
 export const MEMORY_TYPES = ["episodic", "semantic", "insight", "procedural", "trait"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
 
+/** Trait lifecycle (M1, C8): a trend is observed inside a window; reinforcement promotes it. */
+export const TRAIT_STAGES = ["trend", "emerging", "established", "core", "dissolved"] as const;
+export type TraitStage = (typeof TRAIT_STAGES)[number];
+
 /**
  * Every kind of derived memory in one table (M1), bi-temporal (M2): `valid_at`/`invalid_at` is
  * when the statement was true in the world, `created_at`/`expired_at` when this row was the
@@ -42,12 +46,20 @@ export const memories = pgTable(
     embedding: halfvec("embedding"),
     embeddingModel: text("embedding_model"),
     embeddedAt: timestampTz("embedded_at"),
+    traitStage: text("trait_stage").$type<TraitStage>(),
+    reinforcementCount: integer("reinforcement_count").notNull().default(0),
+    contradictionCount: integer("contradiction_count").notNull().default(0),
+    firstObservedAt: timestampTz("first_observed_at"),
+    lastReinforcedAt: timestampTz("last_reinforced_at"),
+    windowStart: timestampTz("window_start"),
+    windowEnd: timestampTz("window_end"),
     contentTsv: tsvector("content_tsv").generatedAlwaysAs((): SQL => sql`to_tsvector('english', ${memories.content})`),
     updatedAt: timestampTz("updated_at").notNull().defaultNow(),
   },
   (table) => [
     index("memories_user_time_idx").on(table.appId, table.userId, table.createdAt.desc()),
     index("memories_user_hash_idx").on(table.appId, table.userId, table.contentHash),
+    index("memories_user_key_idx").on(table.appId, table.userId, table.key).where(sql`${table.expiredAt} IS NULL`),
     index("memories_tsv_idx").using("gin", table.contentTsv),
     index("memories_unembedded_idx").on(table.createdAt).where(sql`${table.embedding} IS NULL AND ${table.expiredAt} IS NULL`),
   ],

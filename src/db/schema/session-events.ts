@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, real, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { timestampTz } from "./columns.js";
 import { sessions } from "./sessions.js";
 
@@ -23,6 +23,8 @@ export const sessionEvents = pgTable(
     content: text("content").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>(),
     tokenCount: integer("token_count").notNull(),
+    /** Rule-based importance (M6) at append time; its sum past the reflection watermark triggers reflection. */
+    importance: real("importance").notNull().default(0),
     idempotencyKey: text("idempotency_key"),
     requestHash: text("request_hash"),
     occurredAt: timestampTz("occurred_at").notNull(),

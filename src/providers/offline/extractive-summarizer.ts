@@ -1,4 +1,4 @@
-import type { LanguageModel, SummaryRequest, Turn } from "../types.js";
+import type { Turn } from "../types.js";
 
 const STOPWORDS = new Set(
   "a an and are as at be been but by can could did do does for from had has have he her him his i i'm if in into is it its it's just me my of on or our she so than that the their them then there they this to too very was we were what when where which who will with would you your yeah oh ok okay well really also".split(
@@ -30,16 +30,9 @@ interface Candidate {
  * turns except the speaker attributions.
  *
  * @example
- * await extractiveSummarizer.summarize({ turns: [{ role: "user", content: "I moved to Berlin." }], maxWords: 200 });
- * // 'The user said: "I moved to Berlin."'
+ * summarizeExtractively([{ role: "user", content: "I moved to Berlin last May." }], 200);
+ * // 'The user said: "I moved to Berlin last May."'
  */
-export const extractiveSummarizer: LanguageModel = {
-  id: "offline-extractive-v1",
-  async summarize(request: SummaryRequest): Promise<string> {
-    return summarizeExtractively(request.turns, request.maxWords);
-  },
-};
-
 export function summarizeExtractively(turns: Turn[], maxWords: number): string {
   const candidates = collectCandidates(turns);
   if (candidates.length === 0) return "";

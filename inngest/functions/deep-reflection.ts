@@ -1,0 +1,96 @@
+import { NonRetriableError } from "inngest";
+import { groundExtraction } from "../../src/memory/candidates.js";
+import { consolidate } from "../../src/memory/consolidate.js";
+import { finishJob, startJob } from "../../src/memory/jobs.js";
+import { advanceReflectedSeq, loadReflectionChunk } from "../../src/memory/reflection-backlog.js";
+import { stableUuid } from "../../src/util/stable-id.js";
+import type { PipelineClient } from "../client.js";
+import { SessionScopeSchema, embeddingsRequested, reflectionRequested, sessionEnded } from "../events.js";
+import { toStepError } from "./provider-errors.js";
+
+const MAX_CHUNKS_PER_RUN = 20;
+
+/**
+ * Deep reflection (C2-C8): when a session ends or its unreflected importance crosses the
+ * threshold, extract facts, insights and trait evidence from the events past the reflection
+ * watermark and consolidate them into the user's memory. Extraction output is validated before
+ * anything is written; consolidation and the watermark move in one transaction, so each event is
+ * reflected exactly once; one run per user at a time.
+ */
+export function createDeepReflection(inngest: PipelineClient, settings: { reflectionDebounce: string }) {
+  return inngest.createFunction(
+    {
+      id: "deep-reflection",
+      name: "Deep reflection: facts, insights, traits",
+      triggers: [sessionEnded, reflectionRequested],
+      debounce: { key: "event.data.session_id", period: settings.reflectionDebounce as `${number}s`, timeout: "5m" },
+      concurrency: { limit: 1, key: "event.data.user_id" },
+      retries: 4,
+    },
+    async ({ event, step, runId, deps }) => {
+      const parsed = SessionScopeSchema.safeParse(event.data);
+      if (!parsed.success) throw new NonRetriableError(`invalid ${event.name} payload: ${parsed.error.message}`);
+      const { session_id: sessionId, app_id, user_id } = parsed.data;
+      const totals = { chunks: 0, operations: {} as Record<string, number> };
+
+      for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
+        const backlog = await step.run(`load-unreflected-${chunk}`, async () => {
+          const loaded = await loadReflectionChunk(deps.db, sessionId, deps.settings.reflectionMaxEvents);
+          if (!loaded) return null;
+          const jobId = stableUuid(`${runId}:deep_reflection:${loaded.fromSeq}`);
+          await startJob(deps.db, {
+            id: jobId,
+            appId: loaded.session.appId,
+            userId: loaded.session.userId,
+            sessionId,
+            jobType: "deep_reflection",
+            runId,
+            fromSeq: loaded.fromSeq + 1,
+            toSeq: loaded.toSeq,
+            progress: { events: loaded.events.length, stage: "extracting" },
+          });
+          return { ...loaded, jobId };
+        });
+        if (!backlog) break;
+
+        try {
+          const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
+            deps.llm.extract({ turns: backlog.events.map((e) => ({ role: e.role, content: e.content, seq: e.seq })) }).catch(toStepError),
+          );
+          const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
+            const events = backlog.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
+            const outcome = await consolidate(deps, backlog.session, groundExtraction(extraction, events), {
+              actor: "deep-reflection",
+              guard: (tx) => advanceReflectedSeq(tx, sessionId, backlog.fromSeq, backlog.toSeq),
+              afterApply: (tx, operations) => finishJob(tx, backlog.jobId, { status: "completed", result: { operations: countOperations(operations) } }),
+            });
+            if (!outcome.applied) {
+              // Another run reflected this range first; its result stands.
+              await finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: outcome.reason } });
+              return { applied: false, counts: {} };
+            }
+            return { applied: true, counts: countOperations(outcome.operations) };
+          });
+          if (!result.applied) break;
+          totals.chunks++;
+          for (const [op, count] of Object.entries(result.counts)) totals.operations[op] = (totals.operations[op] ?? 0) + count;
+        } catch (error) {
+          await step.run(`record-failure-${backlog.toSeq}`, () =>
+            finishJob(deps.db, backlog.jobId, { status: "failed", error: error instanceof Error ? error.message : String(error) }),
+          );
+          throw error;
+        }
+        if (chunk === MAX_CHUNKS_PER_RUN - 1) await step.sendEvent("continue-reflection", reflectionRequested.create({ ...parsed.data, reason: "manual" }));
+      }
+      // Insights and facts carry their embeddings; traits and historical versions are filled here.
+      if (totals.chunks > 0) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
+      return { session_id: sessionId, ...totals };
+    },
+  );
+}
+
+function countOperations(operations: { op: string; kind: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const operation of operations) counts[`${operation.kind}:${operation.op}`] = (counts[`${operation.kind}:${operation.op}`] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,281 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { type Database, type Executor, queryRows } from "../db/database.js";
+import { memories } from "../db/schema/index.js";
+import type { Embedder } from "../providers/types.js";
+import type { CandidateBatch, FactCandidate, InsightCandidate } from "./candidates.js";
+import { contentHash } from "./episodes.js";
+import { type MemoryRecord, addSources, insertMemory, lockUser, snapshot, writeHistory } from "./memory-writes.js";
+import { type SourceRef, toVectorLiteral } from "./recall.js";
+import { applyTraitEvidence } from "./traits.js";
+
+/** Cosine similarity above which two memories are the same memory (C3, seed 002 §5.4). */
+export const DUPLICATE_SIMILARITY = 0.95;
+
+export type OperationKind = "ADD" | "UPDATE" | "DELETE" | "NOOP";
+
+export interface AppliedOperation {
+  op: OperationKind;
+  kind: "fact" | "insight" | "trait";
+  memory_id: string;
+  key: string | null;
+  reason: string;
+}
+
+export type ConsolidationResult = { applied: true; operations: AppliedOperation[] } | { applied: false; reason: string };
+
+export interface ConsolidationOptions {
+  actor: string;
+  /** Runs first inside the transaction; false aborts with nothing written (e.g. a watermark moved). */
+  guard?: (tx: Executor) => Promise<boolean>;
+  /** Runs last inside the transaction, e.g. to complete the job record with the outcome. */
+  afterApply?: (tx: Executor, operations: AppliedOperation[]) => Promise<void>;
+}
+
+export interface Scope {
+  appId: string;
+  userId: string;
+}
+
+interface Context {
+  tx: Executor;
+  scope: Scope;
+  actor: string;
+  vectors: Map<string, number[]>;
+  model: string;
+  operations: AppliedOperation[];
+}
+
+/**
+ * Applies extracted candidates to a user's memory as ADD / UPDATE / DELETE / NOOP operations
+ * (C2-C5), in one transaction under a per-user lock:
+ * - a fact whose key already holds the same value is a NOOP that adds its sources; a new value
+ *   supersedes the version valid at that time (the old one gets `invalid_at`, `expired_at` and
+ *   `superseded_by`, both stay in history); a statement older than the current version becomes a
+ *   historical version instead, so the later statement wins whatever the processing order;
+ * - a fact or insight with no version of its key is a duplicate when its content hash matches or
+ *   its embedding is more than 0.95 similar to a current memory;
+ * - a change of attitude (like → dislike) also records a reflection;
+ * - trait evidence moves traits through their lifecycle.
+ * Embeddings are computed before the transaction and stored with the new rows.
+ */
+export async function consolidate(deps: { db: Database; embedder: Embedder }, scope: Scope, batch: CandidateBatch, options: ConsolidationOptions): Promise<ConsolidationResult> {
+  const texts = [...new Set([...batch.facts.map((fact) => fact.content), ...batch.insights.map((insight) => insight.content)])];
+  const embedded = await deps.embedder.embed(texts);
+  const vectors = new Map(texts.map((text, index) => [text, embedded[index] as number[]]));
+
+  return deps.db.transaction(async (tx) => {
+    await lockUser(tx, scope.appId, scope.userId);
+    if (options.guard && !(await options.guard(tx))) return { applied: false, reason: "guard rejected the batch" } as const;
+    const context: Context = { tx, scope, actor: options.actor, vectors, model: deps.embedder.model, operations: [] };
+    for (const fact of batch.facts) await applyFact(context, fact);
+    for (const insight of batch.insights) await applyInsight(context, insight);
+    for (const trait of batch.traits) context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor)));
+    await options.afterApply?.(tx, context.operations);
+    return { applied: true, operations: context.operations } as const;
+  });
+}
+
+async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
+  const { tx, scope } = context;
+  // Every version of the key that is not deleted, oldest first.
+  const versions = await tx
+    .select()
+    .from(memories)
+    .where(
+      and(
+        eq(memories.appId, scope.appId),
+        eq(memories.userId, scope.userId),
+        eq(memories.type, "semantic"),
+        eq(memories.key, fact.key),
+        or(isNull(memories.expiredAt), isNotNull(memories.supersededBy)),
+      ),
+    )
+    .orderBy(asc(memories.validAt))
+    .for("update");
+  const prev = versions.filter((row) => row.validAt <= fact.validAt).at(-1);
+  const next = versions.find((row) => row.validAt > fact.validAt);
+
+  if (fact.operation === "DELETE") return retractFact(context, fact, prev);
+  if (prev && sameStatement(prev, fact)) return confirm(context, "fact", prev, fact.sources, "the key already holds this value");
+  if (next && sameStatement(next, fact)) {
+    // An earlier statement of what the next version says: that version has been true since then.
+    await tx.update(memories).set({ validAt: fact.validAt, updatedAt: sql`now()` }).where(eq(memories.id, next.id));
+    if (prev && prev.invalidAt?.getTime() === next.validAt.getTime()) {
+      await tx.update(memories).set({ invalidAt: fact.validAt, updatedAt: sql`now()` }).where(eq(memories.id, prev.id));
+    }
+    await addSources(tx, next.id, fact.sources);
+    await writeHistory(tx, { ...owner(context, next.id), operation: "UPDATE", before: { validAt: next.validAt }, after: { validAt: fact.validAt }, reason: "an earlier statement of the same value" });
+    context.operations.push({ op: "UPDATE", kind: "fact", memory_id: next.id, key: fact.key, reason: "valid since an earlier statement" });
+    return;
+  }
+  if (prev || next) return supersede(context, fact, versions, prev, next);
+
+  const duplicate = await findDuplicate(context, fact.content, ["semantic"]);
+  if (duplicate) return confirm(context, "fact", duplicate.row, fact.sources, duplicate.reason);
+  const id = randomUUID();
+  await insertMemory(tx, factRow(context, id, fact, { version: 1 }), fact.sources, context.actor);
+  context.operations.push({ op: "ADD", kind: "fact", memory_id: id, key: fact.key, reason: "new fact" });
+}
+
+/** A new value for a key: the version valid at that time ends, the new one begins (C4). */
+async function supersede(context: Context, fact: FactCandidate, versions: MemoryRecord[], prev: MemoryRecord | undefined, next: MemoryRecord | undefined): Promise<void> {
+  const { tx } = context;
+  const id = randomUUID();
+  const version = Math.max(...versions.map((row) => row.version)) + 1;
+  const row = factRow(context, id, fact, {
+    version,
+    // Older than the current version: true from its statement until the next one, and already superseded.
+    ...(next ? { invalidAt: next.validAt, supersededBy: next.id, expiredAt: new Date() } : {}),
+  });
+  await insertMemory(tx, row, fact.sources, context.actor, prev ? `supersedes ${prev.id}` : `historical version before ${next?.id}`);
+  if (prev && (prev.invalidAt === null || prev.invalidAt > fact.validAt)) {
+    const after = { invalidAt: fact.validAt, expiredAt: prev.expiredAt ?? new Date(), supersededBy: id };
+    await tx.update(memories).set({ ...after, updatedAt: sql`now()` }).where(eq(memories.id, prev.id));
+    await writeHistory(tx, { ...owner(context, prev.id), operation: "SUPERSEDE", before: snapshot(prev), after: snapshot({ ...prev, ...after }), reason: `superseded by ${id}` });
+  }
+  context.operations.push({ op: "UPDATE", kind: "fact", memory_id: id, key: fact.key, reason: next ? "historical version of a changed fact" : "supersedes the previous value" });
+
+  const [earlier, later] = next ? [row as MemoryRecord, next] : [prev as MemoryRecord, row as MemoryRecord];
+  if (earlier && later && attitudeFlipped(earlier.value, later.value)) await recordAttitudeChange(context, earlier, later, fact.sources);
+}
+
+async function retractFact(context: Context, fact: FactCandidate, prev: MemoryRecord | undefined): Promise<void> {
+  if (!prev || (prev.invalidAt !== null && prev.invalidAt <= fact.validAt)) {
+    context.operations.push({ op: "NOOP", kind: "fact", memory_id: prev?.id ?? "", key: fact.key, reason: "nothing to retract" });
+    return;
+  }
+  await context.tx.update(memories).set({ invalidAt: fact.validAt, updatedAt: sql`now()` }).where(eq(memories.id, prev.id));
+  await writeHistory(context.tx, {
+    ...owner(context, prev.id),
+    operation: "DELETE",
+    before: snapshot(prev),
+    after: { invalidAt: fact.validAt, retractedBy: fact.sources },
+    reason: fact.content,
+  });
+  context.operations.push({ op: "DELETE", kind: "fact", memory_id: prev.id, key: fact.key, reason: "retracted by the user" });
+}
+
+async function applyInsight(context: Context, insight: InsightCandidate): Promise<void> {
+  const duplicate = await findDuplicate(context, insight.content, ["insight"]);
+  if (duplicate) return confirm(context, "insight", duplicate.row, insight.sources, duplicate.reason);
+  const id = randomUUID();
+  await insertMemory(
+    context.tx,
+    {
+      id,
+      appId: context.scope.appId,
+      userId: context.scope.userId,
+      sessionId: insight.sessionId,
+      type: "insight",
+      subtype: "insight",
+      content: insight.content,
+      importance: insight.importance,
+      validAt: insight.validAt,
+      contentHash: contentHash(insight.content),
+      ...embeddingOf(context, insight.content),
+    },
+    insight.sources,
+    context.actor,
+  );
+  context.operations.push({ op: "ADD", kind: "insight", memory_id: id, key: null, reason: "new insight" });
+}
+
+/** "Loved cats, now hates them" is itself worth remembering (C4, seed 003 §3.5). */
+async function recordAttitudeChange(context: Context, earlier: MemoryRecord, later: MemoryRecord, sources: SourceRef[]): Promise<void> {
+  const before = earlier.value as { attitude: string; object: string };
+  const after = later.value as { attitude: string };
+  const content = `User's attitude towards ${before.object} changed from "${before.attitude}" (${day(earlier.validAt)}) to "${after.attitude}" (${day(later.validAt)}).`;
+  if (await findDuplicate(context, content, ["insight"], false)) return;
+  const id = randomUUID();
+  await insertMemory(
+    context.tx,
+    {
+      id,
+      appId: context.scope.appId,
+      userId: context.scope.userId,
+      sessionId: later.sessionId,
+      type: "insight",
+      subtype: "reflection",
+      content,
+      key: earlier.key,
+      importance: 0.7,
+      validAt: later.validAt,
+      contentHash: contentHash(content),
+      metadata: { from_memory: earlier.id, to_memory: later.id },
+    },
+    sources,
+    context.actor,
+    "attitude changed",
+  );
+  context.operations.push({ op: "ADD", kind: "insight", memory_id: id, key: earlier.key, reason: "attitude change" });
+}
+
+async function confirm(context: Context, kind: "fact" | "insight", row: MemoryRecord, sources: SourceRef[], reason: string): Promise<void> {
+  await addSources(context.tx, row.id, sources);
+  context.operations.push({ op: "NOOP", kind, memory_id: row.id, key: row.key, reason });
+}
+
+/** Same content hash, or (with vectors) cosine similarity above the duplicate threshold. */
+async function findDuplicate(context: Context, content: string, types: string[], bySimilarity = true): Promise<{ row: MemoryRecord; reason: string } | null> {
+  const { tx, scope } = context;
+  const current = and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId), inArray(memories.type, types as MemoryRecord["type"][]), isNull(memories.expiredAt));
+  const [sameHash] = await tx.select().from(memories).where(and(current, eq(memories.contentHash, contentHash(content)))).limit(1);
+  if (sameHash) return { row: sameHash, reason: "same content" };
+  const vector = context.vectors.get(content);
+  if (!bySimilarity || !vector) return null;
+  const literal = toVectorLiteral(vector);
+  const [nearest] = await queryRows<{ id: string; similarity: number }>(
+    tx,
+    sql`SELECT id, 1 - (embedding <=> ${literal}::halfvec) AS similarity FROM memories
+         WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND type IN ${types} AND expired_at IS NULL
+           AND embedding IS NOT NULL AND embedding_model = ${context.model}
+         ORDER BY embedding <=> ${literal}::halfvec LIMIT 1`,
+  );
+  if (!nearest || Number(nearest.similarity) <= DUPLICATE_SIMILARITY) return null;
+  const [row] = await tx.select().from(memories).where(eq(memories.id, nearest.id));
+  return row ? { row, reason: `similarity ${Number(nearest.similarity).toFixed(3)} > ${DUPLICATE_SIMILARITY}` } : null;
+}
+
+function factRow(context: Context, id: string, fact: FactCandidate, extra: Partial<MemoryRecord>) {
+  return {
+    id,
+    appId: context.scope.appId,
+    userId: context.scope.userId,
+    sessionId: fact.sessionId,
+    type: "semantic" as const,
+    subtype: fact.type,
+    content: fact.content,
+    key: fact.key,
+    value: fact.value,
+    confidence: fact.confidence,
+    importance: fact.importance,
+    validAt: fact.validAt,
+    contentHash: contentHash(fact.content),
+    ...embeddingOf(context, fact.content),
+    ...extra,
+  };
+}
+
+function embeddingOf(context: Context, content: string) {
+  const vector = context.vectors.get(content);
+  return vector ? { embedding: vector, embeddingModel: context.model, embeddedAt: new Date() } : {};
+}
+
+function sameStatement(row: MemoryRecord, fact: FactCandidate): boolean {
+  return row.contentHash === contentHash(fact.content) || JSON.stringify(row.value) === JSON.stringify(fact.value);
+}
+
+function attitudeFlipped(before: unknown, after: unknown): boolean {
+  const polarity = (value: unknown) => (value && typeof value === "object" && typeof (value as { polarity?: unknown }).polarity === "number" ? (value as { polarity: number }).polarity : null);
+  const [a, b] = [polarity(before), polarity(after)];
+  return a !== null && b !== null && a !== b && typeof (before as { object?: unknown }).object === "string";
+}
+
+function owner(context: Context, memoryId: string) {
+  return { memoryId, appId: context.scope.appId, userId: context.scope.userId, actor: context.actor };
+}
+
+function day(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Executor } from "../db/database.js";
+import { type HistoryOperation, memories, memoryHistory, memorySources } from "../db/schema/index.js";
+import type { SourceRef } from "./recall.js";
+
+export type MemoryInsert = typeof memories.$inferInsert;
+export type MemoryRecord = typeof memories.$inferSelect;
+
+/** The fields of a memory that history shows before and after a change. */
+export function snapshot(row: Partial<MemoryRecord>): Record<string, unknown> {
+  const fields = ["content", "type", "subtype", "key", "value", "confidence", "importance", "validAt", "invalidAt", "expiredAt", "version", "supersededBy", "traitStage", "reinforcementCount", "contradictionCount"] as const;
+  return Object.fromEntries(fields.filter((field) => row[field] !== undefined).map((field) => [field, row[field]]));
+}
+
+export async function writeHistory(
+  tx: Executor,
+  entry: { memoryId: string; appId: string; userId: string; operation: HistoryOperation; actor: string; before?: unknown; after?: unknown; reason?: string },
+): Promise<void> {
+  await tx.insert(memoryHistory).values({
+    id: randomUUID(),
+    memoryId: entry.memoryId,
+    appId: entry.appId,
+    userId: entry.userId,
+    operation: entry.operation,
+    actor: entry.actor,
+    before: entry.before ?? null,
+    after: entry.after ?? null,
+    reason: entry.reason ?? null,
+  });
+}
+
+export async function addSources(tx: Executor, memoryId: string, sources: SourceRef[]): Promise<void> {
+  if (sources.length === 0) return;
+  await tx
+    .insert(memorySources)
+    .values(sources.map((source) => ({ memoryId, eventId: source.event_id, sessionId: source.session_id, seq: source.seq })))
+    .onConflictDoNothing();
+}
+
+/** Inserts a memory with its sources and an ADD history row. */
+export async function insertMemory(tx: Executor, row: MemoryInsert & { id: string }, sources: SourceRef[], actor: string, reason?: string): Promise<void> {
+  await tx.insert(memories).values(row);
+  await addSources(tx, row.id, sources);
+  await writeHistory(tx, { memoryId: row.id, appId: row.appId, userId: row.userId, operation: "ADD", actor, after: snapshot(row), ...(reason ? { reason } : {}) });
+}
+
+/** Serialises consolidation of one user across workers and connections (C5). */
+export async function lockUser(tx: Executor, appId: string, userId: string): Promise<void> {
+  // Length-prefixed, so ("a:b", "c") and ("a", "b:c") never share a lock key.
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${appId.length}:${appId}:${userId}`}, 0))`);
+}

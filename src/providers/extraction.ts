@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+/** Seqs of the turns a candidate came from; every extracted item must name at least one. */
+const SourceSeqsSchema = z.array(z.number().int().min(1)).min(1);
+
+export const FACT_TYPES = ["preference", "rule", "profile"] as const;
+
+/**
+ * A semantic fact (C2): `key` identifies what the fact is about (two facts with one key
+ * contradict unless their values agree), `value` is the structured content, `content` the
+ * sentence shown to an agent. `operation: "DELETE"` retracts what the key said before.
+ */
+export const ExtractedFactSchema = z.object({
+  type: z.enum(FACT_TYPES),
+  key: z
+    .string()
+    .min(1)
+    .max(120)
+    .transform((key) => key.trim().toLowerCase().replace(/\s+/g, "_")),
+  value: z.union([z.record(z.string(), z.unknown()), z.string(), z.number(), z.boolean()]),
+  content: z.string().min(1).max(1000),
+  confidence: z.number().min(0).max(1).default(0.8),
+  operation: z.enum(["ADD", "DELETE"]).default("ADD"),
+  source_seqs: SourceSeqsSchema,
+});
+export type ExtractedFact = z.infer<typeof ExtractedFactSchema>;
+
+export const ExtractedInsightSchema = z.object({
+  content: z.string().min(1).max(1000),
+  importance: z.enum(["high", "medium", "low"]).default("medium"),
+  source_seqs: SourceSeqsSchema,
+});
+export type ExtractedInsight = z.infer<typeof ExtractedInsightSchema>;
+
+export const TraitEvidenceSchema = z.object({
+  subtype: z.enum(["behavior", "preference", "core"]),
+  key: z
+    .string()
+    .min(1)
+    .max(120)
+    .transform((key) => key.trim().toLowerCase().replace(/\s+/g, "_")),
+  content: z.string().min(1).max(500),
+  direction: z.enum(["supporting", "contradicting"]),
+  quality: z.enum(["A", "B", "C", "D"]),
+  source_seqs: SourceSeqsSchema,
+});
+export type TraitEvidenceCandidate = z.infer<typeof TraitEvidenceSchema>;
+
+export const ExtractionSchema = z.object({
+  facts: z.array(ExtractedFactSchema).default([]),
+  insights: z.array(ExtractedInsightSchema).default([]),
+  traits: z.array(TraitEvidenceSchema).default([]),
+});
+export type Extraction = z.infer<typeof ExtractionSchema>;
+
+export const IMPORTANCE_BY_LEVEL = { high: 0.9, medium: 0.6, low: 0.3 } as const;
