@@ -13,6 +13,7 @@ export function sessionJson(row: SessionRow, state?: ScopedState) {
     metadata: row.metadata,
     last_seq: row.lastSeq,
     replayed_seq: row.replayedSeq,
+    reflected_seq: row.reflectedSeq,
     started_at: row.startedAt.toISOString(),
     ended_at: row.endedAt?.toISOString() ?? null,
     last_event_at: row.lastEventAt?.toISOString() ?? null,

@@ -81,13 +81,16 @@ describe("append → fast replay → embedding → context window", () => {
     expect(sources.map((row) => row.seq)).toEqual([1, 2]);
   });
 
-  it("flushes a session's replay when it ends", async () => {
+  it("summarises and reflects a session when it ends", async () => {
     const sessionId = await createSession(runtime.app, "cy");
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "Remember that I am allergic to peanuts.")] });
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
     await waitForSettled(runtime.app, "cy");
-    const memories = (await call(runtime.app, "GET", "/v1/memories?user_id=cy")).body.memories;
-    expect(memories).toHaveLength(1);
-    expect(memories[0].content).toContain("allergic to peanuts");
+    const episodes = (await call(runtime.app, "GET", "/v1/memories?user_id=cy&type=episodic")).body.memories;
+    expect(episodes).toHaveLength(1);
+    expect(episodes[0].content).toContain("allergic to peanuts");
+    const facts = (await call(runtime.app, "GET", "/v1/memories?user_id=cy&type=semantic")).body.memories;
+    expect(facts.map((fact: { key: string; content: string }) => [fact.key, fact.content])).toEqual([["profile:allergy:peanut", "User is allergic to peanuts."]]);
+    expect((await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body.reflected_seq).toBe(1);
   });
 });
