@@ -5,8 +5,10 @@ import { createErrorHandler, errorResponse } from "./middleware/error-handler.js
 import { contextRoutes } from "./routes/context.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memories.js";
+import { instructionRoutes } from "./routes/instructions.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { userRoutes } from "./routes/users.js";
 
 /**
  * The Hono app: the same on Workers and Node. Dependencies arrive ready-made, so this file only
@@ -28,6 +30,8 @@ export function createApp(deps: AppDeps) {
   app.route("/v1/context", contextRoutes);
   app.route("/v1/memories", memoryRoutes);
   app.route("/v1/pipeline", pipelineRoutes);
+  app.route("/v1/instructions", instructionRoutes);
+  app.route("/v1/users", userRoutes);
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

@@ -1,3 +1,5 @@
+import type { consolidationJobs, memoryHistory } from "../src/db/schema/index.js";
+import type { InstructionRow } from "../src/memory/instructions.js";
 import type { MemoryRow } from "../src/memory/memory-read.js";
 import type { ScopedState } from "../src/sessions/scoped-state.js";
 import type { SessionEventRow } from "../src/sessions/event-log.js";
@@ -79,4 +81,37 @@ export function memoryJson(row: MemoryRow, sources?: { session_id: string; event
     embedded: row.embedding !== null,
     ...(sources ? { sources } : {}),
   };
+}
+
+export function historyJson(row: typeof memoryHistory.$inferSelect) {
+  return {
+    id: row.id,
+    operation: row.operation,
+    actor: row.actor,
+    before: row.before ?? null,
+    after: row.after ?? null,
+    reason: row.reason,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+export function jobJson(row: typeof consolidationJobs.$inferSelect) {
+  return {
+    id: row.id,
+    job_type: row.jobType,
+    status: row.status,
+    session_id: row.sessionId,
+    run_id: row.runId,
+    from_seq: row.fromSeq,
+    to_seq: row.toSeq,
+    progress: row.progress,
+    result: row.result ?? null,
+    error: row.error,
+    started_at: row.startedAt.toISOString(),
+    completed_at: row.completedAt?.toISOString() ?? null,
+  };
+}
+
+export function instructionJson(row: InstructionRow) {
+  return { app_id: row.appId, key: row.key, version: row.version, content: row.content, metadata: row.metadata, created_at: row.createdAt.toISOString() };
 }

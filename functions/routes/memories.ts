@@ -1,11 +1,18 @@
 import { Hono } from "hono";
-import { ListMemoriesQuerySchema, getMemory, listMemories } from "../../src/memory/memory-read.js";
+import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/memory-commands.js";
+import { ListMemoriesQuerySchema, getMemory, getMemoryHistory, listMemories } from "../../src/memory/memory-read.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
-import { memoryJson } from "../serializers.js";
+import { historyJson, memoryJson } from "../serializers.js";
 
-/** Read access to derived memories with their provenance (M3). */
+/** Memories with their provenance (M3) and history (M4), structured ingestion and soft delete. */
 export const memoryRoutes = new Hono<AppEnv>()
+  .post("/", validate("json", CreateMemorySchema), async (c) => {
+    const { db, embedder } = c.var.deps;
+    const operation = await createMemory({ db, embedder }, c.req.valid("json"));
+    const { row, sources } = await getMemory(db, operation.memory_id);
+    return c.json({ operation: operation.op, reason: operation.reason, memory: memoryJson(row, sources) }, operation.op === "NOOP" ? 200 : 201);
+  })
   .get("/", validate("query", ListMemoriesQuerySchema), async (c) => {
     const rows = await listMemories(c.var.deps.db, c.req.valid("query"));
     return c.json({ memories: rows.map((row) => memoryJson(row)) });
@@ -13,4 +20,12 @@ export const memoryRoutes = new Hono<AppEnv>()
   .get("/:id", async (c) => {
     const { row, sources } = await getMemory(c.var.deps.db, c.req.param("id"));
     return c.json(memoryJson(row, sources));
+  })
+  .get("/:id/history", async (c) => {
+    const { memory, entries } = await getMemoryHistory(c.var.deps.db, c.req.param("id"));
+    return c.json({ memory_id: memory.id, history: entries.map(historyJson) });
+  })
+  .delete("/:id", async (c) => {
+    const row = await deleteMemory(c.var.deps.db, c.req.param("id"));
+    return c.json(memoryJson(row));
   });

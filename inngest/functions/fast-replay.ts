@@ -46,6 +46,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           const loaded = await loadReplayChunk(deps.db, sessionId, deps.settings.replayMaxEvents);
           if (!loaded) return null;
           const jobId = stableUuid(`${runId}:fast_replay:${loaded.fromSeq}`);
+          // The job records the new events; the summary covers the whole chunk.
           await startJob(deps.db, {
             id: jobId,
             appId: loaded.session.appId,
@@ -80,6 +81,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
             jobId: backlog.jobId,
             session: backlog.session,
             fromSeq: backlog.fromSeq,
+            chunkStart: backlog.chunkStart,
             toSeq: backlog.toSeq,
             summary,
             importance: ruleImportance(backlog.events.map((e) => e.content)),

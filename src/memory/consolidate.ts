@@ -173,6 +173,7 @@ async function applyInsight(context: Context, insight: InsightCandidate): Promis
       importance: insight.importance,
       validAt: insight.validAt,
       contentHash: contentHash(insight.content),
+      metadata: origin(context),
       ...embeddingOf(context, insight.content),
     },
     insight.sources,
@@ -252,6 +253,7 @@ function factRow(context: Context, id: string, fact: FactCandidate, extra: Parti
     importance: fact.importance,
     validAt: fact.validAt,
     contentHash: contentHash(fact.content),
+    metadata: origin(context),
     ...embeddingOf(context, fact.content),
     ...extra,
   };
@@ -270,6 +272,11 @@ function attitudeFlipped(before: unknown, after: unknown): boolean {
   const polarity = (value: unknown) => (value && typeof value === "object" && typeof (value as { polarity?: unknown }).polarity === "number" ? (value as { polarity: number }).polarity : null);
   const [a, b] = [polarity(before), polarity(after)];
   return a !== null && b !== null && a !== b && typeof (before as { object?: unknown }).object === "string";
+}
+
+/** Whether a memory can be derived again from the log (rebuild keeps API-written ones). */
+function origin(context: Context): { origin: "api" | "log" } {
+  return { origin: context.actor === "api" ? "api" : "log" };
 }
 
 function owner(context: Context, memoryId: string) {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { consolidationJobs, memories, memoryHistory, memorySources, sessions } from "../db/schema/index.js";
 import { canonicalJson, sha256Hex } from "../util/hash.js";
@@ -13,8 +13,10 @@ export interface EpisodeSource {
 export interface WriteEpisodeInput {
   jobId: string;
   session: { id: string; appId: string; userId: string };
-  /** The watermark this summary starts after; the write happens only if it is still current. */
+  /** The watermark this summary was computed after; the write happens only if it is still current. */
   fromSeq: number;
+  /** First seq the summary covers (the chunk start); an episode of the same chunk is replaced. */
+  chunkStart: number;
   toSeq: number;
   summary: string;
   importance: number;
@@ -52,6 +54,17 @@ export async function writeEpisode(db: Database, input: WriteEpisodeInput): Prom
     }
 
     const memoryId = randomUUID();
+    const [previous] = await tx
+      .select()
+      .from(memories)
+      .where(
+        and(
+          eq(memories.sessionId, input.session.id),
+          eq(memories.type, "episodic"),
+          isNull(memories.expiredAt),
+          sql`(${memories.metadata} ->> 'from_seq')::int = ${input.chunkStart}`,
+        ),
+      );
     const first = input.sources[0];
     const last = input.sources[input.sources.length - 1];
     const row = {
@@ -66,7 +79,7 @@ export async function writeEpisode(db: Database, input: WriteEpisodeInput): Prom
       validAt: new Date(last?.occurredAt ?? Date.now()),
       contentHash: contentHash(input.summary),
       metadata: {
-        from_seq: input.fromSeq + 1,
+        from_seq: input.chunkStart,
         to_seq: input.toSeq,
         started_at: first?.occurredAt,
         ended_at: last?.occurredAt,
@@ -85,8 +98,22 @@ export async function writeEpisode(db: Database, input: WriteEpisodeInput): Prom
       operation: "ADD",
       actor: "fast-replay",
       after: { content: row.content, type: row.type, subtype: row.subtype, metadata: row.metadata },
-      reason: `summary of events ${input.fromSeq + 1}-${input.toSeq}`,
+      reason: previous ? `rolling summary of events ${input.chunkStart}-${input.toSeq}, replaces ${previous.id}` : `summary of events ${input.chunkStart}-${input.toSeq}`,
     });
+    if (previous) {
+      await tx.update(memories).set({ expiredAt: sql`now()`, supersededBy: memoryId, updatedAt: sql`now()` }).where(eq(memories.id, previous.id));
+      await tx.insert(memoryHistory).values({
+        id: randomUUID(),
+        memoryId: previous.id,
+        appId: input.session.appId,
+        userId: input.session.userId,
+        operation: "SUPERSEDE",
+        actor: "fast-replay",
+        before: { content: previous.content, metadata: previous.metadata },
+        after: { superseded_by: memoryId },
+        reason: `events up to ${input.toSeq} arrived`,
+      });
+    }
     await tx
       .update(consolidationJobs)
       .set({ status: "completed", completedAt: sql`now()`, result: { memory_id: memoryId }, progress: { done: input.toSeq - input.fromSeq } })

@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import { type SQL, and, asc, desc, eq, gt, isNotNull, isNull, lte, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../db/database.js";
-import { MEMORY_TYPES, memories, memorySources } from "../db/schema/index.js";
+import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../db/schema/index.js";
 import { notFound } from "../errors.js";
 
 export type MemoryRow = typeof memories.$inferSelect;
@@ -10,6 +10,11 @@ export const ListMemoriesQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),
   app_id: z.string().trim().min(1).max(200).default("default"),
   type: z.enum(MEMORY_TYPES).optional(),
+  subtype: z.string().min(1).max(100).optional(),
+  key: z.string().min(1).max(200).optional(),
+  session_id: z.uuid().optional(),
+  /** World as it was at this time (M2): valid then, and not deleted since. */
+  as_of: z.iso.datetime({ offset: true }).optional(),
   include_expired: z.enum(["true", "false"]).default("false"),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
@@ -29,9 +34,29 @@ export async function getMemory(db: Database, id: string) {
   return { row, sources };
 }
 
+/**
+ * A user's memories, newest first. By default only current ones (not expired, valid now);
+ * `as_of` gives those valid at that time, superseded versions included (bi-temporal, M2), but
+ * never deleted ones; `include_expired` lists every version.
+ */
 export async function listMemories(db: Database, query: ListMemoriesQuery): Promise<MemoryRow[]> {
-  const conditions = [eq(memories.appId, query.app_id), eq(memories.userId, query.user_id)];
+  const conditions: (SQL | undefined)[] = [eq(memories.appId, query.app_id), eq(memories.userId, query.user_id)];
   if (query.type) conditions.push(eq(memories.type, query.type));
-  if (query.include_expired === "false") conditions.push(isNull(memories.expiredAt));
-  return db.select().from(memories).where(and(...conditions)).orderBy(desc(memories.createdAt)).limit(query.limit);
+  if (query.subtype) conditions.push(eq(memories.subtype, query.subtype));
+  if (query.key) conditions.push(eq(memories.key, query.key));
+  if (query.session_id) conditions.push(eq(memories.sessionId, query.session_id));
+  if (query.as_of) {
+    const at = new Date(query.as_of);
+    conditions.push(lte(memories.validAt, at), or(isNull(memories.invalidAt), gt(memories.invalidAt, at)));
+    conditions.push(or(isNull(memories.expiredAt), isNotNull(memories.supersededBy)));
+  } else if (query.include_expired === "false") {
+    conditions.push(isNull(memories.expiredAt), or(isNull(memories.invalidAt), gt(memories.invalidAt, new Date())));
+  }
+  return db.select().from(memories).where(and(...conditions)).orderBy(desc(memories.validAt), desc(memories.createdAt)).limit(query.limit);
+}
+
+export async function getMemoryHistory(db: Database, id: string) {
+  const { row } = await getMemory(db, id);
+  const entries = await db.select().from(memoryHistory).where(eq(memoryHistory.memoryId, id)).orderBy(asc(memoryHistory.createdAt));
+  return { memory: row, entries };
 }

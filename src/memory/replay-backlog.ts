@@ -13,15 +13,20 @@ export interface BacklogEvent {
 
 export interface ReplayChunk {
   session: { id: string; appId: string; userId: string };
-  /** The watermark the chunk starts after. */
+  /** The watermark when the chunk was loaded; the write only happens if it is still current. */
   fromSeq: number;
+  /** First seq of the chunk: chunks are fixed ranges of `maxEvents` seqs. */
+  chunkStart: number;
   toSeq: number;
   events: BacklogEvent[];
 }
 
 /**
- * The next events of a session that fast replay has not summarised yet (after `replayed_seq`),
- * at most `maxEvents`; null when the session is caught up or gone.
+ * The chunk of a session that holds the first event fast replay has not summarised (after
+ * `replayed_seq`). Chunks are fixed seq ranges (1-40, 41-80, … for `maxEvents` = 40): a chunk
+ * that already has an episode is loaded whole and its episode is rewritten with the new events
+ * (a rolling summary), so the episodes depend only on the log, not on when replay ran.
+ * Null when the session is caught up or gone.
  */
 export async function loadReplayChunk(db: Database, sessionId: string, maxEvents: number): Promise<ReplayChunk | null> {
   const [session] = await db
@@ -29,6 +34,7 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
     .from(sessions)
     .where(eq(sessions.id, sessionId));
   if (!session || session.lastSeq <= session.replayedSeq) return null;
+  const chunkStart = Math.floor(session.replayedSeq / maxEvents) * maxEvents + 1;
   const rows = await db
     .select({
       id: sessionEvents.id,
@@ -39,7 +45,7 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
       occurredAt: sessionEvents.occurredAt,
     })
     .from(sessionEvents)
-    .where(and(eq(sessionEvents.sessionId, sessionId), gt(sessionEvents.seq, session.replayedSeq)))
+    .where(and(eq(sessionEvents.sessionId, sessionId), gt(sessionEvents.seq, chunkStart - 1)))
     .orderBy(asc(sessionEvents.seq))
     .limit(maxEvents);
   if (rows.length === 0) return null;
@@ -55,6 +61,7 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
   return {
     session: { id: session.id, appId: session.appId, userId: session.userId },
     fromSeq: session.replayedSeq,
+    chunkStart,
     toSeq: (events[events.length - 1] as BacklogEvent).seq,
     events,
   };

@@ -1,4 +1,4 @@
-import { sessionEnded, sessionEventsAppended } from "../../inngest/events.js";
+import { reflectionRequested, sessionEnded, sessionEventsAppended } from "../../inngest/events.js";
 
 export interface SessionProgress {
   session_id: string;
@@ -11,6 +11,8 @@ export interface SessionProgress {
 export interface PipelineNotifier {
   eventsAppended(progress: SessionProgress): Promise<void>;
   sessionEnded(progress: SessionProgress): Promise<void>;
+  /** Asks for replay and reflection of whole sessions (a rebuild). */
+  rederive(sessions: SessionProgress[]): Promise<void>;
 }
 
 type Send = (events: { name: string; data: Record<string, unknown> }[]) => Promise<unknown>;
@@ -68,6 +70,15 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
     },
     async sessionEnded(progress) {
       await send([sessionEnded.create(progress)]);
+    },
+    async rederive(sessions) {
+      if (sessions.length === 0) return;
+      await send(
+        sessions.flatMap((progress) => [
+          sessionEventsAppended.create(progress),
+          reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason: "rebuild" }),
+        ]),
+      );
     },
   };
 }

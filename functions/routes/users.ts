@@ -1,0 +1,16 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { resetDerivedMemory } from "../../src/memory/rebuild.js";
+import type { AppEnv } from "../deps.js";
+import { validate } from "../middleware/validate.js";
+
+const RebuildSchema = z.strictObject({ app_id: z.string().trim().min(1).max(200).default("default") });
+
+/** Per-user operations. */
+export const userRoutes = new Hono<AppEnv>().post("/:user_id/rebuild", validate("json", RebuildSchema), async (c) => {
+  const { db, notifier, background } = c.var.deps;
+  const scope = { appId: c.req.valid("json").app_id, userId: c.req.param("user_id") };
+  const plan = await resetDerivedMemory(db, scope);
+  background.run(c, "emit rebuild", () => notifier.rederive(plan.sessions));
+  return c.json({ user_id: scope.userId, app_id: scope.appId, deleted_memories: plan.deletedMemories, sessions: plan.sessions.length }, 202);
+});

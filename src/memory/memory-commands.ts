@@ -1,0 +1,90 @@
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "../db/database.js";
+import { memories, sessionEvents } from "../db/schema/index.js";
+import { DomainError, conflict } from "../errors.js";
+import { FACT_TYPES } from "../providers/extraction.js";
+import type { Embedder } from "../providers/types.js";
+import type { CandidateBatch } from "./candidates.js";
+import { type AppliedOperation, consolidate } from "./consolidate.js";
+import { getMemory } from "./memory-read.js";
+import { snapshot, writeHistory } from "./memory-writes.js";
+import type { SourceRef } from "./recall.js";
+
+const Base = {
+  user_id: z.string().trim().min(1).max(200),
+  app_id: z.string().trim().min(1).max(200).default("default"),
+  content: z.string().trim().min(1).max(5000),
+  importance: z.number().min(0).max(1).default(0.6),
+  valid_at: z.iso.datetime({ offset: true }).optional(),
+  /** Events of this user that the memory comes from (M3). */
+  source_event_ids: z.array(z.uuid()).max(100).default([]),
+};
+
+/** Structured ingestion: facts and insights written without the LLM, through the same consolidation. */
+export const CreateMemorySchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    ...Base,
+    type: z.literal("semantic"),
+    subtype: z.enum(FACT_TYPES),
+    key: z.string().trim().min(1).max(120),
+    value: z.union([z.record(z.string(), z.unknown()), z.string(), z.number(), z.boolean()]),
+    confidence: z.number().min(0).max(1).default(1),
+  }),
+  z.strictObject({ ...Base, type: z.literal("insight") }),
+]);
+export type CreateMemory = z.infer<typeof CreateMemorySchema>;
+
+/**
+ * Adds a fact or insight through consolidation (actor "api"): the same dedup, supersede and
+ * history rules as the pipeline apply, so structured ingestion cannot leave a contradiction.
+ */
+export async function createMemory(deps: { db: Database; embedder: Embedder }, input: CreateMemory): Promise<AppliedOperation> {
+  const sources = await resolveSources(deps.db, input);
+  const validAt = input.valid_at ? new Date(input.valid_at) : new Date();
+  const grounded = { sources, validAt, sessionId: sources[0]?.session_id ?? null };
+  const batch: CandidateBatch =
+    input.type === "semantic"
+      ? {
+          facts: [{ type: input.subtype, key: input.key.toLowerCase().replace(/\s+/g, "_"), value: input.value, content: input.content, confidence: input.confidence, operation: "ADD", importance: input.importance, ...grounded }],
+          insights: [],
+          traits: [],
+        }
+      : { facts: [], insights: [{ content: input.content, importance: input.importance, ...grounded }], traits: [] };
+  const result = await consolidate(deps, { appId: input.app_id, userId: input.user_id }, batch, { actor: "api" });
+  const operation = result.applied ? result.operations.find((op) => op.kind !== "trait" && op.reason !== "attitude change") : undefined;
+  if (!operation) throw new Error("consolidation reported no operation for the memory");
+  return operation;
+}
+
+async function resolveSources(db: Database, input: CreateMemory): Promise<SourceRef[]> {
+  if (input.source_event_ids.length === 0) return [];
+  const rows = await db
+    .select({ event_id: sessionEvents.id, session_id: sessionEvents.sessionId, seq: sessionEvents.seq })
+    .from(sessionEvents)
+    .where(and(inArray(sessionEvents.id, input.source_event_ids), eq(sessionEvents.appId, input.app_id), eq(sessionEvents.userId, input.user_id)));
+  const missing = input.source_event_ids.filter((id) => !rows.some((row) => row.event_id === id));
+  if (missing.length > 0) {
+    throw new DomainError("unprocessable", `source events not found for this user: ${missing.join(", ")}`, { field: "source_event_ids", missing });
+  }
+  return rows;
+}
+
+/** Soft delete (M4): the memory expires now and keeps its history; deleting twice is harmless. */
+export async function deleteMemory(db: Database, id: string, actor = "api") {
+  const { row } = await getMemory(db, id);
+  if (row.expiredAt) {
+    if (row.supersededBy) throw conflict(`memory ${id} was superseded by ${row.supersededBy}; delete the current version`, { superseded_by: row.supersededBy });
+    return row;
+  }
+  return db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(memories)
+      .set({ expiredAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(memories.id, id), isNull(memories.expiredAt)))
+      .returning();
+    if (!updated) return (await getMemory(db, id)).row;
+    await writeHistory(tx, { memoryId: id, appId: row.appId, userId: row.userId, operation: "DELETE", actor, before: snapshot(row), after: snapshot(updated), reason: "deleted through the API" });
+    return updated;
+  });
+}

@@ -1,0 +1,48 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { type Database, queryRows } from "../db/database.js";
+import { memories, memoryHistory, sessions } from "../db/schema/index.js";
+import type { SessionProgress } from "../pipeline/notifier.js";
+import { lockUser } from "./memory-writes.js";
+
+export interface RebuildPlan {
+  deletedMemories: number;
+  /** Sessions to replay and reflect again, oldest first. */
+  sessions: SessionProgress[];
+}
+
+/**
+ * First half of a rebuild (E4): under the user's lock, remove every memory derived from the log
+ * (with its history, sources and trait evidence), put API-written memories back the way they
+ * were before log-derived versions superseded them, and reset both watermarks of the user's
+ * sessions. The pipeline then derives everything again from the events.
+ */
+export async function resetDerivedMemory(db: Database, scope: { appId: string; userId: string }): Promise<RebuildPlan> {
+  return db.transaction(async (tx) => {
+    await lockUser(tx, scope.appId, scope.userId);
+    const derived = await queryRows<{ id: string }>(
+      tx,
+      sql`SELECT id FROM memories WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND coalesce(metadata ->> 'origin', 'log') <> 'api'`,
+    );
+    const ids = derived.map((row) => row.id);
+    if (ids.length > 0) {
+      await tx
+        .update(memories)
+        .set({ invalidAt: null, expiredAt: null, supersededBy: null, updatedAt: sql`now()` })
+        .where(and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId), inArray(memories.supersededBy, ids)));
+      await tx.delete(memoryHistory).where(inArray(memoryHistory.memoryId, ids));
+      await tx.delete(memories).where(inArray(memories.id, ids));
+    }
+    const reset = await tx
+      .update(sessions)
+      .set({ replayedSeq: 0, reflectedSeq: 0, updatedAt: sql`now()` })
+      .where(and(eq(sessions.appId, scope.appId), eq(sessions.userId, scope.userId)))
+      .returning({ id: sessions.id, lastSeq: sessions.lastSeq, startedAt: sessions.startedAt });
+    return {
+      deletedMemories: ids.length,
+      sessions: reset
+        .filter((session) => session.lastSeq > 0)
+        .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime())
+        .map((session) => ({ session_id: session.id, app_id: scope.appId, user_id: scope.userId, last_seq: session.lastSeq })),
+    };
+  });
+}
