@@ -80,6 +80,32 @@ describe("fast replay under faults", () => {
   });
 });
 
+describe("deep reflection under faults", () => {
+  it("retries failed and rate-limited extraction and applies the result exactly once", async () => {
+    let calls = 0;
+    const llm: LanguageModel = {
+      id: "flaky-extractor",
+      summarize: offlineLanguageModel.summarize,
+      extract: async (request) => {
+        calls++;
+        if (calls === 1) throw new ProviderError("429 quota", true, 20);
+        if (calls === 2) throw new ProviderError("extraction output is not JSON: Unexpected token", true);
+        return offlineLanguageModel.extract(request);
+      },
+    };
+    const runtime = await start({}, llm);
+    const sessionId = await createSession(runtime.app, "extract-retry");
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I love sailing.")] });
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+    await waitForSettled(runtime.app, "extract-retry");
+    expect(calls).toBe(3);
+    const facts = (await call(runtime.app, "GET", "/v1/memories?user_id=extract-retry&type=semantic")).body.memories;
+    expect(facts.map((fact: { content: string }) => fact.content)).toEqual(["User loves sailing."]);
+    const jobs = (await call(runtime.app, "GET", "/v1/pipeline/jobs?user_id=extract-retry")).body.jobs;
+    expect(jobs.filter((job: { job_type: string }) => job.job_type === "deep_reflection").map((job: { status: string }) => job.status)).toEqual(["completed"]);
+  });
+});
+
 describe("restart in the middle of a run", () => {
   let dataDir: string | undefined;
   afterEach(async () => {

@@ -85,6 +85,27 @@ describe("Gemini language model", () => {
   });
 });
 
+describe("Gemini extraction", () => {
+  const wrap = (text: string) => JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: "model" }, finishReason: "STOP", index: 0 }] });
+
+  it("asks for JSON, cites sequence numbers, and validates the answer", async () => {
+    const answer = { facts: [{ type: "preference", key: "attitude:cats", value: { polarity: 1 }, content: "User loves cats.", confidence: 0.9, source_seqs: [7] }], insights: [], traits: [] };
+    reply = () => ({ status: 200, body: wrap(`\`\`\`json\n${JSON.stringify(answer)}\n\`\`\``) });
+    const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
+    const extraction = await llm.extract({ turns: [{ role: "user", content: "I love cats.", seq: 7 }] });
+    expect(extraction.facts[0]).toMatchObject({ key: "attitude:cats", source_seqs: [7], operation: "ADD" });
+    const body = requests[0]?.body;
+    expect(body.generationConfig).toMatchObject({ responseMimeType: "application/json", temperature: 0 });
+    expect(body.contents[0].parts[0].text).toContain("[7] user: I love cats.");
+  });
+
+  it("reports malformed output as a retryable error instead of a partial result", async () => {
+    reply = () => ({ status: 200, body: wrap('{"facts": [{"type": "preference"') });
+    const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
+    await expect(llm.extract({ turns: [{ role: "user", content: "I love cats.", seq: 1 }] })).rejects.toMatchObject({ retryable: true });
+  });
+});
+
 describe("Gemini embedder", () => {
   it("embeds in batches of at most 100 and keeps the order", async () => {
     reply = (request) => ({
