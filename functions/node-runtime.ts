@@ -9,7 +9,7 @@ import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
 import { executorPipelineView } from "../src/pipeline/executor-view.js";
-import { createPipelineNotifier } from "../src/pipeline/notifier.js";
+import { type PipelineNotifier, createPipelineNotifier } from "../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
 import { type Providers, createProviders } from "../src/providers/index.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
@@ -23,6 +23,7 @@ export interface Runtime {
   /** Present in embedded mode: the in-process Inngest executor. */
   executor: LocalExecutor | undefined;
   background: BackgroundTasks;
+  notifier: PipelineNotifier;
   close(): Promise<void>;
 }
 
@@ -87,12 +88,13 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const inngestHandler = serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin });
   inngestApp.on(["GET", "PUT", "POST"], "/api/inngest", inngestHandler);
   const background = new BackgroundTasks(logger.error);
+  const notifier = createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW));
   const app = createApp({
     db: database.db,
     dbKind: database.kind,
     tokenizer: o200kTokenizer,
     embedder: providers.embedder,
-    notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),
+    notifier,
     pipeline: executor ? executorPipelineView(database.db) : jobsPipelineView(database.db),
     ...(embedded ? {} : { inngestHandler }),
     background,
@@ -108,6 +110,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     providers,
     executor,
     background,
+    notifier,
     async close() {
       await background.settle();
       await executor?.stop();
