@@ -19,6 +19,8 @@ interface Grounded {
   sessionId: string | null;
 }
 
+const FACT_IMPORTANCE_FLOOR = 0.5;
+
 export type FactCandidate = Omit<ExtractedFact, "source_seqs"> & Grounded & { importance: number };
 export type InsightCandidate = Omit<ExtractedInsight, "source_seqs" | "importance"> & Grounded & { importance: number };
 export type TraitCandidate = Omit<TraitEvidenceCandidate, "source_seqs"> & Grounded;
@@ -52,7 +54,8 @@ export function groundExtraction(extraction: Extraction, events: SourceEvent[]):
     facts: byTime(
       extraction.facts.map(({ source_seqs, ...fact }) => {
         const { texts, ...grounded } = ground(source_seqs);
-        return { ...fact, ...grounded, importance: ruleImportance([fact.content, ...texts]) };
+        // A fact the user stated about themselves is worth keeping; rules raise it further.
+        return { ...fact, ...grounded, importance: Math.max(FACT_IMPORTANCE_FLOOR, ruleImportance([fact.content, ...texts])) };
       }),
     ),
     insights: byTime(
