@@ -2,6 +2,9 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
+import { groundExtraction } from "../../src/memory/candidates.js";
+import { consolidate } from "../../src/memory/consolidate.js";
+import { advanceReflectedSeq } from "../../src/memory/reflection-backlog.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
@@ -132,6 +135,23 @@ describe("deep reflection", () => {
     expect(history.map((entry: { operation: string }) => entry.operation)).toEqual(["ADD", "UPDATE", "STAGE_CHANGE"]);
     const evidence = await queryRows<{ quality: string }>(runtime.database.db, sql`SELECT quality FROM trait_evidence WHERE trait_id = ${trait.id} ORDER BY observed_at`);
     expect(evidence.map((row) => row.quality)).toEqual(["B", "A"]);
+  });
+
+  it("never applies a reflected range twice when a committed step is run again after a crash", async () => {
+    const { sessionId } = await sessionSaying("nat", "2024-10-01T10:00:00Z", "I love chess.");
+    await waitForSettled(runtime.app, "nat");
+    const events = await queryRows<{ id: string; seq: number; content: string; occurred_at: Date }>(runtime.database.db, sql`SELECT id, seq, content, occurred_at FROM session_events WHERE session_id = ${sessionId}`);
+    const extraction = await runtime.providers.llm.extract({ turns: events.map((event) => ({ role: "user", content: event.content, seq: event.seq })) });
+    const batch = groundExtraction(extraction, events.map((event) => ({ ...event, sessionId, occurredAt: new Date(event.occurred_at) })));
+    // The same consolidate step, replayed as if its result had not been memoized before a crash.
+    const again = await consolidate({ db: runtime.database.db, embedder: runtime.providers.embedder }, { appId: "default", userId: "nat" }, batch, {
+      actor: "deep-reflection",
+      guard: (tx) => advanceReflectedSeq(tx, sessionId, 0, 1),
+    });
+    expect(again).toEqual({ applied: false, reason: "guard rejected the batch" });
+    expect(await memoriesOf("nat", "&type=semantic&include_expired=true")).toHaveLength(1);
+    const sources = await queryRows<{ n: number }>(runtime.database.db, sql`SELECT count(*)::int AS n FROM memory_sources s JOIN memories m ON m.id = s.memory_id WHERE m.user_id = 'nat' AND m.type = 'semantic'`);
+    expect(sources[0]?.n).toBe(1);
   });
 
   it("rebuilds a user's memory from the log with the same result as the incremental pipeline", async () => {
