@@ -23,7 +23,7 @@ const counting: LanguageModel = {
     const summary = await offlineLanguageModel.summarize(request);
     usage.summarize.calls++;
     usage.summarize.prompt += o200kTokenizer.count(summaryPrompt(request));
-    usage.summarize.output += o200kTokenizer.count(summary);
+    usage.summarize.output += o200kTokenizer.count(summary.text);
     return summary;
   },
   async extract(request) {

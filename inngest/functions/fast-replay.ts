@@ -40,6 +40,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
       if (!parsed.success) throw new NonRetriableError(`invalid ${event.name} payload: ${parsed.error.message}`);
       const { session_id: sessionId, app_id, user_id } = parsed.data;
       const written: string[] = [];
+      let turns = 0;
 
       for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
         const backlog = await step.run(`load-backlog-${chunk}`, async () => {
@@ -62,7 +63,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
         });
         if (!backlog) break;
 
-        let summary: string;
+        let summary: { text: string; sourceSeqs?: number[] };
         try {
           summary = await step.run(`summarize-${backlog.toSeq}`, () =>
             deps.llm
@@ -83,9 +84,10 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
             fromSeq: backlog.fromSeq,
             chunkStart: backlog.chunkStart,
             toSeq: backlog.toSeq,
-            summary,
+            summary: summary.text,
+            ...(summary.sourceSeqs ? { summarySeqs: summary.sourceSeqs } : {}),
             importance: ruleImportance(backlog.events.map((e) => e.content)),
-            sources: backlog.events.map((e) => ({ eventId: e.id, seq: e.seq, occurredAt: e.occurredAt })),
+            events: backlog.events.map((e) => ({ eventId: e.id, seq: e.seq, speaker: e.speaker, content: e.content, occurredAt: e.occurredAt, importance: e.importance })),
             model: deps.llm.id,
           }),
         );
@@ -97,12 +99,13 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           break;
         }
         if (result.memoryId) written.push(result.memoryId);
+        turns += result.turns;
         if (chunk === MAX_CHUNKS_PER_RUN - 1) {
           await step.sendEvent("continue-backlog", sessionEventsAppended.create(parsed.data));
         }
       }
 
-      if (written.length > 0) {
+      if (written.length > 0 || turns > 0) {
         await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
       }
       // Deep reflection costs an LLM call: start it before the session ends only when enough
@@ -111,7 +114,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
       if (importance >= deps.settings.reflectionImportanceThreshold) {
         await step.sendEvent("request-reflection", reflectionRequested.create({ session_id: sessionId, app_id, user_id, reason: "importance" }));
       }
-      return { session_id: sessionId, episodes: written };
+      return { session_id: sessionId, episodes: written, turns };
     },
   );
 }

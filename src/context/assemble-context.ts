@@ -17,7 +17,8 @@ export interface ContextDeps {
 
 /** Budget shares of the optional sections (seed 000 §3.4.3: memories 0.3, history 0.5 of the whole). */
 export const SECTION_SHARES = { memories: 0.4, history: 0.6 } as const;
-const MEMORY_CANDIDATES = 30;
+/** Enough candidates to fill the memory share with short items (~15 tokens each), within bounds. */
+const memoryCandidates = (budget: number) => Math.min(400, Math.max(30, Math.ceil(budget / 15)));
 const HISTORY_CANDIDATES = 100;
 
 /**
@@ -51,7 +52,7 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
     userId: request.user_id,
     text: request.query,
     ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
-    limit: MEMORY_CANDIDATES,
+    limit: memoryCandidates(budget),
   });
 
   const candidates: CandidateSection[] = [];

@@ -1,12 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 
-const TurnSchema = z.looseObject({ speaker: z.string(), dia_id: z.string(), text: z.string() });
+const TurnSchema = z.looseObject({ speaker: z.string(), dia_id: z.string(), text: z.string(), blip_caption: z.string().optional() });
 
 export interface LocomoSession {
   index: number;
   startedAt: Date;
-  turns: { speaker: string; diaId: string; text: string }[];
+  /** `caption` describes a shared photo (blip_caption). */
+  turns: { speaker: string; diaId: string; text: string; caption?: string }[];
 }
 
 export interface LocomoConversation {
@@ -39,7 +40,7 @@ export async function loadLocomo(path: string): Promise<LocomoConversation> {
     sessions.push({
       index,
       startedAt: parseLocomoDate(String(raw[`session_${index}_date_time`])),
-      turns: turns.map((turn) => ({ speaker: turn.speaker, diaId: turn.dia_id, text: turn.text })),
+      turns: turns.map((turn) => ({ speaker: turn.speaker, diaId: turn.dia_id, text: turn.text, ...(turn.blip_caption ? { caption: turn.blip_caption } : {}) })),
     });
   }
   const qa = z

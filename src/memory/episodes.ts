@@ -1,13 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Database } from "../db/database.js";
-import { consolidationJobs, memories, memoryHistory, memorySources, sessions } from "../db/schema/index.js";
+import type { Database, Executor } from "../db/database.js";
+import { consolidationJobs, memories, sessions } from "../db/schema/index.js";
 import { canonicalJson, sha256Hex } from "../util/hash.js";
+import { insertMemories, writeHistory } from "./memory-writes.js";
 
-export interface EpisodeSource {
+export interface EpisodeEvent {
   eventId: string;
   seq: number;
+  speaker: string;
+  content: string;
   occurredAt: string;
+  importance: number;
 }
 
 export interface WriteEpisodeInput {
@@ -20,22 +24,26 @@ export interface WriteEpisodeInput {
   toSeq: number;
   summary: string;
   importance: number;
-  sources: EpisodeSource[];
+  /** Every event of the chunk, oldest first. */
+  events: EpisodeEvent[];
+  /** Seqs the summary was made from; absent means all events of the chunk. */
+  summarySeqs?: number[];
   model: string;
 }
 
 /** `memoryId` is null when the chunk had nothing to summarise and only the watermark moved. */
-export type WriteEpisodeResult = { advanced: true; memoryId: string | null } | { advanced: false; reason: "watermark_moved" };
+export type WriteEpisodeResult = { advanced: true; memoryId: string | null; turns: number } | { advanced: false; reason: "watermark_moved" };
 
 export function contentHash(content: string): string {
   return sha256Hex(canonicalJson(content.trim().toLowerCase().replace(/\s+/g, " ")));
 }
 
 /**
- * Stores one episodic summary with its provenance and advances the fast-replay watermark, all in
- * one transaction (C6). The watermark moves only from the value the summary was computed after,
- * so a retried or concurrent run that lost the race writes nothing. The job row is completed in
- * the same transaction, so job status and memory can never disagree.
+ * Fast replay's write, in one transaction (C6): advance the watermark from the value the summary
+ * was computed after (a run that lost the race writes nothing), store each new event as a `turn`
+ * episode (the raw episodes that retrieval searches, like Graphiti's episodic nodes), store the
+ * chunk's summary with its provenance (rewriting the chunk's previous summary: rolling episodes),
+ * and complete the job.
  */
 export async function writeEpisode(db: Database, input: WriteEpisodeInput): Promise<WriteEpisodeResult> {
   return db.transaction(async (tx) => {
@@ -45,79 +53,103 @@ export async function writeEpisode(db: Database, input: WriteEpisodeInput): Prom
       .where(and(eq(sessions.id, input.session.id), eq(sessions.replayedSeq, input.fromSeq)))
       .returning({ id: sessions.id });
     if (advanced.length === 0) return { advanced: false, reason: "watermark_moved" } as const;
-    if (input.summary.trim() === "") {
-      await tx
-        .update(consolidationJobs)
-        .set({ status: "skipped", completedAt: sql`now()`, result: { reason: "no summarisable text" } })
-        .where(eq(consolidationJobs.id, input.jobId));
-      return { advanced: true, memoryId: null } as const;
-    }
 
-    const memoryId = randomUUID();
-    const [previous] = await tx
-      .select()
-      .from(memories)
-      .where(
-        and(
-          eq(memories.sessionId, input.session.id),
-          eq(memories.type, "episodic"),
-          isNull(memories.expiredAt),
-          sql`(${memories.metadata} ->> 'from_seq')::int = ${input.chunkStart}`,
-        ),
-      );
-    const first = input.sources[0];
-    const last = input.sources[input.sources.length - 1];
-    const row = {
-      id: memoryId,
-      appId: input.session.appId,
-      userId: input.session.userId,
-      sessionId: input.session.id,
-      type: "episodic" as const,
-      subtype: "summary",
-      content: input.summary,
-      importance: input.importance,
-      validAt: new Date(last?.occurredAt ?? Date.now()),
-      contentHash: contentHash(input.summary),
-      metadata: {
-        from_seq: input.chunkStart,
-        to_seq: input.toSeq,
-        started_at: first?.occurredAt,
-        ended_at: last?.occurredAt,
-        model: input.model,
-      },
-    };
-    await tx.insert(memories).values(row);
-    await tx
-      .insert(memorySources)
-      .values(input.sources.map((source) => ({ memoryId, eventId: source.eventId, sessionId: input.session.id, seq: source.seq })));
-    await tx.insert(memoryHistory).values({
-      id: randomUUID(),
-      memoryId,
-      appId: input.session.appId,
-      userId: input.session.userId,
-      operation: "ADD",
-      actor: "fast-replay",
-      after: { content: row.content, type: row.type, subtype: row.subtype, metadata: row.metadata },
-      reason: previous ? `rolling summary of events ${input.chunkStart}-${input.toSeq}, replaces ${previous.id}` : `summary of events ${input.chunkStart}-${input.toSeq}`,
-    });
-    if (previous) {
-      await tx.update(memories).set({ expiredAt: sql`now()`, supersededBy: memoryId, updatedAt: sql`now()` }).where(eq(memories.id, previous.id));
-      await tx.insert(memoryHistory).values({
-        id: randomUUID(),
-        memoryId: previous.id,
-        appId: input.session.appId,
-        userId: input.session.userId,
-        operation: "SUPERSEDE",
-        actor: "fast-replay",
-        before: { content: previous.content, metadata: previous.metadata },
-        after: { superseded_by: memoryId },
-        reason: `events up to ${input.toSeq} arrived`,
-      });
-    }
+    const turns = await writeTurns(tx, input);
+    const memoryId = input.summary.trim() === "" ? null : await writeSummary(tx, input);
     await tx
       .update(consolidationJobs)
-      .set({ status: "completed", completedAt: sql`now()`, result: { memory_id: memoryId }, progress: { done: input.toSeq - input.fromSeq } })
+      .set({
+        status: memoryId ? "completed" : "skipped",
+        completedAt: sql`now()`,
+        result: memoryId ? { memory_id: memoryId, turns } : { reason: "no summarisable text", turns },
+        progress: { done: input.toSeq - input.fromSeq },
+      })
       .where(eq(consolidationJobs.id, input.jobId));
-    return { advanced: true, memoryId } as const;
+    return { advanced: true, memoryId, turns } as const;
   });
+}
+
+async function writeTurns(tx: Executor, input: WriteEpisodeInput): Promise<number> {
+  const fresh = input.events.filter((event) => event.seq > input.fromSeq && event.content.trim() !== "");
+  await insertMemories(
+    tx,
+    fresh.map((event) => {
+      const content = `${event.speaker}: ${event.content}`;
+      return {
+        row: {
+          id: randomUUID(),
+          appId: input.session.appId,
+          userId: input.session.userId,
+          sessionId: input.session.id,
+          type: "episodic" as const,
+          subtype: "turn",
+          content,
+          importance: Math.max(0.3, event.importance),
+          validAt: new Date(event.occurredAt),
+          contentHash: contentHash(content),
+          metadata: { seq: event.seq, origin: "log" },
+        },
+        sources: [{ session_id: input.session.id, event_id: event.eventId, seq: event.seq }],
+      };
+    }),
+    "fast-replay",
+  );
+  return fresh.length;
+}
+
+async function writeSummary(tx: Executor, input: WriteEpisodeInput): Promise<string> {
+  const memoryId = randomUUID();
+  const [previous] = await tx
+    .select()
+    .from(memories)
+    .where(
+      and(
+        eq(memories.sessionId, input.session.id),
+        eq(memories.type, "episodic"),
+        eq(memories.subtype, "summary"),
+        isNull(memories.expiredAt),
+        sql`(${memories.metadata} ->> 'from_seq')::int = ${input.chunkStart}`,
+      ),
+    );
+  const used = input.summarySeqs ? new Set(input.summarySeqs) : undefined;
+  const sources = input.events.filter((event) => !used || used.has(event.seq));
+  const first = input.events[0];
+  const last = input.events[input.events.length - 1];
+  await insertMemories(
+    tx,
+    [
+      {
+        row: {
+          id: memoryId,
+          appId: input.session.appId,
+          userId: input.session.userId,
+          sessionId: input.session.id,
+          type: "episodic",
+          subtype: "summary",
+          content: input.summary,
+          importance: input.importance,
+          validAt: new Date(last?.occurredAt ?? Date.now()),
+          contentHash: contentHash(input.summary),
+          metadata: { from_seq: input.chunkStart, to_seq: input.toSeq, started_at: first?.occurredAt, ended_at: last?.occurredAt, model: input.model, origin: "log" },
+        },
+        sources: sources.map((event) => ({ session_id: input.session.id, event_id: event.eventId, seq: event.seq })),
+        reason: previous ? `rolling summary of events ${input.chunkStart}-${input.toSeq}, replaces ${previous.id}` : `summary of events ${input.chunkStart}-${input.toSeq}`,
+      },
+    ],
+    "fast-replay",
+  );
+  if (previous) {
+    await tx.update(memories).set({ expiredAt: sql`now()`, supersededBy: memoryId, updatedAt: sql`now()` }).where(eq(memories.id, previous.id));
+    await writeHistory(tx, {
+      memoryId: previous.id,
+      appId: input.session.appId,
+      userId: input.session.userId,
+      operation: "SUPERSEDE",
+      actor: "fast-replay",
+      before: { content: previous.content, metadata: previous.metadata },
+      after: { supersededBy: memoryId },
+      reason: `events up to ${input.toSeq} arrived`,
+    });
+  }
+  return memoryId;
 }

@@ -40,9 +40,27 @@ export async function addSources(tx: Executor, memoryId: string, sources: Source
 
 /** Inserts a memory with its sources and an ADD history row. */
 export async function insertMemory(tx: Executor, row: MemoryInsert & { id: string }, sources: SourceRef[], actor: string, reason?: string): Promise<void> {
-  await tx.insert(memories).values(row);
-  await addSources(tx, row.id, sources);
-  await writeHistory(tx, { memoryId: row.id, appId: row.appId, userId: row.userId, operation: "ADD", actor, after: snapshot(row), ...(reason ? { reason } : {}) });
+  await insertMemories(tx, [{ row, sources, ...(reason ? { reason } : {}) }], actor);
+}
+
+/** Inserts many memories with their sources and ADD history rows in three statements. */
+export async function insertMemories(tx: Executor, entries: { row: MemoryInsert & { id: string }; sources: SourceRef[]; reason?: string }[], actor: string): Promise<void> {
+  if (entries.length === 0) return;
+  await tx.insert(memories).values(entries.map((entry) => entry.row));
+  const sources = entries.flatMap((entry) => entry.sources.map((source) => ({ memoryId: entry.row.id, eventId: source.event_id, sessionId: source.session_id, seq: source.seq })));
+  if (sources.length > 0) await tx.insert(memorySources).values(sources).onConflictDoNothing();
+  await tx.insert(memoryHistory).values(
+    entries.map((entry) => ({
+      id: randomUUID(),
+      memoryId: entry.row.id,
+      appId: entry.row.appId,
+      userId: entry.row.userId,
+      operation: "ADD" as const,
+      actor,
+      after: snapshot(entry.row),
+      reason: entry.reason ?? null,
+    })),
+  );
 }
 
 /** Serialises consolidation of one user across workers and connections (C5). */

@@ -4,6 +4,9 @@ import type { MemoryType } from "../db/schema/index.js";
 
 /** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
 export const RRF_K = 60;
+/** BM25 parameters, the usual defaults; term frequency is taken as 1 (memories are short). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
 
 export interface SourceRef {
   session_id: string;
@@ -61,17 +64,32 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
     sources: SourceRef[] | null;
   }>(
     db,
-    sql`WITH q AS (
-          -- Any query term may match: questions rarely repeat every word of the memory.
-          SELECT replace(plainto_tsquery('english', ${query.text})::text, '&', '|')::tsquery AS tsq
+    sql`WITH terms AS (
+          SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ${query.text}))) AS lexeme
+        ),
+        corpus AS (
+          SELECT count(*)::float8 AS n, coalesce(avg(length(m.content_tsv)), 1)::float8 AS avg_len FROM memories m WHERE ${current}
+        ),
+        -- BM25 weights: Postgres ranks (ts_rank) have no inverse document frequency, so a question's
+        -- common words would outweigh its rare, telling ones. Document frequencies come from the
+        -- GIN index, one count per query term.
+        weights AS (
+          SELECT t.lexeme, quote_literal(t.lexeme)::tsquery AS tsq,
+                 ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+            FROM terms t, corpus c,
+                 LATERAL (SELECT count(*)::float8 AS df FROM memories m WHERE ${current} AND m.content_tsv @@ quote_literal(t.lexeme)::tsquery) d
+           WHERE d.df > 0
         ),
         vec AS (${vectorArm}),
         fts AS (
-          SELECT m.id, row_number() OVER (ORDER BY ts_rank_cd(m.content_tsv, q.tsq) DESC) AS rank
-            FROM memories m, q
-           WHERE ${current} AND m.content_tsv @@ q.tsq
-           ORDER BY ts_rank_cd(m.content_tsv, q.tsq) DESC
-           LIMIT ${pool}
+          SELECT id, row_number() OVER (ORDER BY score DESC) AS rank FROM (
+            SELECT m.id, sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(m.content_tsv) / c.avg_len))) AS score
+              FROM memories m JOIN weights w ON m.content_tsv @@ w.tsq, corpus c
+             WHERE ${current}
+             GROUP BY m.id
+             ORDER BY score DESC
+             LIMIT ${pool}
+          ) scored
         ),
         fused AS (
           SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id

@@ -9,6 +9,7 @@ export interface BacklogEvent {
   content: string;
   speaker: string;
   occurredAt: string;
+  importance: number;
 }
 
 export interface ReplayChunk {
@@ -43,6 +44,7 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
       content: sessionEvents.content,
       data: sessionEvents.data,
       occurredAt: sessionEvents.occurredAt,
+      importance: sessionEvents.importance,
     })
     .from(sessionEvents)
     .where(and(eq(sessionEvents.sessionId, sessionId), gt(sessionEvents.seq, chunkStart - 1)))
@@ -57,6 +59,7 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
     // A named speaker (imported transcripts) reads better in a summary than a bare role.
     speaker: typeof row.data?.["speaker"] === "string" ? (row.data["speaker"] as string) : row.role,
     occurredAt: row.occurredAt.toISOString(),
+    importance: row.importance,
   }));
   return {
     session: { id: session.id, appId: session.appId, userId: session.userId },

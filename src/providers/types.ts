@@ -19,6 +19,15 @@ export interface SummaryRequest {
   maxWords: number;
 }
 
+export interface Summary {
+  text: string;
+  /**
+   * The turns the summary was made from, when the model can tell (an extractive summary quotes
+   * some turns and drops the rest); absent means all of them.
+   */
+  sourceSeqs?: number[];
+}
+
 /**
  * The LLM behind consolidation. Every call goes through this interface, so the pipeline runs on
  * Gemini in production and on the deterministic offline implementation here and in tests.
@@ -27,7 +36,7 @@ export interface LanguageModel {
   /** Identifies the model, recorded with what it produced. */
   readonly id: string;
   /** A third-person summary of the turns that keeps decisions and conclusions (C1). */
-  summarize(request: SummaryRequest): Promise<string>;
+  summarize(request: SummaryRequest): Promise<Summary>;
   /**
    * Facts, insights and trait evidence stated in the turns (C2), already validated against
    * `ExtractionSchema`; an implementation throws instead of returning partial output.

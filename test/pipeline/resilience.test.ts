@@ -119,7 +119,7 @@ describe("restart in the middle of a run", () => {
       id: "hanging-model",
       summarize: () => {
         summarizeStarted = true;
-        return new Promise<string>(() => undefined);
+        return new Promise<never>(() => undefined);
       },
       extract: offlineLanguageModel.extract,
     };

@@ -54,7 +54,7 @@ describe("Gemini language model", () => {
       ],
       maxWords: 200,
     });
-    expect(summary).toBe("The user moved to Lisbon for a design job and decided to buy a cargo bike instead of a car.");
+    expect(summary).toEqual({ text: "The user moved to Lisbon for a design job and decided to buy a cargo bike instead of a car." });
     const [request] = requests;
     expect(request?.url).toMatch(/\/models\/gemini-2\.0-flash:generateContent$/);
     expect(request?.headers["x-goog-api-key"]).toBe("test-key");

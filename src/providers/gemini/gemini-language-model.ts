@@ -94,7 +94,7 @@ export function createGeminiLanguageModel(options: GeminiOptions): LanguageModel
     async summarize(request) {
       try {
         const result = await summarizer.generateContent(summaryPrompt(request));
-        return result.response.text().trim();
+        return { text: result.response.text().trim() };
       } catch (error) {
         throw toProviderError(error, "summarize");
       }

@@ -34,8 +34,13 @@ interface Candidate {
  * // 'The user said: "I moved to Berlin last May."'
  */
 export function summarizeExtractively(turns: Turn[], maxWords: number): string {
+  return extractiveSummary(turns, maxWords).text;
+}
+
+/** The summary and the positions (in `turns`) of the turns it quotes. */
+export function extractiveSummary(turns: Turn[], maxWords: number): { text: string; quotedTurns: number[] } {
   const candidates = collectCandidates(turns);
-  if (candidates.length === 0) return "";
+  if (candidates.length === 0) return { text: "", quotedTurns: [] };
   const chosen = selectDiverse(candidates, maxWords);
   if (chosen.length === 0) {
     const best = [...candidates].sort((a, b) => b.score - a.score)[0] as Candidate;
@@ -43,7 +48,7 @@ export function summarizeExtractively(turns: Turn[], maxWords: number): string {
     chosen.push({ ...best, text: `${best.text.split(/\s+/).slice(0, room).join(" ")}…` });
   }
   chosen.sort((a, b) => a.order - b.order);
-  return render(chosen);
+  return { text: render(chosen), quotedTurns: [...new Set(chosen.map((candidate) => candidate.turn))] };
 }
 
 /** Weight of redundancy against salience (maximal marginal relevance). */

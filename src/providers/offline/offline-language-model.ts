@@ -1,5 +1,5 @@
 import type { LanguageModel } from "../types.js";
-import { summarizeExtractively } from "./extractive-summarizer.js";
+import { extractiveSummary } from "./extractive-summarizer.js";
 import { extractByRules } from "./rule-extractor.js";
 
 /**
@@ -8,6 +8,11 @@ import { extractByRules } from "./rule-extractor.js";
  */
 export const offlineLanguageModel: LanguageModel = {
   id: "offline-rules-v1",
-  summarize: async (request) => summarizeExtractively(request.turns, request.maxWords),
+  async summarize(request) {
+    const { text, quotedTurns } = extractiveSummary(request.turns, request.maxWords);
+    // Provenance is exact: only the quoted turns are sources of the summary.
+    const sourceSeqs = quotedTurns.map((index) => request.turns[index]?.seq).filter((seq): seq is number => seq !== undefined);
+    return sourceSeqs.length === quotedTurns.length ? { text, sourceSeqs } : { text };
+  },
   extract: async (request) => extractByRules(request),
 };
