@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { sessionEvents } from "../db/schema/index.js";
 import { notFound } from "../errors.js";
-import { recallMemories } from "../memory/recall.js";
+import { type RecalledMemory, recallMemories } from "../memory/recall.js";
 import type { Embedder } from "../providers/types.js";
 import { getSession } from "../sessions/session-store.js";
 import { type CandidateSection, packSections } from "./pack.js";
@@ -63,8 +63,10 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
     kind: "memories",
     title: "Relevant memories",
     share: SECTION_SHARES.memories,
-    items: recalled.map((memory) => ({
-      text: `- [${memory.validAt.toISOString().slice(0, 10)}] ${memory.content}`,
+    grouped: true,
+    items: withoutRedundant(recalled).map((memory) => ({
+      text: `- ${memory.content}`,
+      group: memory.validAt.toISOString().slice(0, 10),
       memory_id: memory.id,
       sources: memory.sources,
     })),
@@ -89,6 +91,22 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
     prompt: packed.prompt,
     warnings,
   };
+}
+
+/**
+ * Drops an episode (turn or summary) whose source events are all covered by better-ranked
+ * episodes — a turn quoted by a summary already chosen, say: its text is already in the window.
+ * Facts, insights and traits say something else about the same events and are always kept.
+ */
+function withoutRedundant(recalled: RecalledMemory[]): RecalledMemory[] {
+  const covered = new Set<string>();
+  return recalled.filter((memory) => {
+    if (memory.type !== "episodic") return true;
+    const events = memory.sources.map((source) => source.event_id);
+    if (events.length > 0 && events.every((event) => covered.has(event))) return false;
+    for (const event of events) covered.add(event);
+    return true;
+  });
 }
 
 async function embedQuery(embedder: Embedder, query: string): Promise<number[]> {

@@ -15,6 +15,11 @@ export interface CandidateSection {
   chronological?: boolean;
   /** Stop at the first item that does not fit instead of skipping it (history stays contiguous). */
   contiguous?: boolean;
+  /**
+   * Render items under one header line per `item.group` (a day, say), groups in ascending order,
+   * instead of repeating the group on every item: a date prefix would cost half of a short item.
+   */
+  grouped?: boolean;
 }
 
 export interface PackResult {
@@ -78,12 +83,15 @@ export function packSections(candidates: CandidateSection[], budget: number, tok
 function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenizer): { items: ContextItem[]; used: number } {
   const header = tokenizer.count(renderHeader(section.title));
   const items: ContextItem[] = [];
+  const groups = new Set<string>();
   let used = 0;
   for (const item of section.items) {
-    const headerCost = items.length === 0 ? header : 0;
+    const groupCost = section.grouped && item.group !== undefined && !groups.has(item.group) ? tokenizer.count(renderGroup(item.group)) : 0;
+    const headerCost = (items.length === 0 ? header : 0) + groupCost;
     const tokens = tokenizer.count(`${item.text}\n`);
     if (used + headerCost + tokens <= cap) {
       items.push({ ...item, tokens });
+      if (item.group !== undefined) groups.add(item.group);
       used += headerCost + tokens;
       continue;
     }
@@ -107,8 +115,22 @@ function renderHeader(title: string): string {
   return `## ${title}\n`;
 }
 
-function renderBlock(title: string, items: { text: string }[]): string {
-  return `${renderHeader(title)}${items.map((item) => item.text).join("\n")}\n`;
+function renderBlock(title: string, items: { text: string; group?: string }[], grouped = false): string {
+  if (!grouped) return `${renderHeader(title)}${items.map((item) => item.text).join("\n")}\n`;
+  const lines: string[] = [];
+  let current: string | undefined;
+  for (const item of items) {
+    if (item.group !== undefined && item.group !== current) {
+      lines.push(renderGroup(item.group).trimEnd());
+      current = item.group;
+    }
+    lines.push(item.text);
+  }
+  return `${renderHeader(title)}${lines.join("\n")}\n`;
+}
+
+function renderGroup(group: string): string {
+  return `[${group}]\n`;
 }
 
 function render(candidates: CandidateSection[], chosen: Map<SectionKind, ContextItem[]>, tokenizer: Tokenizer): PackResult {
@@ -117,8 +139,12 @@ function render(candidates: CandidateSection[], chosen: Map<SectionKind, Context
   for (const candidate of candidates) {
     const picked = chosen.get(candidate.kind) ?? [];
     if (picked.length === 0) continue;
-    const ordered = candidate.chronological ? [...picked].reverse() : picked;
-    const block = renderBlock(candidate.title, ordered);
+    const ordered = candidate.chronological
+      ? [...picked].reverse()
+      : candidate.grouped
+        ? [...picked].sort((a, b) => (a.group ?? "").localeCompare(b.group ?? ""))
+        : picked;
+    const block = renderBlock(candidate.title, ordered, candidate.grouped);
     blocks.push(block);
     sections.push({ kind: candidate.kind, tokens: tokenizer.count(block), items: ordered });
   }

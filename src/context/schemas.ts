@@ -22,6 +22,8 @@ export const ContextItemSchema = z.object({
   text: z.string(),
   tokens: z.number().int(),
   memory_id: z.string().optional(),
+  /** The header the item is listed under in the prompt (the memory's date). */
+  group: z.string().optional(),
   sources: z.array(SourceSchema),
 });
 export type ContextItem = z.infer<typeof ContextItemSchema>;

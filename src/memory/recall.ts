@@ -45,7 +45,8 @@ export interface RecallQuery {
 export async function recallMemories(db: Database, query: RecallQuery): Promise<RecalledMemory[]> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const current = sql`m.app_id = ${query.appId} AND m.user_id = ${query.userId} AND m.expired_at IS NULL
-                      AND (m.invalid_at IS NULL OR m.invalid_at > now()) AND m.valid_at <= now()`;
+                      AND (m.invalid_at IS NULL OR m.invalid_at > now()) AND m.valid_at <= now()
+                      AND (m.trait_stage IS NULL OR m.trait_stage <> 'dissolved')`;
   const vectorArm = query.vector
     ? sql`SELECT m.id, row_number() OVER (ORDER BY m.embedding <=> ${toVectorLiteral(query.vector.values)}::halfvec) AS rank
             FROM memories m

@@ -39,7 +39,7 @@ export function newTrait(evidence: Evidence): TraitState {
  *   trend → emerging     at 2 reinforcements inside the trend window
  *   emerging → established at 4 reinforcements and confidence ≥ 0.6
  *   established → core    at 8 reinforcements and confidence ≥ 0.85
- *   any → dissolved       when contradictions outnumber reinforcements or confidence < 0.05
+ *   any → dissolved       when contradictions match or outnumber reinforcements, or confidence < 0.05
  * A trend whose window closed before its second observation starts a new window instead.
  */
 export function applyEvidence(state: TraitState, evidence: Evidence): TraitState {
@@ -61,7 +61,7 @@ export function applyEvidence(state: TraitState, evidence: Evidence): TraitState
 }
 
 function stageFor(state: TraitState): TraitStage {
-  if (state.contradictions > state.reinforcements || state.confidence < 0.05) return "dissolved";
+  if (state.contradictions >= state.reinforcements || state.confidence < 0.05) return "dissolved";
   if (state.reinforcements >= 8 && state.confidence >= 0.85) return "core";
   if (state.reinforcements >= 4 && state.confidence >= 0.6) return "established";
   if (state.reinforcements >= 2) return "emerging";

@@ -46,7 +46,7 @@ describe("fast replay under faults", () => {
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I have decided to learn the cello this year.")] });
     await waitForSettled(runtime.app, "retry-user");
     expect(llm.calls).toBe(3);
-    expect(await count(runtime, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'retry-user'`)).toBe(1);
+    expect(await count(runtime, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'retry-user' AND subtype = 'summary'`)).toBe(1);
     expect(await count(runtime, sql`SELECT count(*)::int AS n FROM consolidation_jobs WHERE user_id = 'retry-user' AND status = 'completed'`)).toBe(1);
   });
 
@@ -74,7 +74,7 @@ describe("fast replay under faults", () => {
     // Committed straight to the log, as if the process died before emitting the event.
     await appendEvents(runtime.database.db, o200kTokenizer, sessionId, [message("user", "Remember my anniversary is on June 12th.")]);
     await waitForSettled(runtime.app, "lost-emit");
-    const memories = (await call(runtime.app, "GET", "/v1/memories?user_id=lost-emit")).body.memories;
+    const memories = (await call(runtime.app, "GET", "/v1/memories?user_id=lost-emit&subtype=summary")).body.memories;
     expect(memories).toHaveLength(1);
     expect(memories[0].content).toContain("June 12th");
   });
@@ -137,7 +137,7 @@ describe("restart in the middle of a run", () => {
     const second = await startRuntime(testEnv({ DATA_DIR: dataDir }));
     opened.push(second);
     await waitForSettled(second.app, "restart-user");
-    const memories = (await call(second.app, "GET", "/v1/memories?user_id=restart-user")).body.memories;
+    const memories = (await call(second.app, "GET", "/v1/memories?user_id=restart-user&subtype=summary")).body.memories;
     expect(memories).toHaveLength(1);
     expect(memories[0].content).toContain("Berlin marathon");
     const runs = await queryRows<{ status: string; load_step_at: string }>(

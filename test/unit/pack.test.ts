@@ -6,12 +6,12 @@ import { DomainError } from "../../src/errors.js";
 
 const words = fc.array(fc.constantFrom("memory", "Lisbon", "cello", "🚲", "naïve", "2023-05-08", "co-operate", "\n", "?!", "the", "Kyoto"), { minLength: 1, maxLength: 80 });
 const text = words.map((parts) => parts.join(" "));
-const item = text.map((value) => ({ text: value, sources: [] }));
+const item = fc.record({ text, group: fc.constantFrom("2023-05-08", "2023-06-01", "2024-01-02") }).map((value) => ({ ...value, sources: [] }));
 
-function sections(system: string | undefined, memories: { text: string; sources: never[] }[], history: { text: string; sources: never[] }[]): CandidateSection[] {
+function sections(system: string | undefined, memories: { text: string; group?: string; sources: never[] }[], history: { text: string; sources: never[] }[]): CandidateSection[] {
   return [
     ...(system ? [{ kind: "system" as const, title: "System", items: [{ text: system, sources: [] }], share: 0, required: true }] : []),
-    { kind: "memories", title: "Relevant memories", items: memories, share: 0.4 },
+    { kind: "memories", title: "Relevant memories", items: memories, share: 0.4, grouped: true },
     { kind: "history", title: "Recent conversation", items: history, share: 0.6, chronological: true, contiguous: true },
   ];
 }
@@ -52,6 +52,17 @@ describe("packSections", () => {
     expect(long.startsWith(cut.slice(0, -1))).toBe(true);
     expect(cut.slice(0, -1)).toMatch(/word\d+$/);
     expect(result.totalTokens).toBeLessThanOrEqual(60);
+  });
+
+  it("lists grouped items once under each group header, groups in order", () => {
+    const memories = [
+      { text: "- later fact", group: "2024-02-01", sources: [] },
+      { text: "- early fact", group: "2023-01-01", sources: [] },
+      { text: "- another later fact", group: "2024-02-01", sources: [] },
+    ];
+    const result = packSections(sections(undefined, memories, []), 500, o200kTokenizer);
+    expect(result.prompt).toBe("## Relevant memories\n[2023-01-01]\n- early fact\n[2024-02-01]\n- later fact\n- another later fact\n");
+    expect(result.totalTokens).toBe(o200kTokenizer.count(result.prompt));
   });
 
   it("gives memories the history's unused share", () => {
