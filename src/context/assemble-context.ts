@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { sessionEvents } from "../db/schema/index.js";
 import { notFound } from "../errors.js";
-import { type RecalledMemory, recallMemories } from "../memory/recall.js";
+import { type RecalledMemory, followingTurns, recallMemories } from "../memory/recall.js";
 import type { Embedder } from "../providers/types.js";
 import { getSession } from "../sessions/session-store.js";
 import { type CandidateSection, packSections } from "./pack.js";
@@ -47,13 +47,14 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
     }),
     request.session_id ? recentHistory(deps.db, request.session_id) : Promise.resolve([]),
   ]);
-  const recalled = await recallMemories(deps.db, {
+  const ranked = await recallMemories(deps.db, {
     appId: request.app_id,
     userId: request.user_id,
     text: request.query,
     ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
     limit: memoryCandidates(budget),
   });
+  const recalled = await withFollowingTurns(deps.db, { appId: request.app_id, userId: request.user_id }, ranked);
 
   const candidates: CandidateSection[] = [];
   if (request.system) {
@@ -91,6 +92,31 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
     prompt: packed.prompt,
     warnings,
   };
+}
+
+/** How many of the best turn hits bring their next turn along (tuned on LoCoMo dev: 5 → 0.886, 10 → 0.894, 20 → 0.878). */
+const EXPANDED_TURNS = 10;
+
+/** Puts the turn that follows each of the best turn hits right after it. */
+async function withFollowingTurns(db: Database, scope: { appId: string; userId: string }, ranked: RecalledMemory[]): Promise<RecalledMemory[]> {
+  const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, EXPANDED_TURNS);
+  const following = await followingTurns(db, scope, anchors.map((memory) => ({ sessionId: memory.sessionId as string, seq: memory.seq as number })));
+  if (following.length === 0) return ranked;
+  const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, memory]));
+  const result: RecalledMemory[] = [];
+  const placed = new Set<string>();
+  for (const memory of ranked) {
+    if (placed.has(memory.id)) continue;
+    placed.add(memory.id);
+    result.push(memory);
+    const follower = anchors.includes(memory) ? next.get(`${memory.sessionId}:${(memory.seq as number) + 1}`) : undefined;
+    // A follower ranked further down moves up next to its anchor.
+    if (follower && !placed.has(follower.id)) {
+      result.push(follower);
+      placed.add(follower.id);
+    }
+  }
+  return result;
 }
 
 /**

@@ -17,6 +17,10 @@ export interface SourceRef {
 export interface RecalledMemory {
   id: string;
   type: MemoryType;
+  subtype: string | null;
+  sessionId: string | null;
+  /** For turn episodes: the event's seq in its session. */
+  seq: number | null;
   content: string;
   importance: number;
   validAt: Date;
@@ -57,6 +61,9 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
   const rows = await queryRows<{
     id: string;
     type: MemoryType;
+    subtype: string | null;
+    session_id: string | null;
+    seq: number | null;
     content: string;
     importance: number;
     valid_at: string | Date;
@@ -95,23 +102,63 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
         fused AS (
           SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id
         )
-        SELECT m.id, m.type, m.content, m.importance, m.valid_at, m.created_at, f.score::float8 AS score,
-               (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
-                  FROM memory_sources s WHERE s.memory_id = m.id) AS sources
+        SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score
           FROM fused f JOIN memories m ON m.id = f.id
          ORDER BY f.score DESC, m.created_at DESC
          LIMIT ${query.limit}`,
   );
-  return rows.map((row) => ({
+  return rows.map(toRecalled);
+}
+
+const RECALLED_COLUMNS = sql`m.id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.valid_at, m.created_at,
+       (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
+          FROM memory_sources s WHERE s.memory_id = m.id) AS sources`;
+
+type RecalledRow = {
+  id: string;
+  type: MemoryType;
+  subtype: string | null;
+  session_id: string | null;
+  seq: number | null;
+  content: string;
+  importance: number;
+  valid_at: string | Date;
+  created_at: string | Date;
+  score: number;
+  sources: SourceRef[] | null;
+};
+
+function toRecalled(row: RecalledRow): RecalledMemory {
+  return {
     id: row.id,
     type: row.type,
+    subtype: row.subtype,
+    sessionId: row.session_id,
+    seq: row.seq === null ? null : Number(row.seq),
     content: row.content,
     importance: Number(row.importance),
     validAt: new Date(row.valid_at),
     createdAt: new Date(row.created_at),
     score: Number(row.score),
     sources: row.sources ?? [],
-  }));
+  };
+}
+
+/**
+ * The turns right after the given turns in their sessions: an answer usually follows the
+ * question it answers, so a hit's next turn is often part of the same evidence.
+ */
+export async function followingTurns(db: Database, scope: { appId: string; userId: string }, anchors: { sessionId: string; seq: number }[]): Promise<RecalledMemory[]> {
+  if (anchors.length === 0) return [];
+  const pairs = JSON.stringify(anchors.map((anchor) => ({ session_id: anchor.sessionId, seq: anchor.seq + 1 })));
+  const rows = await queryRows<RecalledRow>(
+    db,
+    sql`SELECT ${RECALLED_COLUMNS}, 0::float8 AS score
+          FROM jsonb_to_recordset(${pairs}::jsonb) AS p(session_id uuid, seq int)
+          JOIN memories m ON m.session_id = p.session_id AND (m.metadata ->> 'seq')::int = p.seq
+         WHERE m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.subtype = 'turn' AND m.expired_at IS NULL`,
+  );
+  return rows.map(toRecalled);
 }
 
 export function toVectorLiteral(values: number[]): string {

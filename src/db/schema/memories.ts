@@ -61,6 +61,8 @@ export const memories = pgTable(
     index("memories_user_hash_idx").on(table.appId, table.userId, table.contentHash),
     index("memories_user_key_idx").on(table.appId, table.userId, table.key).where(sql`${table.expiredAt} IS NULL`),
     index("memories_tsv_idx").using("gin", table.contentTsv),
+    // Turn episodes by position, for fetching a hit's neighbouring turn.
+    index("memories_session_turn_idx").on(table.sessionId, sql`((${table.metadata} ->> 'seq')::int)`).where(sql`${table.subtype} = 'turn'`),
     index("memories_unembedded_idx").on(table.createdAt).where(sql`${table.embedding} IS NULL AND ${table.expiredAt} IS NULL`),
   ],
 );

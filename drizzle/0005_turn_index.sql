@@ -1,0 +1,1 @@
+CREATE INDEX "memories_session_turn_idx" ON "memories" USING btree ("session_id",(("metadata" ->> 'seq')::int)) WHERE "memories"."subtype" = 'turn';
