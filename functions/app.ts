@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "./deps.js";
 import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
+import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memories.js";
@@ -32,6 +33,7 @@ export function createApp(deps: AppDeps) {
   app.route("/v1/pipeline", pipelineRoutes);
   app.route("/v1/instructions", instructionRoutes);
   app.route("/v1/users", userRoutes);
+  app.route("/v1/adk", adkRoutes);
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
+import type { AccessRecorder } from "../src/memory/access-recorder.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
@@ -20,6 +21,8 @@ export interface AppDeps {
   /** The Inngest serve handler, mounted at /api/inngest when Inngest Cloud calls in over HTTP. */
   inngestHandler?: (c: Context) => Promise<Response>;
   background: BackgroundTasks;
+  /** Batches access counts of memories that reads returned (R2). */
+  accessRecorder: AccessRecorder;
   maxBodyBytes: number;
   log: Log;
 }

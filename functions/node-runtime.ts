@@ -7,6 +7,7 @@ import { o200kTokenizer } from "../src/context/tokenizer.js";
 import { connectDatabase } from "../src/db/connect.js";
 import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
+import { AccessRecorder } from "../src/memory/access-recorder.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
 import { executorPipelineView } from "../src/pipeline/executor-view.js";
 import { type PipelineNotifier, createPipelineNotifier } from "../src/pipeline/notifier.js";
@@ -98,6 +99,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     pipeline: executor ? executorPipelineView(database.db) : jobsPipelineView(database.db),
     ...(embedded ? {} : { inngestHandler }),
     background,
+    accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
     log: logger.error,
   });

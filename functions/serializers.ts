@@ -1,5 +1,6 @@
 import type { consolidationJobs, memoryHistory } from "../src/db/schema/index.js";
 import type { InstructionRow } from "../src/memory/instructions.js";
+import type { ScoredMemory } from "../src/memory/scoring.js";
 import type { MemoryRow } from "../src/memory/memory-read.js";
 import type { ScopedState } from "../src/sessions/scoped-state.js";
 import type { SessionEventRow } from "../src/sessions/event-log.js";
@@ -114,4 +115,19 @@ export function jobJson(row: typeof consolidationJobs.$inferSelect) {
 
 export function instructionJson(row: InstructionRow) {
   return { app_id: row.appId, key: row.key, version: row.version, content: row.content, metadata: row.metadata, created_at: row.createdAt.toISOString() };
+}
+
+export function scoredMemoryJson(memory: ScoredMemory) {
+  return {
+    id: memory.id,
+    type: memory.type,
+    subtype: memory.subtype,
+    content: memory.content,
+    valid_at: memory.validAt.toISOString(),
+    score: memory.finalScore,
+    relevance: Math.round(memory.relevance * 10_000) / 10_000,
+    similarity: Math.round(memory.similarity * 10_000) / 10_000,
+    importance: memory.importance,
+    sources: memory.sources,
+  };
 }

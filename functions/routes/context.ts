@@ -6,6 +6,9 @@ import { validate } from "../middleware/validate.js";
 
 /** Token-budgeted context windows for an agent's next turn (S4). */
 export const contextRoutes = new Hono<AppEnv>().post("/", validate("json", ContextRequestSchema), async (c) => {
-  const { db, embedder, tokenizer } = c.var.deps;
-  return c.json(await assembleContext({ db, embedder, tokenizer }, c.req.valid("json")));
+  const { db, embedder, tokenizer, accessRecorder, background } = c.var.deps;
+  const window = await assembleContext({ db, embedder, tokenizer }, c.req.valid("json"));
+  const ids = window.sections.flatMap((section) => section.items.flatMap((item) => (item.memory_id ? [item.memory_id] : [])));
+  if (ids.length > 0) background.run(c, "record access", () => accessRecorder.record(ids));
+  return c.json(window);
 });

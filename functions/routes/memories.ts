@@ -1,12 +1,25 @@
 import { Hono } from "hono";
 import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/memory-commands.js";
 import { ListMemoriesQuerySchema, getMemory, getMemoryHistory, listMemories } from "../../src/memory/memory-read.js";
+import { SearchMemorySchema, searchMemory } from "../../src/memory/search.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
-import { historyJson, memoryJson } from "../serializers.js";
+import { historyJson, memoryJson, scoredMemoryJson } from "../serializers.js";
 
 /** Memories with their provenance (M3) and history (M4), structured ingestion and soft delete. */
 export const memoryRoutes = new Hono<AppEnv>()
+  .post("/search", validate("json", SearchMemorySchema), async (c) => {
+    const { db, embedder, accessRecorder, background } = c.var.deps;
+    const result = await searchMemory({ db, embedder }, c.req.valid("json"));
+    const ids = result.memories.map((memory) => memory.id);
+    if (ids.length > 0) background.run(c, "record access", () => accessRecorder.record(ids));
+    return c.json({
+      memories: result.memories.map(scoredMemoryJson),
+      no_relevant_memory: result.noRelevantMemory,
+      time_window: result.window ? { from: result.window.from?.toISOString() ?? null, to: result.window.to?.toISOString() ?? null } : null,
+      warnings: result.warnings,
+    });
+  })
   .post("/", validate("json", CreateMemorySchema), async (c) => {
     const { db, embedder } = c.var.deps;
     const operation = await createMemory({ db, embedder }, c.req.valid("json"));

@@ -52,6 +52,8 @@ export const EnvSchema = z.object({
   REFLECTION_IMPORTANCE_THRESHOLD: z.coerce.number().min(0).default(8),
   /** Appends to one session within this window are announced to the pipeline as one event. */
   EMIT_COALESCE_WINDOW: DurationSchema.default("200ms"),
+  /** Access counts of returned memories are written in one batch per interval (R2). */
+  ACCESS_FLUSH_INTERVAL: DurationSchema.default("1s"),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),
   /** How often the sweep re-emits events for sessions whose backlog was never replayed. */
   SWEEP_CRON: z.string().min(9).default("*/1 * * * *"),

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
 import type { MemoryType } from "../db/schema/index.js";
 
@@ -23,14 +23,28 @@ export interface RecalledMemory {
   seq: number | null;
   content: string;
   importance: number;
+  retention: number;
+  accessCount: number;
   validAt: Date;
   createdAt: Date;
   /** RRF score over the vector and full-text rankings. */
   score: number;
+  /** Cosine similarity to the query (0 when the memory was found by text only). */
+  similarity: number;
+  /** Share of the query's BM25 weight that the memory's words match (0-1). */
+  coverage: number;
   sources: SourceRef[];
 }
 
-export interface RecallQuery {
+export interface RecallFilters {
+  types?: MemoryType[];
+  /** The world as it was at this time instead of now (M2). */
+  asOf?: Date;
+  /** Only memories whose `valid_at` falls in this window (S3). */
+  window?: { from?: Date; to?: Date };
+}
+
+export interface RecallQuery extends RecallFilters {
   appId: string;
   userId: string;
   text: string;
@@ -41,42 +55,47 @@ export interface RecallQuery {
   candidates?: number;
 }
 
+/** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
+export function visibleMemories(scope: { appId: string; userId: string }, filters: RecallFilters = {}): SQL {
+  const conditions: SQL[] = [sql`m.app_id = ${scope.appId}`, sql`m.user_id = ${scope.userId}`, sql`(m.trait_stage IS NULL OR m.trait_stage <> 'dissolved')`];
+  if (filters.asOf) {
+    const at = filters.asOf.toISOString();
+    conditions.push(sql`m.valid_at <= ${at}::timestamptz AND (m.invalid_at IS NULL OR m.invalid_at > ${at}::timestamptz)`);
+    conditions.push(sql`(m.expired_at IS NULL OR m.superseded_by IS NOT NULL)`);
+  } else {
+    conditions.push(sql`m.expired_at IS NULL AND (m.invalid_at IS NULL OR m.invalid_at > now()) AND m.valid_at <= now()`);
+  }
+  if (filters.types && filters.types.length > 0) conditions.push(sql`m.type IN ${filters.types}`);
+  if (filters.window?.from) conditions.push(sql`m.valid_at >= ${filters.window.from.toISOString()}::timestamptz`);
+  if (filters.window?.to) conditions.push(sql`m.valid_at < ${filters.window.to.toISOString()}::timestamptz`);
+  return sql.join(conditions, sql` AND `);
+}
+
 /**
- * Hybrid recall of a user's current memories in one round trip: nearest neighbours by cosine
- * distance (rows without an embedding are skipped there) and full-text matches (which find them),
- * fused with RRF. Only memories valid now and not expired are considered.
+ * Hybrid recall in one round trip (S2): nearest neighbours by cosine distance over `halfvec`
+ * (rows without an embedding are skipped there) and a BM25-weighted full-text ranking (which finds
+ * them), fused with RRF. Returns the fused score with the similarity and lexical coverage that
+ * relevance gating and final scoring use.
  */
 export async function recallMemories(db: Database, query: RecallQuery): Promise<RecalledMemory[]> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
-  const current = sql`m.app_id = ${query.appId} AND m.user_id = ${query.userId} AND m.expired_at IS NULL
-                      AND (m.invalid_at IS NULL OR m.invalid_at > now()) AND m.valid_at <= now()
-                      AND (m.trait_stage IS NULL OR m.trait_stage <> 'dissolved')`;
-  const vectorArm = query.vector
-    ? sql`SELECT m.id, row_number() OVER (ORDER BY m.embedding <=> ${toVectorLiteral(query.vector.values)}::halfvec) AS rank
-            FROM memories m
-           WHERE ${current} AND m.embedding IS NOT NULL AND m.embedding_model = ${query.vector.model}
-           ORDER BY m.embedding <=> ${toVectorLiteral(query.vector.values)}::halfvec
-           LIMIT ${pool}`
-    : sql`SELECT NULL::uuid AS id, 0::bigint AS rank WHERE false`;
-  const rows = await queryRows<{
-    id: string;
-    type: MemoryType;
-    subtype: string | null;
-    session_id: string | null;
-    seq: number | null;
-    content: string;
-    importance: number;
-    valid_at: string | Date;
-    created_at: string | Date;
-    score: number;
-    sources: SourceRef[] | null;
-  }>(
+  const visible = visibleMemories(query, query);
+  const vector = query.vector ? toVectorLiteral(query.vector.values) : null;
+  const vectorArm =
+    query.vector && vector
+      ? sql`SELECT m.id, row_number() OVER (ORDER BY m.embedding <=> ${vector}::halfvec) AS rank, 1 - (m.embedding <=> ${vector}::halfvec) AS similarity, 0::float8 AS coverage
+              FROM memories m
+             WHERE ${visible} AND m.embedding IS NOT NULL AND m.embedding_model = ${query.vector.model}
+             ORDER BY m.embedding <=> ${vector}::halfvec
+             LIMIT ${pool}`
+      : sql`SELECT NULL::uuid AS id, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
+  const rows = await queryRows<RecalledRow>(
     db,
     sql`WITH terms AS (
           SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ${query.text}))) AS lexeme
         ),
         corpus AS (
-          SELECT count(*)::float8 AS n, coalesce(avg(length(m.content_tsv)), 1)::float8 AS avg_len FROM memories m WHERE ${current}
+          SELECT count(*)::float8 AS n, coalesce(avg(length(m.content_tsv)), 1)::float8 AS avg_len FROM memories m WHERE ${visible}
         ),
         -- BM25 weights: Postgres ranks (ts_rank) have no inverse document frequency, so a question's
         -- common words would outweigh its rare, telling ones. Document frequencies come from the
@@ -85,24 +104,28 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
           SELECT t.lexeme, quote_literal(t.lexeme)::tsquery AS tsq,
                  ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS idf
             FROM terms t, corpus c,
-                 LATERAL (SELECT count(*)::float8 AS df FROM memories m WHERE ${current} AND m.content_tsv @@ quote_literal(t.lexeme)::tsquery) d
+                 LATERAL (SELECT count(*)::float8 AS df FROM memories m WHERE ${visible} AND m.content_tsv @@ quote_literal(t.lexeme)::tsquery) d
            WHERE d.df > 0
         ),
+        total AS (SELECT coalesce(sum(idf), 0) AS idf FROM weights),
         vec AS (${vectorArm}),
         fts AS (
-          SELECT id, row_number() OVER (ORDER BY score DESC) AS rank FROM (
-            SELECT m.id, sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(m.content_tsv) / c.avg_len))) AS score
-              FROM memories m JOIN weights w ON m.content_tsv @@ w.tsq, corpus c
-             WHERE ${current}
+          SELECT id, row_number() OVER (ORDER BY score DESC) AS rank, 0::float8 AS similarity, coverage FROM (
+            SELECT m.id,
+                   sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(m.content_tsv) / c.avg_len))) AS score,
+                   (sum(w.idf) / nullif(max(t.idf), 0))::float8 AS coverage
+              FROM memories m JOIN weights w ON m.content_tsv @@ w.tsq, corpus c, total t
+             WHERE ${visible}
              GROUP BY m.id
              ORDER BY score DESC
              LIMIT ${pool}
           ) scored
         ),
         fused AS (
-          SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id
+          SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score, max(similarity) AS similarity, max(coverage) AS coverage
+            FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id
         )
-        SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score
+        SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score, f.similarity::float8 AS similarity, f.coverage::float8 AS coverage
           FROM fused f JOIN memories m ON m.id = f.id
          ORDER BY f.score DESC, m.created_at DESC
          LIMIT ${query.limit}`,
@@ -110,7 +133,8 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
   return rows.map(toRecalled);
 }
 
-const RECALLED_COLUMNS = sql`m.id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.valid_at, m.created_at,
+const RECALLED_COLUMNS = sql`m.id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.retention,
+       m.access_count, m.valid_at, m.created_at,
        (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
           FROM memory_sources s WHERE s.memory_id = m.id) AS sources`;
 
@@ -122,9 +146,13 @@ type RecalledRow = {
   seq: number | null;
   content: string;
   importance: number;
+  retention: number;
+  access_count: number;
   valid_at: string | Date;
   created_at: string | Date;
   score: number;
+  similarity: number;
+  coverage: number;
   sources: SourceRef[] | null;
 };
 
@@ -137,9 +165,13 @@ function toRecalled(row: RecalledRow): RecalledMemory {
     seq: row.seq === null ? null : Number(row.seq),
     content: row.content,
     importance: Number(row.importance),
+    retention: Number(row.retention),
+    accessCount: Number(row.access_count),
     validAt: new Date(row.valid_at),
     createdAt: new Date(row.created_at),
     score: Number(row.score),
+    similarity: Number(row.similarity ?? 0),
+    coverage: Math.min(1, Number(row.coverage ?? 0)),
     sources: row.sources ?? [],
   };
 }
@@ -153,10 +185,10 @@ export async function followingTurns(db: Database, scope: { appId: string; userI
   const pairs = JSON.stringify(anchors.map((anchor) => ({ session_id: anchor.sessionId, seq: anchor.seq + 1 })));
   const rows = await queryRows<RecalledRow>(
     db,
-    sql`SELECT ${RECALLED_COLUMNS}, 0::float8 AS score
+    sql`SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage
           FROM jsonb_to_recordset(${pairs}::jsonb) AS p(session_id uuid, seq int)
           JOIN memories m ON m.session_id = p.session_id AND (m.metadata ->> 'seq')::int = p.seq
-         WHERE m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.subtype = 'turn' AND m.expired_at IS NULL`,
+         WHERE ${visibleMemories(scope)} AND m.subtype = 'turn'`,
   );
   return rows.map(toRecalled);
 }

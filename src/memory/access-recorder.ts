@@ -1,0 +1,35 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "../db/database.js";
+
+/**
+ * Access recording (R2) off the request path: ids are buffered and written in one UPDATE per
+ * window (`access_count + n`, `last_accessed_at = now()`), however many reads asked for them.
+ */
+export class AccessRecorder {
+  private pending = new Map<string, number>();
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly windowMs = 1000,
+  ) {}
+
+  /** Resolves once the batch holding these ids has been written. */
+  record(ids: string[]): Promise<void> {
+    for (const id of ids) this.pending.set(id, (this.pending.get(id) ?? 0) + 1);
+    this.flushing ??= new Promise<void>((resolve) => setTimeout(resolve, this.windowMs)).then(() => this.flush());
+    return this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = [...this.pending].map(([id, count]) => ({ id, count }));
+    this.pending = new Map();
+    this.flushing = undefined;
+    if (batch.length === 0) return;
+    await this.db.execute(
+      sql`UPDATE memories AS m SET access_count = m.access_count + b.count, last_accessed_at = now()
+            FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS b(id uuid, count int)
+           WHERE m.id = b.id`,
+    );
+  }
+}

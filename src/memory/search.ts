@@ -1,0 +1,59 @@
+import { z } from "zod";
+import type { Database } from "../db/database.js";
+import { MEMORY_TYPES } from "../db/schema/index.js";
+import type { Embedder } from "../providers/types.js";
+import { recallMemories } from "./recall.js";
+import { type ScoredMemory, scoreMemories } from "./scoring.js";
+import { type TimeWindow, TimeWindowSchema, resolveTimeWindow } from "./time-window.js";
+
+export const SearchMemorySchema = z.strictObject({
+  user_id: z.string().trim().min(1).max(200),
+  app_id: z.string().trim().min(1).max(200).default("default"),
+  query: z.string().min(1).max(20_000),
+  limit: z.number().int().min(1).max(100).default(10),
+  types: z.array(z.enum(MEMORY_TYPES)).min(1).optional(),
+  /** Results below this relevance (0-1) are dropped; none left means "no relevant memory". */
+  min_relevance: z.number().min(0).max(1).default(0),
+  as_of: z.iso.datetime({ offset: true }).optional(),
+  time_window: TimeWindowSchema.optional(),
+});
+export type SearchMemory = z.infer<typeof SearchMemorySchema>;
+
+export interface SearchResult {
+  memories: ScoredMemory[];
+  noRelevantMemory: boolean;
+  window: TimeWindow | null;
+  warnings: string[];
+}
+
+/**
+ * search_memory (S1): hybrid recall (S2) with type, time-window (S3) and as-of (M2) filters,
+ * final weighted scores, and relevance gating that can answer "no relevant memory".
+ *
+ * @example
+ * await searchMemory(deps, { user_id: "ana", app_id: "default", query: "pets", limit: 5, min_relevance: 0.3 });
+ */
+export async function searchMemory(deps: { db: Database; embedder: Embedder }, input: SearchMemory): Promise<SearchResult> {
+  const warnings: string[] = [];
+  const now = input.as_of ? new Date(input.as_of) : new Date();
+  const window = input.time_window ? resolveTimeWindow(input.time_window, now) : null;
+  const vector = await deps.embedder.embed([input.query]).then(
+    ([values]) => values,
+    (error: unknown) => {
+      warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    },
+  );
+  const recalled = await recallMemories(deps.db, {
+    appId: input.app_id,
+    userId: input.user_id,
+    text: input.query,
+    ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
+    limit: Math.max(input.limit * 4, 40),
+    ...(input.types ? { types: input.types } : {}),
+    ...(input.as_of ? { asOf: now } : {}),
+    ...(window ? { window } : {}),
+  });
+  const relevant = scoreMemories(recalled, now).filter((memory) => memory.relevance >= input.min_relevance);
+  return { memories: relevant.slice(0, input.limit), noRelevantMemory: relevant.length === 0, window, warnings };
+}
