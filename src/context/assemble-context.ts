@@ -1,10 +1,10 @@
-import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "../db/database.js";
-import { sessionEvents } from "../db/schema/index.js";
 import { notFound } from "../errors.js";
-import { type RecalledMemory, followingTurns, recallMemories } from "../memory/recall.js";
+import { recallMemories } from "../memory/recall.js";
 import type { Embedder } from "../providers/types.js";
 import { getSession } from "../sessions/session-store.js";
+import { sessionHistory } from "./history.js";
+import { memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
 import { type CandidateSection, packSections } from "./pack.js";
 import type { ContextRequest, ContextWindow } from "./schemas.js";
 import type { Tokenizer } from "./tokenizer.js";
@@ -15,24 +15,27 @@ export interface ContextDeps {
   tokenizer: Tokenizer;
 }
 
-/** Budget shares of the optional sections (seed 000 §3.4.3: memories 0.3, history 0.5 of the whole). */
-export const SECTION_SHARES = { memories: 0.4, history: 0.6 } as const;
-/** Enough candidates to fill the memory share with short items (~15 tokens each), within bounds. */
-const memoryCandidates = (budget: number) => Math.min(400, Math.max(30, Math.ceil(budget / 15)));
-const HISTORY_CANDIDATES = 100;
+/**
+ * Budget shares of the optional sections, of what the required ones leave (seed 000 §4.3.3:
+ * facts 0.2, memories 0.3, history 0.4; knowledge takes the seed's remaining 0.1). Unused shares
+ * flow to the other sections in priority order.
+ */
+export const DEFAULT_RATIOS = { facts: 0.2, memories: 0.3, knowledge: 0.1, history: 0.4 } as const;
 
 /**
- * Assembles a token-budgeted context window (S4, v0): the system instruction, the user's most
- * relevant memories (hybrid recall) and the session's recent history, packed into
- * `max_tokens − reserve_output_tokens` and counted with the real tokenizer. Every item carries the
- * session events it came from.
+ * Assembles a token-budgeted context window (S4). Sections in priority order (seed 004 §4.8):
+ * system instruction, tools, the user message (all three required whole, else 422), profile
+ * facts, memories, knowledge, history — packed into `max_tokens − reserve_output_tokens` with the
+ * real tokenizer, every item with the session events it came from.
  *
  * @example
- * await assembleContext(deps, { user_id: "u1", app_id: "default", query: "What does Ana like?", max_tokens: 2000, reserve_output_tokens: 500 });
+ * await assembleContext(deps, { user_id: "u1", app_id: "default", query: "What does Ana like?", max_tokens: 2000, reserve_output_tokens: 500, history: { strategy: "none", max_turns: 20, overlap: 5 } });
  */
 export async function assembleContext(deps: ContextDeps, request: ContextRequest): Promise<ContextWindow> {
   const budget = request.max_tokens - request.reserve_output_tokens;
   const warnings: string[] = [];
+  const ratios = { ...DEFAULT_RATIOS, ...request.budget_ratios };
+  const scope = { appId: request.app_id, userId: request.user_id };
 
   if (request.session_id) {
     const session = await getSession(deps.db, request.session_id);
@@ -45,41 +48,40 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
       warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }),
-    request.session_id ? recentHistory(deps.db, request.session_id) : Promise.resolve([]),
+    request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
   const ranked = await recallMemories(deps.db, {
-    appId: request.app_id,
-    userId: request.user_id,
+    ...scope,
     text: request.query,
     ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
     limit: memoryCandidates(budget),
   });
-  const recalled = await withFollowingTurns(deps.db, { appId: request.app_id, userId: request.user_id }, ranked);
+  const recalled = withoutRedundant(await withFollowingTurns(deps.db, scope, ranked));
+  const asItem = (memory: (typeof recalled)[number]) => ({
+    text: `- ${memory.content}`,
+    group: memory.validAt.toISOString().slice(0, 10),
+    memory_id: memory.id,
+    sources: memory.sources,
+  });
 
   const candidates: CandidateSection[] = [];
-  if (request.system) {
-    candidates.push({ kind: "system", title: "System", items: [{ text: request.system, sources: [] }], share: 0, required: true });
-  }
-  candidates.push({
-    kind: "memories",
-    title: "Relevant memories",
-    share: SECTION_SHARES.memories,
-    grouped: true,
-    items: withoutRedundant(recalled).map((memory) => ({
-      text: `- ${memory.content}`,
-      group: memory.validAt.toISOString().slice(0, 10),
-      memory_id: memory.id,
-      sources: memory.sources,
-    })),
-  });
-  candidates.push({
-    kind: "history",
-    title: "Recent conversation",
-    share: SECTION_SHARES.history,
-    chronological: true,
-    contiguous: true,
-    items: history,
-  });
+  const required = (kind: "system" | "tools" | "user_message", title: string, text: string | undefined, renderLast = false) => {
+    if (text) candidates.push({ kind, title, items: [{ text, sources: [] }], share: 0, required: true, renderLast });
+  };
+  required("system", "System", request.system);
+  required("tools", "Available tools", request.tools?.map((tool) => (typeof tool === "string" ? `- ${tool}` : `- ${tool.name}${tool.description ? `: ${tool.description}` : ""}`)).join("\n"));
+  required("user_message", "Current user message", request.user_message, true);
+  candidates.push(
+    { kind: "facts", title: "What we know about the user", share: ratios.facts, grouped: true, items: recalled.filter((memory) => memory.type === "semantic").map(asItem) },
+    { kind: "memories", title: "Relevant memories", share: ratios.memories, grouped: true, items: recalled.filter((memory) => memory.type !== "semantic").map(asItem) },
+    {
+      kind: "knowledge",
+      title: "Retrieved knowledge",
+      share: ratios.knowledge,
+      items: (request.knowledge ?? []).map((entry) => ({ text: entry.source ? `- ${entry.text} (${entry.source})` : `- ${entry.text}`, sources: [] })),
+    },
+    { kind: "history", title: "Recent conversation", share: ratios.history, chronological: true, contiguous: true, items: history },
+  );
 
   const packed = packSections(candidates, budget, deps.tokenizer);
   return {
@@ -94,65 +96,8 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
   };
 }
 
-/** How many of the best turn hits bring their next turn along (tuned on LoCoMo dev: 5 → 0.886, 10 → 0.894, 20 → 0.878). */
-const EXPANDED_TURNS = 10;
-
-/** Puts the turn that follows each of the best turn hits right after it. */
-async function withFollowingTurns(db: Database, scope: { appId: string; userId: string }, ranked: RecalledMemory[]): Promise<RecalledMemory[]> {
-  const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, EXPANDED_TURNS);
-  const following = await followingTurns(db, scope, anchors.map((memory) => ({ sessionId: memory.sessionId as string, seq: memory.seq as number })));
-  if (following.length === 0) return ranked;
-  const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, memory]));
-  const result: RecalledMemory[] = [];
-  const placed = new Set<string>();
-  for (const memory of ranked) {
-    if (placed.has(memory.id)) continue;
-    placed.add(memory.id);
-    result.push(memory);
-    const follower = anchors.includes(memory) ? next.get(`${memory.sessionId}:${(memory.seq as number) + 1}`) : undefined;
-    // A follower ranked further down moves up next to its anchor.
-    if (follower && !placed.has(follower.id)) {
-      result.push(follower);
-      placed.add(follower.id);
-    }
-  }
-  return result;
-}
-
-/**
- * Drops an episode (turn or summary) whose source events are all covered by better-ranked
- * episodes — a turn quoted by a summary already chosen, say: its text is already in the window.
- * Facts, insights and traits say something else about the same events and are always kept.
- */
-function withoutRedundant(recalled: RecalledMemory[]): RecalledMemory[] {
-  const covered = new Set<string>();
-  return recalled.filter((memory) => {
-    if (memory.type !== "episodic") return true;
-    const events = memory.sources.map((source) => source.event_id);
-    if (events.length > 0 && events.every((event) => covered.has(event))) return false;
-    for (const event of events) covered.add(event);
-    return true;
-  });
-}
-
 async function embedQuery(embedder: Embedder, query: string): Promise<number[]> {
   const [vector] = await embedder.embed([query]);
   if (!vector) throw new Error("the embedder returned no vector for the query");
   return vector;
-}
-
-/** The session's newest events, newest first, as history items with their source. */
-async function recentHistory(db: Database, sessionId: string): Promise<CandidateSection["items"]> {
-  const rows = await db
-    .select({ id: sessionEvents.id, seq: sessionEvents.seq, role: sessionEvents.role, content: sessionEvents.content, data: sessionEvents.data })
-    .from(sessionEvents)
-    .where(and(eq(sessionEvents.sessionId, sessionId)))
-    .orderBy(desc(sessionEvents.seq))
-    .limit(HISTORY_CANDIDATES);
-  return rows
-    .filter((row) => row.content.trim() !== "")
-    .map((row) => {
-      const speaker = typeof row.data?.["speaker"] === "string" ? (row.data["speaker"] as string) : row.role;
-      return { text: `${speaker}: ${row.content}`, sources: [{ session_id: sessionId, event_id: row.id, seq: row.seq }] };
-    });
 }

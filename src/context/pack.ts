@@ -20,6 +20,8 @@ export interface CandidateSection {
    * instead of repeating the group on every item: a date prefix would cost half of a short item.
    */
   grouped?: boolean;
+  /** Render after every other section (the current user message), whatever its priority. */
+  renderLast?: boolean;
 }
 
 export interface PackResult {
@@ -136,7 +138,8 @@ function renderGroup(group: string): string {
 function render(candidates: CandidateSection[], chosen: Map<SectionKind, ContextItem[]>, tokenizer: Tokenizer): PackResult {
   const sections: ContextSection[] = [];
   const blocks: string[] = [];
-  for (const candidate of candidates) {
+  const inRenderOrder = [...candidates.filter((candidate) => !candidate.renderLast), ...candidates.filter((candidate) => candidate.renderLast)];
+  for (const candidate of inRenderOrder) {
     const picked = chosen.get(candidate.kind) ?? [];
     if (picked.length === 0) continue;
     const ordered = candidate.chronological

@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+export const HISTORY_STRATEGIES = ["none", "trim", "summarize", "sliding_window"] as const;
+export type HistoryStrategy = (typeof HISTORY_STRATEGIES)[number];
+
 export const ContextRequestSchema = z
   .strictObject({
     user_id: z.string().trim().min(1).max(200),
@@ -9,6 +12,26 @@ export const ContextRequestSchema = z
     max_tokens: z.number().int().min(16).max(2_000_000),
     reserve_output_tokens: z.number().int().min(0).default(0),
     system: z.string().max(200_000).optional(),
+    /** Tools the agent can call, listed whole (required: a window without them would mislead). */
+    tools: z.array(z.union([z.string().min(1).max(5000), z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(5000).optional() })])).max(200).optional(),
+    /** The message the agent is answering; rendered last. Defaults to none (the query is not repeated). */
+    user_message: z.string().max(200_000).optional(),
+    /** Retrieved documents the caller brings (RAG); packed best first into the knowledge share. */
+    knowledge: z.array(z.strictObject({ text: z.string().min(1).max(50_000), source: z.string().max(500).optional() })).max(500).optional(),
+    /** Shares of the budget left after the required sections (seed 000 §4.3.3 defaults). */
+    budget_ratios: z
+      .strictObject({ facts: z.number().min(0).max(1), memories: z.number().min(0).max(1), knowledge: z.number().min(0).max(1), history: z.number().min(0).max(1) })
+      .partial()
+      .optional(),
+    /** History compression (S5). */
+    history: z
+      .strictObject({
+        strategy: z.enum(HISTORY_STRATEGIES).default("none"),
+        max_turns: z.number().int().min(1).max(500).default(20),
+        overlap: z.number().int().min(0).max(499).default(5),
+      })
+      .refine((history) => history.overlap < history.max_turns, { path: ["overlap"], message: "must be smaller than max_turns" })
+      .default({ strategy: "none", max_turns: 20, overlap: 5 }),
   })
   .refine((body) => body.reserve_output_tokens < body.max_tokens, {
     path: ["reserve_output_tokens"],
@@ -28,7 +51,7 @@ export const ContextItemSchema = z.object({
 });
 export type ContextItem = z.infer<typeof ContextItemSchema>;
 
-export const SECTION_KINDS = ["system", "memories", "history"] as const;
+export const SECTION_KINDS = ["system", "tools", "user_message", "facts", "memories", "knowledge", "history"] as const;
 export type SectionKind = (typeof SECTION_KINDS)[number];
 
 export const ContextSectionSchema = z.object({

@@ -1,0 +1,47 @@
+import type { Database } from "../db/database.js";
+import { type RecalledMemory, followingTurns } from "../memory/recall.js";
+
+/** Enough candidates to fill the memory share with short items (~15 tokens each), within bounds. */
+export const memoryCandidates = (budget: number) => Math.min(400, Math.max(30, Math.ceil(budget / 15)));
+
+/** How many of the best turn hits bring their next turn along (tuned on LoCoMo dev: 5 → 0.886, 10 → 0.894, 20 → 0.878). */
+const EXPANDED_TURNS = 10;
+
+/** Puts the turn that follows each of the best turn hits right after it. */
+export async function withFollowingTurns(db: Database, scope: { appId: string; userId: string }, ranked: RecalledMemory[]): Promise<RecalledMemory[]> {
+  const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, EXPANDED_TURNS);
+  const following = await followingTurns(db, scope, anchors.map((memory) => ({ sessionId: memory.sessionId as string, seq: memory.seq as number })));
+  if (following.length === 0) return ranked;
+  const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, memory]));
+  const result: RecalledMemory[] = [];
+  const placed = new Set<string>();
+  for (const memory of ranked) {
+    if (placed.has(memory.id)) continue;
+    placed.add(memory.id);
+    result.push(memory);
+    const follower = anchors.includes(memory) ? next.get(`${memory.sessionId}:${(memory.seq as number) + 1}`) : undefined;
+    // A follower ranked further down moves up next to its anchor.
+    if (follower && !placed.has(follower.id)) {
+      result.push(follower);
+      placed.add(follower.id);
+    }
+  }
+  return result;
+}
+
+/**
+ * Drops an episode (turn or summary) whose source events are all covered by better-ranked
+ * episodes — a turn quoted by a summary already chosen, say: its text is already in the window.
+ * Facts, insights and traits say something else about the same events and are always kept.
+ */
+export function withoutRedundant(recalled: RecalledMemory[]): RecalledMemory[] {
+  const covered = new Set<string>();
+  return recalled.filter((memory) => {
+    if (memory.type !== "episodic") return true;
+    const events = memory.sources.map((source) => source.event_id);
+    if (events.length > 0 && events.every((event) => covered.has(event))) return false;
+    for (const event of events) covered.add(event);
+    return true;
+  });
+}
+
