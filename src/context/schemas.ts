@@ -28,10 +28,11 @@ export const ContextRequestSchema = z
       .strictObject({
         strategy: z.enum(HISTORY_STRATEGIES).default("none"),
         max_turns: z.number().int().min(1).max(500).default(20),
-        overlap: z.number().int().min(0).max(499).default(5),
+        /** Turns consecutive sliding windows share. */
+        overlap: z.number().int().min(0).max(499).default(2),
       })
-      .refine((history) => history.overlap < history.max_turns, { path: ["overlap"], message: "must be smaller than max_turns" })
-      .default({ strategy: "none", max_turns: 20, overlap: 5 }),
+      .refine((history) => history.strategy !== "sliding_window" || history.overlap < history.max_turns, { path: ["overlap"], message: "must be smaller than max_turns" })
+      .default({ strategy: "none", max_turns: 20, overlap: 2 }),
   })
   .refine((body) => body.reserve_output_tokens < body.max_tokens, {
     path: ["reserve_output_tokens"],
