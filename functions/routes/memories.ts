@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/memory-commands.js";
+import { ExpandMemoriesSchema, MemoryIndexQuerySchema, expandMemories, memoryIndex } from "../../src/memory/memory-index.js";
 import { ListMemoriesQuerySchema, getMemory, getMemoryHistory, listMemories } from "../../src/memory/memory-read.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/search.js";
 import type { AppEnv } from "../deps.js";
@@ -19,6 +20,14 @@ export const memoryRoutes = new Hono<AppEnv>()
       time_window: result.window ? { from: result.window.from?.toISOString() ?? null, to: result.window.to?.toISOString() ?? null } : null,
       warnings: result.warnings,
     });
+  })
+  .get("/index", validate("query", MemoryIndexQuerySchema), async (c) => {
+    const index = await memoryIndex(c.var.deps.db, c.req.valid("query"));
+    return c.json({ index: index.entries, text: index.text });
+  })
+  .post("/expand", validate("json", ExpandMemoriesSchema), async (c) => {
+    const { memories, missing } = await expandMemories(c.var.deps.db, c.req.valid("json"));
+    return c.json({ memories: memories.map(({ row, sources }) => memoryJson(row, sources)), missing });
   })
   .post("/", validate("json", CreateMemorySchema), async (c) => {
     const { db, embedder } = c.var.deps;

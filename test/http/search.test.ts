@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { timeAgo } from "../../src/memory/memory-index.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
@@ -89,5 +90,30 @@ describe("POST /v1/adk/search_memory", () => {
     const { status, body } = await call(runtime.app, "POST", "/v1/adk/search_memory", { app_name: "default", user_id: "vic", query: "Vic's dog" });
     expect(status).toBe(200);
     expect(body.memories[0]).toEqual({ content: { role: "user", parts: [{ text: "Vic has a dog called Rex." }] }, author: "memory", timestamp: expect.any(String) });
+  });
+});
+
+describe("memory index and expand (S6)", () => {
+  it("lists compact lines, most important first, and expands ids of the same user only", async () => {
+    const { status, body } = await call(runtime.app, "GET", "/v1/memories/index?user_id=vic&limit=3");
+    expect(status).toBe(200);
+    expect(body.index).toHaveLength(3);
+    expect(body.index[0]).toMatchObject({ id: expect.any(String), when: expect.stringMatching(/ago|just now/), summary: expect.any(String) });
+    const importances = body.index.map((entry: { importance: number }) => entry.importance);
+    expect(importances).toEqual([...importances].sort((a, b) => b - a));
+    expect(body.text.split("\n")[0]).toContain(`[${body.index[0].id}]`);
+
+    const wes = (await call(runtime.app, "GET", "/v1/memories/index?user_id=wes")).body.index[0].id;
+    const expanded = await call(runtime.app, "POST", "/v1/memories/expand", { user_id: "vic", ids: [body.index[0].id, wes] });
+    expect(expanded.body.memories.map((memory: { id: string }) => memory.id)).toEqual([body.index[0].id]);
+    expect(expanded.body.missing).toEqual([wes]);
+  });
+
+  it("says how long ago in words", () => {
+    const now = new Date("2024-05-10T12:00:00Z");
+    expect(timeAgo(new Date("2024-05-10T11:59:30Z"), now)).toBe("just now");
+    expect(timeAgo(new Date("2024-05-10T09:00:00Z"), now)).toBe("3 hours ago");
+    expect(timeAgo(new Date("2024-05-09T12:00:00Z"), now)).toBe("1 day ago");
+    expect(timeAgo(new Date("2023-05-01T12:00:00Z"), now)).toBe("1 year ago");
   });
 });

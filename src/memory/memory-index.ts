@@ -1,0 +1,91 @@
+import { and, desc, eq, inArray, isNull, or, gt, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "../db/database.js";
+import { MEMORY_TYPES, memories, memorySources } from "../db/schema/index.js";
+
+export const MemoryIndexQuerySchema = z.strictObject({
+  user_id: z.string().trim().min(1).max(200),
+  app_id: z.string().trim().min(1).max(200).default("default"),
+  type: z.enum(MEMORY_TYPES).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+export type MemoryIndexQuery = z.infer<typeof MemoryIndexQuerySchema>;
+
+export const ExpandMemoriesSchema = z.strictObject({
+  user_id: z.string().trim().min(1).max(200),
+  app_id: z.string().trim().min(1).max(200).default("default"),
+  ids: z.array(z.uuid()).min(1).max(100),
+});
+
+export interface IndexEntry {
+  id: string;
+  type: string;
+  when: string;
+  summary: string;
+  importance: number;
+}
+
+const SUMMARY_WORDS = 12;
+
+/** "just now", "5 minutes ago", "3 days ago" … relative to `now`. */
+export function timeAgo(date: Date, now: Date): string {
+  const seconds = Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));
+  const units: [number, string][] = [[31_536_000, "year"], [2_592_000, "month"], [86_400, "day"], [3_600, "hour"], [60, "minute"]];
+  for (const [size, unit] of units) {
+    const count = Math.floor(seconds / size);
+    if (count >= 1) return `${count} ${unit}${count > 1 ? "s" : ""} ago`;
+  }
+  return "just now";
+}
+
+/**
+ * A compact index of a user's current memories for a prompt (S6): one line per memory with its
+ * id, age, a short summary and importance, most important first. An agent that needs more asks
+ * for the ids (expand).
+ */
+export async function memoryIndex(db: Database, query: MemoryIndexQuery, now = new Date()): Promise<{ entries: IndexEntry[]; text: string }> {
+  const conditions = [
+    eq(memories.appId, query.app_id),
+    eq(memories.userId, query.user_id),
+    isNull(memories.expiredAt),
+    or(isNull(memories.invalidAt), gt(memories.invalidAt, now)),
+    sql`(${memories.traitStage} IS NULL OR ${memories.traitStage} <> 'dissolved')`,
+    ...(query.type ? [eq(memories.type, query.type)] : []),
+  ];
+  const rows = await db
+    .select({ id: memories.id, type: memories.type, content: memories.content, importance: memories.importance, validAt: memories.validAt })
+    .from(memories)
+    .where(and(...conditions))
+    .orderBy(desc(memories.importance), desc(memories.validAt))
+    .limit(query.limit);
+  const entries = rows.map((row) => {
+    const words = row.content.split(/\s+/);
+    return {
+      id: row.id,
+      type: row.type,
+      when: timeAgo(row.validAt, now),
+      summary: words.length > SUMMARY_WORDS ? `${words.slice(0, SUMMARY_WORDS).join(" ")}…` : row.content,
+      importance: Math.round(row.importance * 100) / 100,
+    };
+  });
+  return { entries, text: entries.map((entry) => `[${entry.id}] (${entry.when}, ${entry.type}, importance ${entry.importance}) ${entry.summary}`).join("\n") };
+}
+
+/** The full memories behind index ids, with sources; ids of other users are simply not found. */
+export async function expandMemories(db: Database, input: z.infer<typeof ExpandMemoriesSchema>) {
+  const rows = await db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.appId, input.app_id), eq(memories.userId, input.user_id), inArray(memories.id, input.ids)));
+  const sources = rows.length
+    ? await db.select().from(memorySources).where(inArray(memorySources.memoryId, rows.map((row) => row.id)))
+    : [];
+  const found = new Set(rows.map((row) => row.id));
+  return {
+    memories: rows.map((row) => ({
+      row,
+      sources: sources.filter((source) => source.memoryId === row.id).sort((a, b) => a.seq - b.seq).map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq })),
+    })),
+    missing: input.ids.filter((id) => !found.has(id)),
+  };
+}
