@@ -83,11 +83,14 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
   const vector = query.vector ? toVectorLiteral(query.vector.values) : null;
   const vectorArm =
     query.vector && vector
-      ? sql`SELECT m.id, row_number() OVER (ORDER BY m.embedding <=> ${vector}::halfvec) AS rank, 1 - (m.embedding <=> ${vector}::halfvec) AS similarity, 0::float8 AS coverage
-              FROM memories m
-             WHERE ${visible} AND m.embedding IS NOT NULL AND m.embedding_model = ${query.vector.model}
-             ORDER BY m.embedding <=> ${vector}::halfvec
-             LIMIT ${pool}`
+      ? // The distance is computed once per row: it is the sort key of the inner query.
+        sql`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+              SELECT m.id, m.embedding <=> ${vector}::halfvec AS distance
+                FROM memories m
+               WHERE ${visible} AND m.embedding IS NOT NULL AND m.embedding_model = ${query.vector.model}
+               ORDER BY distance
+               LIMIT ${pool}
+            ) nearest`
       : sql`SELECT NULL::uuid AS id, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
   const rows = await queryRows<RecalledRow>(
     db,

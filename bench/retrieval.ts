@@ -1,0 +1,62 @@
+import { sql } from "drizzle-orm";
+import type { Runtime } from "../functions/node-runtime.js";
+import { queryRows } from "../src/db/database.js";
+import { type Summary, summarize, time } from "./stats.js";
+
+const TOPICS = ["cats", "hiking", "jazz", "Lisbon", "marathon", "cello", "gardening", "chess", "sailing", "pottery", "coffee", "tea", "Berlin", "photography", "baking", "cycling", "poetry", "astronomy", "surfing", "yoga"];
+const json = { "content-type": "application/json" };
+
+/**
+ * Fills one user with `count` turn memories (random 512-d vectors labelled with the embedder's
+ * model, texts over 20 topics) straight in SQL, so building 100K rows takes seconds, not hours
+ * of embedding.
+ */
+export async function seedMemories(runtime: Runtime, userId: string, count: number, model: string): Promise<void> {
+  const topics = `ARRAY[${TOPICS.map((topic) => `'${topic}'`).join(",")}]`;
+  for (let start = 0; start < count; start += 5000) {
+    const end = Math.min(count, start + 5000);
+    await runtime.database.db.execute(sql`
+      INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, valid_at, embedding, embedding_model, embedded_at, metadata)
+      SELECT gen_random_uuid(), 'default', ${userId}, 'episodic', 'turn',
+             'Turn ' || i || ': we talked about ' || (${sql.raw(topics)})[1 + i % 20] || ' and ' || (${sql.raw(topics)})[1 + (i * 7) % 20] || ' on day ' || (i % 365),
+             md5(${userId} || i), 0.3 + (i % 7) / 10.0, now() - make_interval(mins => i),
+             (SELECT array_agg(random() - 0.5 + g * 0 + i * 0)::real[] FROM generate_series(1, 512) AS g)::halfvec, ${model}, now(), '{"origin": "bench"}'::jsonb
+        FROM generate_series(${start}::int, ${end - 1}::int) AS i`);
+  }
+}
+
+/** Context assembly and search top-10 latency next to a raw top-10 vector query on the same data. */
+export async function benchRetrieval(runtime: Runtime, count: number, iterations: number): Promise<{ raw: Summary; rows: Summary[] }> {
+  const userId = `bench-${count}`;
+  const model = runtime.providers.embedder.model;
+  await seedMemories(runtime, userId, count, model);
+  const queries = TOPICS.map((topic) => `What did we say about ${topic}?`);
+  const vectors = await runtime.providers.embedder.embed(queries);
+  const raw: number[] = [];
+  const context: number[] = [];
+  const search: number[] = [];
+  for (let i = 0; i < iterations + 3; i++) {
+    const query = queries[i % queries.length] as string;
+    const vector = `[${(vectors[i % vectors.length] as number[]).join(",")}]`;
+    const rawTime = await time(() =>
+      queryRows(runtime.database.db, sql`SELECT id FROM memories WHERE app_id = 'default' AND user_id = ${userId} AND embedding_model = ${model} ORDER BY embedding <=> ${vector}::halfvec LIMIT 10`),
+    );
+    const contextTime = await time(async () => {
+      const response = await runtime.app.request("/v1/context", { method: "POST", headers: json, body: JSON.stringify({ user_id: userId, query, max_tokens: 2000 }) });
+      if (response.status !== 200) throw new Error(`context failed: ${await response.text()}`);
+    });
+    const searchTime = await time(async () => {
+      const response = await runtime.app.request("/v1/memories/search", { method: "POST", headers: json, body: JSON.stringify({ user_id: userId, query, limit: 10 }) });
+      if (response.status !== 200) throw new Error(`search failed: ${await response.text()}`);
+    });
+    if (i < 3) continue; // warm-up
+    raw.push(rawTime);
+    context.push(contextTime);
+    search.push(searchTime);
+  }
+  await runtime.background.settle();
+  return {
+    raw: summarize(`raw top-10 vector query, ${count} memories (floor)`, raw),
+    rows: [summarize(`context window 2000 tokens, ${count} memories`, context), summarize(`search top-10, ${count} memories`, search)],
+  };
+}
