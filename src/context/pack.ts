@@ -98,10 +98,11 @@ function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenize
       continue;
     }
     if (!section.contiguous) continue;
-    // History stays contiguous: the turn that does not fit is cut at a word boundary, then stop.
+    // History stays contiguous: the turn that does not fit is cut at a sentence end (or, failing
+    // that, a word boundary), then stop.
     const room = cap - used - headerCost - 1;
     if (room >= MIN_TRUNCATED_TOKENS) {
-      const text = `${tokenizer.truncate(item.text, room)}…`;
+      const text = `${atSentenceEnd(tokenizer.truncate(item.text, room))}…`;
       const cut = tokenizer.count(`${text}\n`);
       if (used + headerCost + cut <= cap) {
         items.push({ ...item, text, tokens: cut });
@@ -111,6 +112,12 @@ function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenize
     break;
   }
   return { items, used };
+}
+
+/** Cuts a truncated text back to its last sentence end when that keeps most of it. */
+export function atSentenceEnd(prefix: string): string {
+  const lastEnd = Math.max(prefix.lastIndexOf(". "), prefix.lastIndexOf("! "), prefix.lastIndexOf("? "));
+  return lastEnd >= prefix.length * 0.4 ? prefix.slice(0, lastEnd + 1) : prefix;
 }
 
 function renderHeader(title: string): string {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { sql } from "drizzle-orm";
 import { timeAgo } from "../../src/memory/memory-index.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 
@@ -28,6 +29,17 @@ describe("POST /v1/memories/search", () => {
     const scores = body.memories.map((memory: { score: number }) => memory.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(body.no_relevant_memory).toBe(false);
+  });
+
+  it("finds memories without an embedding by text, and memories without shared words by meaning", async () => {
+    const added = await call(runtime.app, "POST", "/v1/memories", { user_id: "xia", type: "insight", content: "Xia collects vintage typewriters from flea markets." });
+    await call(runtime.app, "POST", "/v1/memories", { user_id: "xia", type: "insight", content: "Xia adores her kitten." });
+    await runtime.database.db.execute(sql`UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE id = ${added.body.memory.id}`);
+    const byText = await call(runtime.app, "POST", "/v1/memories/search", { user_id: "xia", query: "typewriters" });
+    expect(byText.body.memories[0]).toMatchObject({ id: added.body.memory.id, similarity: 0 });
+    const byMeaning = await call(runtime.app, "POST", "/v1/memories/search", { user_id: "xia", query: "cat", limit: 1 });
+    expect(byMeaning.body.memories[0].content).toBe("Xia adores her kitten.");
+    expect(byMeaning.body.memories[0].similarity).toBeGreaterThan(0.3);
   });
 
   it("never returns another user's memories", async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CandidateSection, packSections } from "../../src/context/pack.js";
+import { type CandidateSection, atSentenceEnd, packSections } from "../../src/context/pack.js";
 import { o200kTokenizer } from "../../src/context/tokenizer.js";
 import { DomainError } from "../../src/errors.js";
 
@@ -63,6 +63,13 @@ describe("packSections", () => {
     const result = packSections(sections(undefined, memories, []), 500, o200kTokenizer);
     expect(result.prompt).toBe("## Relevant memories\n[2023-01-01]\n- early fact\n[2024-02-01]\n- later fact\n- another later fact\n");
     expect(result.totalTokens).toBe(o200kTokenizer.count(result.prompt));
+  });
+
+  it("prefers to cut a history turn at a sentence end", () => {
+    const long = `First sentence is here. Second sentence follows it. ${Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ")}`;
+    const result = packSections(sections(undefined, [], [{ text: long, sources: [] }]), 40, o200kTokenizer);
+    expect(result.sections[0]?.items[0]?.text).toBe("First sentence is here. Second sentence follows it.…");
+    expect(atSentenceEnd("One. Two three four five six seven eight nine ten eleven")).toBe("One. Two three four five six seven eight nine ten eleven");
   });
 
   it("gives memories the history's unused share", () => {
