@@ -1,9 +1,8 @@
 import { NonRetriableError } from "inngest";
 import { groundExtraction } from "../../src/memory/candidates.js";
 import { consolidate } from "../../src/memory/consolidate.js";
-import { finishJob, startJob } from "../../src/memory/jobs.js";
+import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
 import { advanceReflectedSeq, loadReflectionChunk } from "../../src/memory/reflection-backlog.js";
-import { stableUuid } from "../../src/util/stable-id.js";
 import type { PipelineClient } from "../client.js";
 import { SessionScopeSchema, embeddingsRequested, reflectionRequested, sessionEnded } from "../events.js";
 import { toStepError } from "./provider-errors.js";
@@ -37,19 +36,7 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
         const backlog = await step.run(`load-unreflected-${chunk}`, async () => {
           const loaded = await loadReflectionChunk(deps.db, sessionId, deps.settings.reflectionMaxEvents);
           if (!loaded) return null;
-          const jobId = stableUuid(`${runId}:deep_reflection:${loaded.fromSeq}`);
-          await startJob(deps.db, {
-            id: jobId,
-            appId: loaded.session.appId,
-            userId: loaded.session.userId,
-            sessionId,
-            jobType: "deep_reflection",
-            runId,
-            fromSeq: loaded.fromSeq + 1,
-            toSeq: loaded.toSeq,
-            progress: { events: loaded.events.length, stage: "extracting" },
-          });
-          return { ...loaded, jobId };
+          return { ...loaded, jobId: await startChunkJob(deps.db, runId, "deep_reflection", loaded, { stage: "extracting" }) };
         });
         if (!backlog) break;
 

@@ -1,10 +1,9 @@
 import { NonRetriableError } from "inngest";
-import { startJob, finishJob } from "../../src/memory/jobs.js";
+import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
 import { writeEpisode } from "../../src/memory/episodes.js";
 import { ruleImportance } from "../../src/memory/importance.js";
 import { unreflectedImportance } from "../../src/memory/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/memory/replay-backlog.js";
-import { stableUuid } from "../../src/util/stable-id.js";
 import type { PipelineClient } from "../client.js";
 import { SessionEventSchema, embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../events.js";
 import { toStepError } from "./provider-errors.js";
@@ -46,20 +45,8 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
         const backlog = await step.run(`load-backlog-${chunk}`, async () => {
           const loaded = await loadReplayChunk(deps.db, sessionId, deps.settings.replayMaxEvents);
           if (!loaded) return null;
-          const jobId = stableUuid(`${runId}:fast_replay:${loaded.fromSeq}`);
           // The job records the new events; the summary covers the whole chunk.
-          await startJob(deps.db, {
-            id: jobId,
-            appId: loaded.session.appId,
-            userId: loaded.session.userId,
-            sessionId,
-            jobType: "fast_replay",
-            runId,
-            fromSeq: loaded.fromSeq + 1,
-            toSeq: loaded.toSeq,
-            progress: { events: loaded.events.length },
-          });
-          return { ...loaded, jobId };
+          return { ...loaded, jobId: await startChunkJob(deps.db, runId, "fast_replay", loaded) };
         });
         if (!backlog) break;
 

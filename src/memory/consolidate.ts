@@ -159,26 +159,7 @@ async function retractFact(context: Context, fact: FactCandidate, prev: MemoryRe
 async function applyInsight(context: Context, insight: InsightCandidate): Promise<void> {
   const duplicate = await findDuplicate(context, insight.content, ["insight"]);
   if (duplicate) return confirm(context, "insight", duplicate.row, insight.sources, duplicate.reason);
-  const id = randomUUID();
-  await insertMemory(
-    context.tx,
-    {
-      id,
-      appId: context.scope.appId,
-      userId: context.scope.userId,
-      sessionId: insight.sessionId,
-      type: "insight",
-      subtype: "insight",
-      content: insight.content,
-      importance: insight.importance,
-      validAt: insight.validAt,
-      contentHash: contentHash(insight.content),
-      metadata: origin(context),
-      ...embeddingOf(context, insight.content),
-    },
-    insight.sources,
-    context.actor,
-  );
+  const id = await insertInsight(context, { subtype: "insight", content: insight.content, importance: insight.importance, validAt: insight.validAt, sessionId: insight.sessionId, sources: insight.sources });
   context.operations.push({ op: "ADD", kind: "insight", memory_id: id, key: null, reason: "new insight" });
 }
 
@@ -188,6 +169,24 @@ async function recordAttitudeChange(context: Context, earlier: MemoryRecord, lat
   const after = later.value as { attitude: string };
   const content = `User's attitude towards ${before.object} changed from "${before.attitude}" (${day(earlier.validAt)}) to "${after.attitude}" (${day(later.validAt)}).`;
   if (await findDuplicate(context, content, ["insight"], false)) return;
+  const id = await insertInsight(context, {
+    subtype: "reflection",
+    content,
+    key: earlier.key,
+    importance: 0.7,
+    validAt: later.validAt,
+    sessionId: later.sessionId,
+    sources,
+    metadata: { from_memory: earlier.id, to_memory: later.id },
+    reason: "attitude changed",
+  });
+  context.operations.push({ op: "ADD", kind: "insight", memory_id: id, key: earlier.key, reason: "attitude change" });
+}
+
+async function insertInsight(
+  context: Context,
+  insight: { subtype: string; content: string; key?: string | null; importance: number; validAt: Date; sessionId: string | null; sources: SourceRef[]; metadata?: Record<string, unknown>; reason?: string },
+): Promise<string> {
   const id = randomUUID();
   await insertMemory(
     context.tx,
@@ -195,21 +194,22 @@ async function recordAttitudeChange(context: Context, earlier: MemoryRecord, lat
       id,
       appId: context.scope.appId,
       userId: context.scope.userId,
-      sessionId: later.sessionId,
+      sessionId: insight.sessionId,
       type: "insight",
-      subtype: "reflection",
-      content,
-      key: earlier.key,
-      importance: 0.7,
-      validAt: later.validAt,
-      contentHash: contentHash(content),
-      metadata: { from_memory: earlier.id, to_memory: later.id },
+      subtype: insight.subtype,
+      content: insight.content,
+      key: insight.key ?? null,
+      importance: insight.importance,
+      validAt: insight.validAt,
+      contentHash: contentHash(insight.content),
+      metadata: { ...insight.metadata, ...origin(context) },
+      ...embeddingOf(context, insight.content),
     },
-    sources,
+    insight.sources,
     context.actor,
-    "attitude changed",
+    insight.reason,
   );
-  context.operations.push({ op: "ADD", kind: "insight", memory_id: id, key: earlier.key, reason: "attitude change" });
+  return id;
 }
 
 async function confirm(context: Context, kind: "fact" | "insight", row: MemoryRecord, sources: SourceRef[], reason: string): Promise<void> {

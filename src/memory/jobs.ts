@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import { stableUuid } from "../util/stable-id.js";
 import type { Database } from "../db/database.js";
 import { consolidationJobs } from "../db/schema/index.js";
 
@@ -24,4 +25,30 @@ export async function finishJob(
     .update(consolidationJobs)
     .set({ status: outcome.status, result: outcome.result ?? null, error: outcome.error ?? null, completedAt: sql`now()` })
     .where(eq(consolidationJobs.id, id));
+}
+
+/**
+ * Records the job for one chunk of a session's log, with an id derived from the run and the
+ * watermark, so the step that calls it can run again after a crash without adding a second job.
+ */
+export async function startChunkJob(
+  db: Database,
+  runId: string,
+  jobType: "fast_replay" | "deep_reflection",
+  chunk: { session: { id: string; appId: string; userId: string }; fromSeq: number; toSeq: number; events: unknown[] },
+  progress: Record<string, unknown> = {},
+): Promise<string> {
+  const id = stableUuid(`${runId}:${jobType}:${chunk.fromSeq}`);
+  await startJob(db, {
+    id,
+    appId: chunk.session.appId,
+    userId: chunk.session.userId,
+    sessionId: chunk.session.id,
+    jobType,
+    runId,
+    fromSeq: chunk.fromSeq + 1,
+    toSeq: chunk.toSeq,
+    progress: { events: chunk.events.length, ...progress },
+  });
+  return id;
 }
