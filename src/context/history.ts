@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { memories, memorySources, sessionEvents } from "../db/schema/index.js";
 import type { CandidateSection } from "./pack.js";
@@ -58,14 +58,16 @@ async function earlierSummaries(db: Database, sessionId: string, beforeSeq: numb
       ),
     )
     .orderBy(desc(sql`(${memories.metadata} ->> 'from_seq')::int`));
-  const items: HistoryItems = [];
-  for (const summary of summaries) {
-    const sources = await db
-      .select({ session_id: memorySources.sessionId, event_id: memorySources.eventId, seq: memorySources.seq })
-      .from(memorySources)
-      .where(and(eq(memorySources.memoryId, summary.id), lt(memorySources.seq, beforeSeq)))
-      .orderBy(asc(memorySources.seq));
-    items.push({ text: `(earlier) ${summary.content}`, memory_id: summary.id, sources });
-  }
+  if (summaries.length === 0) return [];
+  const sources = await db
+    .select({ memoryId: memorySources.memoryId, session_id: memorySources.sessionId, event_id: memorySources.eventId, seq: memorySources.seq })
+    .from(memorySources)
+    .where(and(inArray(memorySources.memoryId, summaries.map((summary) => summary.id)), lt(memorySources.seq, beforeSeq)))
+    .orderBy(asc(memorySources.seq));
+  const items: HistoryItems = summaries.map((summary) => ({
+    text: `(earlier) ${summary.content}`,
+    memory_id: summary.id,
+    sources: sources.filter((source) => source.memoryId === summary.id).map(({ memoryId: _memoryId, ...source }) => source),
+  }));
   return items;
 }
