@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import type { Database } from "../db/database.js";
-import { parseTimeString } from "./durations.js";
+import { backoffMs, parseTimeString } from "./durations.js";
 import { assertSupportedKey } from "./expressions.js";
 import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
 import { type Invoke, driveRun } from "./run-driver.js";
-import { type InngestEvent, claimDueRun, enqueueRun, msUntilNextDue, recoverInterruptedRuns, requeueRun } from "./run-store.js";
-import { backoffMs } from "./durations.js";
+import { type InngestEvent, type RunRow, claimDueRun, enqueueRun, msUntilNextDue, recoverInterruptedRuns, requeueRun } from "./run-store.js";
 
 export interface LocalExecutorOptions {
   db: Database;
@@ -145,7 +144,7 @@ export class LocalExecutor {
     }
   }
 
-  private async execute(run: Awaited<ReturnType<typeof claimDueRun>> & object): Promise<void> {
+  private async execute(run: RunRow): Promise<void> {
     const fn = this.functions.get(run.functionId);
     if (!fn) {
       await requeueRun(this.options.db, run.id, new Date(Date.now() + 60_000), run.attempt, { message: `function ${run.functionId} is not registered` });

@@ -52,7 +52,8 @@ export async function createMemory(deps: { db: Database; embedder: Embedder }, i
         }
       : { facts: [], insights: [{ content: input.content, importance: input.importance, ...grounded }], traits: [] };
   const result = await consolidate(deps, { appId: input.app_id, userId: input.user_id }, batch, { actor: "api" });
-  const operation = result.applied ? result.operations.find((op) => op.kind !== "trait" && op.reason !== "attitude change") : undefined;
+  // Candidates are applied in order and each reports its own operation first.
+  const operation = result.applied ? result.operations[0] : undefined;
   if (!operation) throw new Error("consolidation reported no operation for the memory");
   return operation;
 }
