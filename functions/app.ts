@@ -4,6 +4,7 @@ import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
+import { decayRoutes } from "./routes/decay.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memories.js";
 import { instructionRoutes } from "./routes/instructions.js";
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps) {
   app.route("/v1/instructions", instructionRoutes);
   app.route("/v1/users", userRoutes);
   app.route("/v1/adk", adkRoutes);
+  app.route("/v1/decay", decayRoutes);
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

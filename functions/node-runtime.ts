@@ -56,6 +56,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     reflectionImportanceThreshold: env.REFLECTION_IMPORTANCE_THRESHOLD,
     sweepCron: env.SWEEP_CRON,
+    decayCron: env.DECAY_CRON,
+    decayParameters: { preset: env.DECAY_PRESET, min_age_days: env.DECAY_MIN_AGE_DAYS },
     sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
   };
   const embedded = env.INNGEST_MODE === "embedded";

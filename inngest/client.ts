@@ -1,5 +1,6 @@
 import { Inngest, dependencyInjectionMiddleware } from "inngest";
 import type { Database } from "../src/db/database.js";
+import type { DecayParameters } from "../src/memory/retention.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
 
 /** What the pipeline functions need, injected per client instead of imported as globals. */
@@ -19,6 +20,8 @@ export interface PipelineSettings {
   reflectionMaxEvents: number;
   reflectionImportanceThreshold: number;
   sweepCron: string;
+  decayCron: string;
+  decayParameters: DecayParameters;
   sweepMinAgeMs: number;
 }
 

@@ -1,11 +1,15 @@
 import { Hono } from "hono";
-import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/memory-commands.js";
+import { z } from "zod";
+import { retentionStats } from "../../src/memory/decay.js";
+import { CreateMemorySchema, PatchMemorySchema, createMemory, deleteMemory, setPinned } from "../../src/memory/memory-commands.js";
 import { ExpandMemoriesSchema, MemoryIndexQuerySchema, expandMemories, memoryIndex } from "../../src/memory/memory-index.js";
 import { ListMemoriesQuerySchema, getMemory, getMemoryHistory, listMemories } from "../../src/memory/memory-read.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/search.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 import { historyJson, memoryJson, scoredMemoryJson } from "../serializers.js";
+
+const RetentionQuerySchema = z.strictObject({ user_id: z.string().trim().min(1).max(200), app_id: z.string().trim().min(1).max(200).default("default") });
 
 /** Memories with their provenance (M3) and history (M4), structured ingestion and soft delete. */
 export const memoryRoutes = new Hono<AppEnv>()
@@ -38,6 +42,14 @@ export const memoryRoutes = new Hono<AppEnv>()
   .get("/", validate("query", ListMemoriesQuerySchema), async (c) => {
     const rows = await listMemories(c.var.deps.db, c.req.valid("query"));
     return c.json({ memories: rows.map((row) => memoryJson(row)) });
+  })
+  .get("/retention", validate("query", RetentionQuerySchema), async (c) => {
+    const query = c.req.valid("query");
+    return c.json({ user_id: query.user_id, app_id: query.app_id, ...(await retentionStats(c.var.deps.db, { appId: query.app_id, userId: query.user_id })) });
+  })
+  .patch("/:id", validate("json", PatchMemorySchema), async (c) => {
+    const row = await setPinned(c.var.deps.db, c.req.param("id"), c.req.valid("json").pinned);
+    return c.json(memoryJson(row));
   })
   .get("/:id", async (c) => {
     const { row, sources } = await getMemory(c.var.deps.db, c.req.param("id"));

@@ -59,6 +59,10 @@ export const EnvSchema = z.object({
   SWEEP_CRON: z.string().min(9).default("*/1 * * * *"),
   /** A session is swept only when its newest event is older than this. */
   SWEEP_MIN_AGE: DurationSchema.default("30s"),
+  /** When scheduled decay runs (default daily at 03:00 UTC) and with which preset (seed 000 §8.2). */
+  DECAY_CRON: z.string().min(9).default("0 3 * * *"),
+  DECAY_PRESET: z.enum(["default", "high_interaction", "low_interaction", "sensitive", "knowledge"]).default("default"),
+  DECAY_MIN_AGE_DAYS: z.coerce.number().min(0).max(3650).default(7),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Longest wait of the embedded executor between queue checks when nothing is due. */
   EXECUTOR_POLL_INTERVAL: DurationSchema.default("1s"),

@@ -89,3 +89,17 @@ export async function deleteMemory(db: Database, id: string, actor = "api") {
     return updated;
   });
 }
+
+export const PatchMemorySchema = z.strictObject({ pinned: z.boolean() });
+
+/** Pins (or unpins) a memory: pinned memories are never forgotten by decay. History records it. */
+export async function setPinned(db: Database, id: string, pinned: boolean) {
+  const { row } = await getMemory(db, id);
+  if (row.pinned === pinned) return row;
+  return db.transaction(async (tx) => {
+    const [updated] = await tx.update(memories).set({ pinned, updatedAt: sql`now()` }).where(eq(memories.id, id)).returning();
+    if (!updated) throw new Error(`memory ${id} vanished while pinning`);
+    await writeHistory(tx, { memoryId: id, appId: row.appId, userId: row.userId, operation: "UPDATE", actor: "api", before: { pinned: row.pinned }, after: { pinned }, reason: pinned ? "pinned" : "unpinned" });
+    return updated;
+  });
+}

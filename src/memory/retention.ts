@@ -1,0 +1,53 @@
+import { type SQL, sql } from "drizzle-orm";
+import { z } from "zod";
+
+/** λ and forgetting threshold per kind of app (seed 000 §8.2); `default` is seed 000 §4.3.2. */
+export const RETENTION_PRESETS = {
+  default: { lambda: 0.1, threshold: 0.1 },
+  high_interaction: { lambda: 0.15, threshold: 0.15 },
+  low_interaction: { lambda: 0.05, threshold: 0.05 },
+  sensitive: { lambda: 0.3, threshold: 0.2 },
+  knowledge: { lambda: 0.02, threshold: 0.02 },
+} as const;
+export type RetentionPreset = keyof typeof RETENTION_PRESETS;
+
+/** Trait decay rates by subtype (seed 002 §5.1), slowed by reinforcement: λ / (1 + 0.1·n). */
+export const TRAIT_LAMBDA = { behavior: 0.005, preference: 0.002, core: 0.001 } as const;
+const TRAIT_DEFAULT_LAMBDA = 0.003;
+
+export const DecayParametersSchema = z.strictObject({
+  preset: z.enum(Object.keys(RETENTION_PRESETS) as [RetentionPreset, ...RetentionPreset[]]).default("default"),
+  lambda: z.number().positive().max(10).optional(),
+  threshold: z.number().min(0).max(1).optional(),
+  min_age_days: z.number().min(0).max(3650).default(7),
+});
+export type DecayParameters = z.infer<typeof DecayParametersSchema>;
+
+export function resolveParameters(parameters: DecayParameters): { lambda: number; threshold: number; minAgeDays: number } {
+  const preset = RETENTION_PRESETS[parameters.preset];
+  return { lambda: parameters.lambda ?? preset.lambda, threshold: parameters.threshold ?? preset.threshold, minAgeDays: parameters.min_age_days };
+}
+
+/**
+ * R1 (seed 000 §3.4.1): retention = min(1, e^(−λ·days since last access) · (1 + ln(1 + access count)) / 5).
+ *
+ * @example
+ * retentionScore({ accessCount: 0, daysSinceAccess: 0, lambda: 0.1 }); // 0.2
+ */
+export function retentionScore(input: { accessCount: number; daysSinceAccess: number; lambda: number }): number {
+  return Math.min(1, (Math.exp(-input.lambda * input.daysSinceAccess) * (1 + Math.log(1 + input.accessCount))) / 5);
+}
+
+/** The effective λ of a trait: its subtype's rate, slowed by the spacing effect of reinforcement. */
+export function traitLambda(subtype: string | null, reinforcements: number): number {
+  const base = TRAIT_LAMBDA[subtype as keyof typeof TRAIT_LAMBDA] ?? TRAIT_DEFAULT_LAMBDA;
+  return base / (1 + 0.1 * reinforcements);
+}
+
+/** The same formula in SQL over a `memories` row aliased `m`, for batch recomputation. */
+export function retentionSql(lambda: number, now: SQL = sql`now()`): SQL {
+  const traitRate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
+  const rate = sql`(CASE WHEN m.type = 'trait' THEN ${traitRate} ELSE ${sql.raw(String(lambda))}::float8 END)`;
+  const days = sql`greatest(0, extract(epoch FROM (${now} - m.last_accessed_at)) / 86400.0)`;
+  return sql`least(1.0, exp(-${rate} * ${days}) * (1 + ln(1 + m.access_count)) / 5.0)`;
+}
