@@ -98,7 +98,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     tokenizer: o200kTokenizer,
     embedder: providers.embedder,
     notifier,
-    pipeline: executor ? executorPipelineView(database.db) : jobsPipelineView(database.db),
+    pipeline: executor ? executorPipelineView(database.db, providers.embedder.model) : jobsPipelineView(database.db, providers.embedder.model),
     ...(embedded ? {} : { inngestHandler }),
     background,
     accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),

@@ -29,7 +29,7 @@ export function createEmbedBackfill(inngest: PipelineClient) {
       let embedded = 0;
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
         const result = await step.run(`embed-batch-${batch}`, async () => {
-          const rows = await findUnembedded(deps.db, deps.settings.embedBatchSize, scope);
+          const rows = await findUnembedded(deps.db, deps.embedder.model, deps.settings.embedBatchSize, scope);
           if (rows.length === 0) return { found: 0, stored: 0 };
           const vectors = await deps.embedder.embed(rows.map((row) => row.content)).catch(toStepError);
           const stored = await storeEmbeddings(

@@ -18,7 +18,7 @@ export function createPipelineSweep(inngest: PipelineClient, settings: { sweepCr
       if (backlogs.length > 0) {
         await step.sendEvent("re-emit-appended", backlogs.map((backlog) => sessionEventsAppended.create(backlog)));
       }
-      const users = await step.run("find-unembedded", () => findUsersWithUnembedded(deps.db, SWEEP_LIMIT));
+      const users = await step.run("find-unembedded", () => findUsersWithUnembedded(deps.db, deps.embedder.model, SWEEP_LIMIT));
       if (users.length > 0) {
         await step.sendEvent("re-request-embeddings", users.map((user) => embeddingsRequested.create(user)));
       }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
+import { needsEmbedding } from "./embeddings.js";
 
 export interface SessionBacklog {
   session_id: string;
@@ -22,10 +23,7 @@ export async function findStaleBacklogs(db: Database, minAgeMs: number, limit: n
   );
 }
 
-/** Users that have current memories without an embedding. */
-export async function findUsersWithUnembedded(db: Database, limit: number): Promise<{ app_id: string; user_id: string }[]> {
-  return queryRows<{ app_id: string; user_id: string }>(
-    db,
-    sql`SELECT DISTINCT app_id, user_id FROM memories WHERE embedding IS NULL AND expired_at IS NULL LIMIT ${limit}`,
-  );
+/** Users that have current memories needing a vector from `model`. */
+export async function findUsersWithUnembedded(db: Database, model: string, limit: number): Promise<{ app_id: string; user_id: string }[]> {
+  return queryRows<{ app_id: string; user_id: string }>(db, sql`SELECT DISTINCT app_id, user_id FROM memories WHERE ${needsEmbedding(model)} LIMIT ${limit}`);
 }

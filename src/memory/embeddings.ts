@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
 
 export interface UnembeddedMemory {
@@ -6,20 +6,28 @@ export interface UnembeddedMemory {
   content: string;
 }
 
-/** Current memories that have no embedding yet, oldest first (M5: rows are written first). */
-export async function findUnembedded(db: Database, limit: number, userScope?: { appId: string; userId: string }): Promise<UnembeddedMemory[]> {
+/**
+ * Current memories that need a vector from `model`: none yet (M5: rows are written first), or one
+ * made by another model (the configured model changed; vectors of two models are never compared).
+ */
+export function needsEmbedding(model: string): SQL {
+  return sql`(embedding IS NULL OR embedding_model IS DISTINCT FROM ${model}) AND expired_at IS NULL`;
+}
+
+/** Memories needing a vector from `model`, oldest first. */
+export async function findUnembedded(db: Database, model: string, limit: number, userScope?: { appId: string; userId: string }): Promise<UnembeddedMemory[]> {
   const scope = userScope ? sql`AND app_id = ${userScope.appId} AND user_id = ${userScope.userId}` : sql``;
   return queryRows<UnembeddedMemory>(
     db,
     sql`SELECT id, content FROM memories
-         WHERE embedding IS NULL AND expired_at IS NULL ${scope}
+         WHERE ${needsEmbedding(model)} ${scope}
          ORDER BY created_at LIMIT ${limit}`,
   );
 }
 
 /**
- * Fills embeddings in one statement. Only rows still without an embedding are touched, so a
- * batch that is retried after a crash never overwrites a newer vector.
+ * Fills embeddings in one statement. Only rows still needing a vector from this model are
+ * touched, so a batch that is retried after a crash never overwrites a newer vector.
  */
 export async function storeEmbeddings(db: Database, model: string, items: { id: string; vector: number[] }[]): Promise<number> {
   if (items.length === 0) return 0;
@@ -29,7 +37,7 @@ export async function storeEmbeddings(db: Database, model: string, items: { id: 
     sql`UPDATE memories AS m
            SET embedding = e.v::halfvec, embedding_model = ${model}, embedded_at = now()
           FROM jsonb_to_recordset(${payload}::jsonb) AS e(id uuid, v text)
-         WHERE m.id = e.id AND m.embedding IS NULL
+         WHERE m.id = e.id AND (m.embedding IS NULL OR m.embedding_model IS DISTINCT FROM ${model})
         RETURNING m.id`,
   );
   return rows.length;

@@ -7,7 +7,7 @@ import { type PipelineRuns, type PipelineView, readBacklog, settledStatus } from
  * consolidation job records (failed = failed in the last 24 hours) and queued counts the sessions
  * whose events are not replayed yet, since Inngest Cloud's queue is not ours to read.
  */
-export function jobsPipelineView(db: Database): PipelineView {
+export function jobsPipelineView(db: Database, embeddingModel: string): PipelineView {
   return {
     async status(scope) {
       const filters = [
@@ -23,7 +23,7 @@ export function jobsPipelineView(db: Database): PipelineView {
                    (SELECT count(*)::int FROM sessions WHERE last_seq > replayed_seq ${where}) AS queued
               FROM consolidation_jobs WHERE TRUE ${where}`,
       );
-      const backlog = await readBacklog(db, scope);
+      const backlog = await readBacklog(db, scope, embeddingModel);
       const runs: PipelineRuns = {
         queued: Number(counts?.queued ?? 0),
         running: Number(counts?.running ?? 0),

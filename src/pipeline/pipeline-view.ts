@@ -1,10 +1,11 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
+import { needsEmbedding } from "../memory/embeddings.js";
 
 export interface PipelineBacklog {
   /** Committed events that fast replay has not summarised yet. */
   unreplayed_events: number;
-  /** Current memories still waiting for an embedding. */
+  /** Current memories still waiting for a vector of the configured embedding model. */
   unembedded_memories: number;
 }
 
@@ -28,7 +29,7 @@ export interface PipelineView {
   status(scope: { appId?: string; userId?: string }): Promise<PipelineStatusView>;
 }
 
-export async function readBacklog(db: Database, scope: { appId?: string; userId?: string }): Promise<PipelineBacklog> {
+export async function readBacklog(db: Database, scope: { appId?: string; userId?: string }, embeddingModel: string): Promise<PipelineBacklog> {
   const scoped = (base: SQL) =>
     sql.join(
       [base, ...(scope.userId === undefined ? [] : [sql`user_id = ${scope.userId}`]), ...(scope.appId === undefined ? [] : [sql`app_id = ${scope.appId}`])],
@@ -38,7 +39,7 @@ export async function readBacklog(db: Database, scope: { appId?: string; userId?
     db,
     sql`SELECT
           (SELECT coalesce(sum(last_seq - replayed_seq), 0)::int FROM sessions WHERE ${scoped(sql`TRUE`)}) AS unreplayed_events,
-          (SELECT count(*)::int FROM memories WHERE ${scoped(sql`embedding IS NULL AND expired_at IS NULL`)}) AS unembedded_memories`,
+          (SELECT count(*)::int FROM memories WHERE ${scoped(needsEmbedding(embeddingModel))}) AS unembedded_memories`,
   );
   return { unreplayed_events: Number(row?.unreplayed_events ?? 0), unembedded_memories: Number(row?.unembedded_memories ?? 0) };
 }
