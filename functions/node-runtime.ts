@@ -57,7 +57,12 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     reflectionImportanceThreshold: env.REFLECTION_IMPORTANCE_THRESHOLD,
     sweepCron: env.SWEEP_CRON,
     decayCron: env.DECAY_CRON,
-    decayParameters: { preset: env.DECAY_PRESET, min_age_days: env.DECAY_MIN_AGE_DAYS },
+    decayParameters: {
+      preset: env.DECAY_PRESET,
+      min_age_days: env.DECAY_MIN_AGE_DAYS,
+      purge_after_days: env.DECAY_PURGE_AFTER_DAYS,
+      ...(env.MEMORY_QUOTA_PER_USER ? { quota: env.MEMORY_QUOTA_PER_USER } : {}),
+    },
     sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
   };
   const embedded = env.INNGEST_MODE === "embedded";

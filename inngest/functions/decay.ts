@@ -14,7 +14,13 @@ export function createDecay(inngest: PipelineClient, settings: { decayCron: stri
     async ({ step, deps }) => {
       const report = await step.run("decay", async () => {
         const result = await runDecay(deps.db, {}, settings.decayParameters, false);
-        return { recomputed: result.recomputed, forgotten: result.forgotten.length, lambda: result.lambda, threshold: result.threshold };
+        return {
+          recomputed: result.recomputed,
+          forgotten: result.forgotten.length,
+          over_quota: result.over_quota.length,
+          traits_dissolved: result.traits_dissolved.length,
+          purged: result.purged,
+        };
       });
       return report;
     },

@@ -63,6 +63,10 @@ export const EnvSchema = z.object({
   DECAY_CRON: z.string().min(9).default("0 3 * * *"),
   DECAY_PRESET: z.enum(["default", "high_interaction", "low_interaction", "sensitive", "knowledge"]).default("default"),
   DECAY_MIN_AGE_DAYS: z.coerce.number().min(0).max(3650).default(7),
+  /** Days a forgotten memory stays recoverable before decay deletes it for good. */
+  DECAY_PURGE_AFTER_DAYS: z.coerce.number().min(0).max(3650).default(30),
+  /** Most current memories per user (R5); 0 means no quota. */
+  MEMORY_QUOTA_PER_USER: z.coerce.number().int().min(0).default(0),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Longest wait of the embedded executor between queue checks when nothing is due. */
   EXECUTOR_POLL_INTERVAL: DurationSchema.default("1s"),

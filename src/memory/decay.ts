@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
-import { type DecayParameters, resolveParameters, retentionSql } from "./retention.js";
+import { type Database, type Executor, queryRows } from "../db/database.js";
+import { type DecayParameters, decayedTraitConfidenceSql, resolveParameters, retentionSql } from "./retention.js";
 
 export interface DecayScope {
   appId?: string;
@@ -16,6 +16,34 @@ export interface DecayReport {
   recomputed: number;
   /** Memories forgotten (or, in a dry run, that would be). */
   forgotten: { id: string; type: string; content: string; retention: number }[];
+  /** Forgotten because their user was over the quota (R5). */
+  over_quota: string[];
+  /** Trends whose window closed before a second observation, and traits decayed below 0.05. */
+  traits_dissolved: string[];
+  /** Memories forgotten longer ago than the grace period, now deleted for good. */
+  purged: number;
+}
+
+/** Trends whose window closed unreinforced, and established traits whose confidence decayed away. */
+function dissolvable(scope: DecayScope): SQL {
+  return sql`m.type = 'trait' AND m.expired_at IS NULL AND m.trait_stage <> 'dissolved' AND ${scopeSql(scope)}
+             AND ((m.trait_stage = 'trend' AND m.window_end < now() AND m.reinforcement_count < 2)
+               OR (m.trait_stage <> 'trend' AND ${decayedTraitConfidenceSql()} < 0.05))`;
+}
+
+/** The lowest-retention episodes and insights of every user above `quota` current memories. */
+function overQuota(scope: DecayScope, quota: number): SQL {
+  return sql`SELECT r.id FROM (
+               SELECT m.id, c.n, row_number() OVER (PARTITION BY m.app_id, m.user_id ORDER BY m.retention, m.importance, m.valid_at) AS rank
+                 FROM memories m
+                 JOIN (SELECT app_id, user_id, count(*) AS n FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}
+                        GROUP BY app_id, user_id HAVING count(*) > ${quota}) c ON c.app_id = m.app_id AND c.user_id = m.user_id
+                WHERE m.expired_at IS NULL AND m.pinned = false AND m.type IN ('episodic', 'insight') AND m.valid_at <= now()
+             ) r WHERE r.rank <= r.n - ${quota}`;
+}
+
+function purgeable(scope: DecayScope, days: number): SQL {
+  return sql`m.expired_at < now() - make_interval(days => ${days}::int) AND m.superseded_by IS NULL AND ${scopeSql(scope)}`;
 }
 
 /**
@@ -63,30 +91,62 @@ export async function runDecay(db: Database, scope: DecayScope, parameters: Deca
       sql`SELECT m.id, m.type, m.content, ${expression} AS retention FROM memories m WHERE ${forgettable(scope, threshold, minAgeDays, expression)}`,
     );
     const [counted] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`);
-    return { ...report, recomputed: Number(counted?.count ?? 0), forgotten: rows.map((row) => ({ ...row, retention: Number(row.retention) })) };
+    const traits = await queryRows<{ id: string }>(db, sql`SELECT m.id FROM memories m WHERE ${dissolvable(scope)}`);
+    const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota)) : [];
+    const [purge] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days)}`);
+    return {
+      ...report,
+      recomputed: Number(counted?.count ?? 0),
+      forgotten: rows.map((row) => ({ ...row, retention: Number(row.retention) })),
+      over_quota: quota.map((row) => row.id),
+      traits_dissolved: traits.map((row) => row.id),
+      purged: Number(purge?.count ?? 0),
+    };
   }
   return db.transaction(async (tx) => {
     const recomputed = await queryRows<{ id: string }>(
       tx,
       sql`UPDATE memories AS m SET retention = ${retentionSql(lambda)} WHERE m.expired_at IS NULL AND ${scopeSql(scope)} RETURNING m.id`,
     );
-    const forgotten = await queryRows<{ id: string; app_id: string; user_id: string; type: string; content: string; retention: number }>(
+    const forgotten = await queryRows<Changed & { type: string; content: string }>(
       tx,
       sql`UPDATE memories AS m SET expired_at = now(), updated_at = now()
            WHERE ${forgettable(scope, threshold, minAgeDays)}
           RETURNING m.id, m.app_id, m.user_id, m.type, m.content, m.retention`,
     );
-    if (forgotten.length > 0) {
-      await tx.execute(
-        sql`INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason)
-            SELECT (f->>'history_id')::uuid, (f->>'id')::uuid, f->>'app_id', f->>'user_id', 'DELETE', 'decay',
-                   jsonb_build_object('retention', (f->>'retention')::float8), jsonb_build_object('expired', true),
-                   ${`retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`}
-              FROM jsonb_array_elements(${JSON.stringify(forgotten.map((row) => ({ ...row, history_id: randomUUID() })))}::jsonb) AS f`,
-      );
-    }
-    return { ...report, recomputed: recomputed.length, forgotten: forgotten.map((row) => ({ id: row.id, type: row.type, content: row.content, retention: Number(row.retention) })) };
+    await recordHistory(tx, forgotten, "DELETE", { expired: true }, `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`);
+    const overQuotaRows = parameters.quota
+      ? await queryRows<Changed>(tx, sql`UPDATE memories AS m SET expired_at = now(), updated_at = now() WHERE m.id IN (${overQuota(scope, parameters.quota)}) RETURNING m.id, m.app_id, m.user_id, m.retention`)
+      : [];
+    await recordHistory(tx, overQuotaRows, "DELETE", { expired: true }, `over the quota of ${parameters.quota} memories`);
+    const dissolved = await queryRows<Changed>(
+      tx,
+      sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = now() WHERE ${dissolvable(scope)} RETURNING m.id, m.app_id, m.user_id, m.retention`,
+    );
+    await recordHistory(tx, dissolved, "STAGE_CHANGE", { traitStage: "dissolved" }, "trend window closed unreinforced, or confidence decayed below 0.05");
+    const purged = await queryRows<{ id: string }>(tx, sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days)} RETURNING m.id`);
+    return {
+      ...report,
+      recomputed: recomputed.length,
+      forgotten: forgotten.map((row) => ({ id: row.id, type: row.type, content: row.content, retention: Number(row.retention) })),
+      over_quota: overQuotaRows.map((row) => row.id),
+      traits_dissolved: dissolved.map((row) => row.id),
+      purged: purged.length,
+    };
   });
+}
+
+type Changed = { id: string; app_id: string; user_id: string; retention: number };
+
+/** One history row per changed memory, written in one statement. */
+async function recordHistory(tx: Executor, rows: Changed[], operation: "DELETE" | "STAGE_CHANGE", after: Record<string, unknown>, reason: string): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.execute(
+    sql`INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason)
+        SELECT (f->>'history_id')::uuid, (f->>'id')::uuid, f->>'app_id', f->>'user_id', ${operation}, 'decay',
+               jsonb_build_object('retention', (f->>'retention')::float8), ${JSON.stringify(after)}::jsonb, ${reason}
+          FROM jsonb_array_elements(${JSON.stringify(rows.map((row) => ({ ...row, history_id: randomUUID() })))}::jsonb) AS f`,
+  );
 }
 
 export interface RetentionStats {

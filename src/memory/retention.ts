@@ -20,12 +20,22 @@ export const DecayParametersSchema = z.strictObject({
   lambda: z.number().positive().max(10).optional(),
   threshold: z.number().min(0).max(1).optional(),
   min_age_days: z.number().min(0).max(3650).default(7),
+  /** Most current memories a user keeps (R5); above it the lowest-retention episodes and insights go. */
+  quota: z.number().int().min(1).optional(),
+  /** Days a forgotten memory stays recoverable before it is purged for good (history stays). */
+  purge_after_days: z.number().min(0).max(3650).default(30),
 });
 export type DecayParameters = z.infer<typeof DecayParametersSchema>;
 
 export function resolveParameters(parameters: DecayParameters): { lambda: number; threshold: number; minAgeDays: number } {
   const preset = RETENTION_PRESETS[parameters.preset];
   return { lambda: parameters.lambda ?? preset.lambda, threshold: parameters.threshold ?? preset.threshold, minAgeDays: parameters.min_age_days };
+}
+
+/** A trait's confidence after decay since it was last reinforced, in SQL over a row aliased `m`. */
+export function decayedTraitConfidenceSql(): SQL {
+  const rate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
+  return sql`m.confidence * exp(-${rate} * greatest(0, extract(epoch FROM (now() - coalesce(m.last_reinforced_at, m.created_at))) / 86400.0))`;
 }
 
 /**

@@ -85,3 +85,36 @@ describe("decay (R1, R3)", () => {
     expect((await call(runtime.app, "GET", "/v1/memories?user_id=zoe&limit=50")).body.memories).toHaveLength(6);
   });
 });
+
+describe("decay maintenance (R5, C8)", () => {
+  it("enforces a per-user quota by forgetting the lowest-retention episodes and insights", async () => {
+    const dry = await decay({ quota: 4 });
+    expect(dry.body.over_quota).toHaveLength(2);
+    const { body } = await decay({ dry_run: false, quota: 4, min_age_days: 365 });
+    expect(body.forgotten).toEqual([]);
+    expect(body.over_quota).toHaveLength(2);
+    expect(body.over_quota).not.toContain(ids["pinned"]);
+    expect(body.over_quota).not.toContain(ids["fact"]);
+    expect(body.over_quota).not.toContain(ids["future"]);
+    expect((await call(runtime.app, "GET", "/v1/memories?user_id=zoe&limit=50")).body.memories).toHaveLength(4);
+  });
+
+  it("dissolves trends whose window closed unreinforced, and purges forgotten memories after the grace period", async () => {
+    const trend = await runtime.database.db.execute(sql`
+      INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, key, trait_stage, reinforcement_count, window_start, window_end, confidence)
+      VALUES (gen_random_uuid(), 'default', 'zoe', 'trait', 'behavior', 'Zoe says she often bakes.', 'h1', 'behavior:bake', 'trend', 1, now() - interval '20 days', now() - interval '6 days', 0.3)
+      RETURNING id`);
+    const trendId = (trend as unknown as { rows: { id: string }[] }).rows[0]?.id as string;
+    await decay({ dry_run: false });
+    expect((await call(runtime.app, "GET", `/v1/memories/${trendId}`)).body.trait.stage).toBe("dissolved");
+    expect((await call(runtime.app, "GET", `/v1/memories/${trendId}/history`)).body.history.at(-1)).toMatchObject({ operation: "STAGE_CHANGE", actor: "decay" });
+
+    // The stale insight was forgotten above; 31 days later it is purged, its history kept.
+    await runtime.database.db.execute(sql`UPDATE memories SET expired_at = now() - interval '31 days' WHERE id = ${ids["stale"]}`);
+    const purge = await decay({ dry_run: false });
+    expect(purge.body.purged).toBe(1);
+    expect((await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}`)).status).toBe(404);
+    const history = await runtime.database.db.execute(sql`SELECT count(*)::int AS n FROM memory_history WHERE memory_id = ${ids["stale"]}`);
+    expect((history as unknown as { rows: { n: number }[] }).rows[0]?.n).toBeGreaterThan(0);
+  });
+});

@@ -21,8 +21,8 @@ describe("retention (R1)", () => {
   it("has the presets of seed 000 §8.2 and lets parameters override them", () => {
     expect(RETENTION_PRESETS.sensitive).toEqual({ lambda: 0.3, threshold: 0.2 });
     expect(RETENTION_PRESETS.knowledge).toEqual({ lambda: 0.02, threshold: 0.02 });
-    expect(resolveParameters({ preset: "high_interaction", min_age_days: 7 })).toEqual({ lambda: 0.15, threshold: 0.15, minAgeDays: 7 });
-    expect(resolveParameters({ preset: "default", lambda: 0.5, min_age_days: 1 })).toEqual({ lambda: 0.5, threshold: 0.1, minAgeDays: 1 });
+    expect(resolveParameters({ preset: "high_interaction", min_age_days: 7, purge_after_days: 30 })).toEqual({ lambda: 0.15, threshold: 0.15, minAgeDays: 7 });
+    expect(resolveParameters({ preset: "default", lambda: 0.5, min_age_days: 1, purge_after_days: 30 })).toEqual({ lambda: 0.5, threshold: 0.1, minAgeDays: 1 });
   });
 
   it("decays traits by subtype, slower with each reinforcement (spacing effect)", () => {
