@@ -7,6 +7,9 @@ export const RRF_K = 60;
 /** BM25 parameters, the usual defaults; term frequency is taken as 1 (memories are short). */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
+/** Binary-quantised candidates per vector result kept, and at least this many. */
+const BQ_OVERSAMPLING = 4;
+const BQ_MIN_CANDIDATES = 400;
 
 export interface SourceRef {
   session_id: string;
@@ -83,13 +86,18 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
   const vector = query.vector ? toVectorLiteral(query.vector.values) : null;
   const vectorArm =
     query.vector && vector
-      ? // The distance is computed once per row: it is the sort key of the inner query.
+      ? // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
+        // cosine; with fewer rows than the oversampling this is an exact search.
         sql`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
-              SELECT m.id, m.embedding <=> ${vector}::halfvec AS distance
-                FROM memories m
-               WHERE ${visible} AND m.embedding IS NOT NULL AND m.embedding_model = ${query.vector.model}
-               ORDER BY distance
-               LIMIT ${pool}
+              SELECT c.id, c.embedding <=> ${vector}::halfvec AS distance FROM (
+                SELECT m.id, m.embedding
+                  FROM memories m
+                 WHERE ${visible} AND m.embedding_bits IS NOT NULL AND m.embedding_model = ${query.vector.model}
+                 ORDER BY m.embedding_bits <~> binary_quantize(${vector}::halfvec)::varbit
+                 LIMIT ${Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES)}
+              ) c
+              ORDER BY distance
+              LIMIT ${pool}
             ) nearest`
       : sql`SELECT NULL::uuid AS id, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
   const rows = await queryRows<RecalledRow>(
@@ -98,7 +106,9 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
           SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ${query.text}))) AS lexeme
         ),
         corpus AS (
-          SELECT count(*)::float8 AS n, coalesce(avg(length(m.content_tsv)), 1)::float8 AS avg_len FROM memories m WHERE ${visible}
+          -- N from the index; the average length from a sample, since it only scales normalisation.
+          SELECT (SELECT count(*) FROM memories m WHERE ${visible})::float8 AS n,
+                 coalesce((SELECT avg(length(s.content_tsv)) FROM (SELECT m.content_tsv FROM memories m WHERE ${visible} LIMIT 1000) s), 1)::float8 AS avg_len
         ),
         -- BM25 weights: Postgres ranks (ts_rank) have no inverse document frequency, so a question's
         -- common words would outweigh its rare, telling ones. Document frequencies come from the
@@ -108,7 +118,9 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
                  ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS idf
             FROM terms t, corpus c,
                  LATERAL (SELECT count(*)::float8 AS df FROM memories m WHERE ${visible} AND m.content_tsv @@ quote_literal(t.lexeme)::tsquery) d
-           WHERE d.df > 0
+           -- A term in more than 80% of the memories tells almost nothing (idf < 0.25) and would
+           -- make the ranking join touch most rows: leave it out.
+           WHERE d.df > 0 AND d.df <= c.n * 0.8
         ),
         total AS (SELECT coalesce(sum(idf), 0) AS idf FROM weights),
         vec AS (${vectorArm}),

@@ -15,3 +15,6 @@ export const halfvec = customType<{ data: number[]; driverData: string }>({
 export const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
 export const timestampTz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** Postgres `bit varying`, for binary-quantised embeddings. */
+export const varbit = customType<{ data: string }>({ dataType: () => "bit varying" });

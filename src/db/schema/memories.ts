@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
-import { halfvec, timestampTz, tsvector } from "./columns.js";
+import { halfvec, timestampTz, tsvector, varbit } from "./columns.js";
 import { sessions } from "./sessions.js";
 
 export const MEMORY_TYPES = ["episodic", "semantic", "insight", "procedural", "trait"] as const;
@@ -45,6 +45,12 @@ export const memories = pgTable(
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     embedding: halfvec("embedding"),
     embeddingModel: text("embedding_model"),
+    /**
+     * One bit per dimension (pgvector `binary_quantize`), kept in step with `embedding` by
+     * Postgres itself. Hamming distance over bits finds candidates ~4× faster than cosine over
+     * halfvec at 100K rows; the candidates are then re-ranked by exact cosine.
+     */
+    embeddingBits: varbit("embedding_bits").generatedAlwaysAs((): SQL => sql`binary_quantize(${memories.embedding})::varbit`),
     embeddedAt: timestampTz("embedded_at"),
     traitStage: text("trait_stage").$type<TraitStage>(),
     reinforcementCount: integer("reinforcement_count").notNull().default(0),

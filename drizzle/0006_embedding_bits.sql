@@ -1,0 +1,1 @@
+ALTER TABLE "memories" ADD COLUMN "embedding_bits" bit varying GENERATED ALWAYS AS (binary_quantize("memories"."embedding")::varbit) STORED;
