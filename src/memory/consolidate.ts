@@ -5,7 +5,7 @@ import { memories } from "../db/schema/index.js";
 import type { Embedder } from "../providers/types.js";
 import type { CandidateBatch, FactCandidate, InsightCandidate } from "./candidates.js";
 import { contentHash } from "./episodes.js";
-import { type MemoryRecord, addSources, insertMemory, lockUser, snapshot, writeHistory } from "./memory-writes.js";
+import { type MemoryRecord, addSources, insertMemory, lockUser, sameKey, snapshot, writeHistory } from "./memory-writes.js";
 import { type SourceRef, toVectorLiteral } from "./recall.js";
 import { applyTraitEvidence } from "./traits.js";
 
@@ -83,13 +83,7 @@ async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
     .select()
     .from(memories)
     .where(
-      and(
-        eq(memories.appId, scope.appId),
-        eq(memories.userId, scope.userId),
-        eq(memories.type, "semantic"),
-        eq(memories.key, fact.key),
-        or(isNull(memories.expiredAt), isNotNull(memories.supersededBy)),
-      ),
+      and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))),
     )
     .orderBy(asc(memories.validAt))
     .for("update");

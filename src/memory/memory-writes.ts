@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { type SQL, and, eq, sql } from "drizzle-orm";
 import type { Executor } from "../db/database.js";
 import { type HistoryOperation, memories, memoryHistory, memorySources } from "../db/schema/index.js";
 import type { SourceRef } from "./recall.js";
@@ -61,6 +61,11 @@ export async function insertMemories(tx: Executor, entries: { row: MemoryInsert 
       reason: entry.reason ?? null,
     })),
   );
+}
+
+/** The rows of one user's memories of one type under one key (a fact's or a trait's identity). */
+export function sameKey(scope: { appId: string; userId: string }, type: MemoryRecord["type"], key: string): SQL {
+  return and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId), eq(memories.type, type), eq(memories.key, key)) as SQL;
 }
 
 /** Serialises consolidation of one user across workers and connections (C5). */

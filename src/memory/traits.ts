@@ -5,7 +5,7 @@ import { memories, traitEvidence } from "../db/schema/index.js";
 import type { TraitCandidate } from "./candidates.js";
 import type { AppliedOperation, Scope } from "./consolidate.js";
 import { contentHash } from "./episodes.js";
-import { insertMemory, snapshot, writeHistory } from "./memory-writes.js";
+import { insertMemory, sameKey, snapshot, writeHistory } from "./memory-writes.js";
 import { type TraitState, applyEvidence, newTrait } from "./trait-lifecycle.js";
 
 /**
@@ -19,14 +19,7 @@ export async function applyTraitEvidence(tx: Executor, scope: Scope, candidate: 
     .select()
     .from(memories)
     .where(
-      and(
-        eq(memories.appId, scope.appId),
-        eq(memories.userId, scope.userId),
-        eq(memories.type, "trait"),
-        eq(memories.key, candidate.key),
-        ne(memories.traitStage, "dissolved"),
-        sql`${memories.expiredAt} IS NULL`,
-      ),
+      and(sameKey(scope, "trait", candidate.key), ne(memories.traitStage, "dissolved"), sql`${memories.expiredAt} IS NULL`),
     )
     .limit(1)
     .for("update");
