@@ -35,6 +35,7 @@ export async function benchRetrieval(runtime: Runtime, count: number, iterations
   const raw: number[] = [];
   const context: number[] = [];
   const search: number[] = [];
+  const slice: number[] = [];
   for (let i = 0; i < iterations + 3; i++) {
     const query = queries[i % queries.length] as string;
     const vector = `[${(vectors[i % vectors.length] as number[]).join(",")}]`;
@@ -49,14 +50,26 @@ export async function benchRetrieval(runtime: Runtime, count: number, iterations
       const response = await runtime.app.request("/v1/memories/search", { method: "POST", headers: json, body: JSON.stringify({ user_id: userId, query, limit: 10 }) });
       if (response.status !== 200) throw new Error(`search failed: ${await response.text()}`);
     });
+    // Time slice (R4): one day of episodes, somewhere in the seeded range (one memory per minute).
+    const to = new Date(Date.now() - (i % 30) * 3_600_000).toISOString();
+    const from = new Date(Date.parse(to) - 86_400_000).toISOString();
+    const sliceTime = await time(async () => {
+      const response = await runtime.app.request(`/v1/memories?user_id=${userId}&type=episodic&from=${from}&to=${to}&limit=50`);
+      if (response.status !== 200) throw new Error(`time slice failed: ${await response.text()}`);
+    });
     if (i < 3) continue; // warm-up
     raw.push(rawTime);
     context.push(contextTime);
     search.push(searchTime);
+    slice.push(sliceTime);
   }
   await runtime.background.settle();
   return {
     raw: summarize(`raw top-10 vector query, ${count} memories (floor)`, raw),
-    rows: [summarize(`context window 2000 tokens, ${count} memories`, context), summarize(`search top-10, ${count} memories`, search)],
+    rows: [
+      summarize(`context window 2000 tokens, ${count} memories`, context),
+      summarize(`search top-10, ${count} memories`, search),
+      summarize(`time slice (1 day, 50 newest), ${count} memories`, slice),
+    ],
   };
 }

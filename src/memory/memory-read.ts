@@ -1,4 +1,4 @@
-import { type SQL, and, asc, desc, eq, gt, isNotNull, isNull, lte, or } from "drizzle-orm";
+import { type SQL, and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../db/database.js";
 import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../db/schema/index.js";
@@ -13,6 +13,9 @@ export const ListMemoriesQuerySchema = z.strictObject({
   subtype: z.string().min(1).max(100).optional(),
   key: z.string().min(1).max(200).optional(),
   session_id: z.uuid().optional(),
+  /** Time slice (R4): only memories whose `valid_at` is in [from, to). */
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
   /** World as it was at this time (M2): valid then, and not deleted since. */
   as_of: z.iso.datetime({ offset: true }).optional(),
   include_expired: z.enum(["true", "false"]).default("false"),
@@ -40,11 +43,18 @@ export async function getMemory(db: Database, id: string) {
  * never deleted ones; `include_expired` lists every version.
  */
 export async function listMemories(db: Database, query: ListMemoriesQuery): Promise<MemoryRow[]> {
+  return listMemoriesQuery(db, query);
+}
+
+/** The listing as a query builder, so its plan can be inspected (EXPLAIN) as well as run. */
+export function listMemoriesQuery(db: Database, query: ListMemoriesQuery) {
   const conditions: (SQL | undefined)[] = [eq(memories.appId, query.app_id), eq(memories.userId, query.user_id)];
   if (query.type) conditions.push(eq(memories.type, query.type));
   if (query.subtype) conditions.push(eq(memories.subtype, query.subtype));
   if (query.key) conditions.push(eq(memories.key, query.key));
   if (query.session_id) conditions.push(eq(memories.sessionId, query.session_id));
+  if (query.from) conditions.push(gte(memories.validAt, new Date(query.from)));
+  if (query.to) conditions.push(lt(memories.validAt, new Date(query.to)));
   if (query.as_of) {
     const at = new Date(query.as_of);
     conditions.push(lte(memories.validAt, at), or(isNull(memories.invalidAt), gt(memories.invalidAt, at)));

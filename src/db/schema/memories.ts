@@ -64,6 +64,8 @@ export const memories = pgTable(
   },
   (table) => [
     index("memories_user_time_idx").on(table.appId, table.userId, table.createdAt.desc()),
+    // Time-slice retrieval (R4): a user's current memories in a window of world time.
+    index("memories_user_valid_idx").on(table.appId, table.userId, table.validAt.desc()).where(sql`${table.expiredAt} IS NULL`),
     index("memories_user_hash_idx").on(table.appId, table.userId, table.contentHash),
     index("memories_user_key_idx").on(table.appId, table.userId, table.key).where(sql`${table.expiredAt} IS NULL`),
     index("memories_tsv_idx").using("gin", table.contentTsv),

@@ -1,0 +1,1 @@
+CREATE INDEX "memories_user_valid_idx" ON "memories" USING btree ("app_id","user_id","valid_at" DESC NULLS LAST) WHERE "memories"."expired_at" IS NULL;
