@@ -23,6 +23,8 @@ export async function seedMemories(runtime: Runtime, userId: string, count: numb
              (SELECT array_agg(random() - 0.5 + g * 0 + i * 0)::real[] FROM generate_series(1, 512) AS g)::halfvec, ${model}, now(), '{"origin": "bench"}'::jsonb
         FROM generate_series(${start}::int, ${end - 1}::int) AS i`);
   }
+  // Fresh statistics, as autovacuum would leave them on a server, so the planner sees the data.
+  await runtime.database.db.execute(sql`ANALYZE memories`);
 }
 
 /** Context assembly and search top-10 latency next to a raw top-10 vector query on the same data. */
