@@ -1,10 +1,10 @@
-import { NonRetriableError } from "inngest";
 import { groundExtraction } from "../../src/memory/candidates.js";
 import { consolidate } from "../../src/memory/consolidate.js";
 import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
 import { advanceReflectedSeq, loadReflectionChunk } from "../../src/memory/reflection-backlog.js";
 import type { PipelineClient } from "../client.js";
 import { SessionScopeSchema, embeddingsRequested, reflectionRequested, sessionEnded } from "../events.js";
+import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 
 const MAX_CHUNKS_PER_RUN = 20;
@@ -27,9 +27,8 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
       retries: 4,
     },
     async ({ event, step, runId, deps }) => {
-      const parsed = SessionScopeSchema.safeParse(event.data);
-      if (!parsed.success) throw new NonRetriableError(`invalid ${event.name} payload: ${parsed.error.message}`);
-      const { session_id: sessionId, app_id, user_id } = parsed.data;
+      const payload = parsePayload(SessionScopeSchema, event);
+      const { session_id: sessionId, app_id, user_id } = payload;
       const totals = { chunks: 0, operations: {} as Record<string, number> };
 
       for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
@@ -67,7 +66,7 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
           );
           throw error;
         }
-        if (chunk === MAX_CHUNKS_PER_RUN - 1) await step.sendEvent("continue-reflection", reflectionRequested.create({ ...parsed.data, reason: "manual" }));
+        if (chunk === MAX_CHUNKS_PER_RUN - 1) await step.sendEvent("continue-reflection", reflectionRequested.create({ ...payload, reason: "manual" }));
       }
       // Insights and facts carry their embeddings; traits and historical versions are filled here.
       if (totals.chunks > 0) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));

@@ -1,7 +1,7 @@
-import { NonRetriableError } from "inngest";
 import { findUnembedded, storeEmbeddings } from "../../src/memory/embeddings.js";
 import type { PipelineClient } from "../client.js";
 import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
+import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 
 const MAX_BATCHES_PER_RUN = 50;
@@ -23,9 +23,8 @@ export function createEmbedBackfill(inngest: PipelineClient) {
       retries: 4,
     },
     async ({ event, step, deps }) => {
-      const parsed = EmbeddingsRequestedSchema.safeParse(event.data);
-      if (!parsed.success) throw new NonRetriableError(`invalid ${event.name} payload: ${parsed.error.message}`);
-      const scope = { appId: parsed.data.app_id, userId: parsed.data.user_id };
+      const payload = parsePayload(EmbeddingsRequestedSchema, event);
+      const scope = { appId: payload.app_id, userId: payload.user_id };
       let embedded = 0;
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
         const result = await step.run(`embed-batch-${batch}`, async () => {
@@ -42,7 +41,7 @@ export function createEmbedBackfill(inngest: PipelineClient) {
         embedded += result.stored;
         if (result.found < deps.settings.embedBatchSize) return { embedded };
       }
-      await step.sendEvent("continue-backfill", embeddingsRequested.create(parsed.data));
+      await step.sendEvent("continue-backfill", embeddingsRequested.create(payload));
       return { embedded, continued: true };
     },
   );

@@ -1,4 +1,3 @@
-import { NonRetriableError } from "inngest";
 import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
 import { writeEpisode } from "../../src/memory/episodes.js";
 import { ruleImportance } from "../../src/memory/importance.js";
@@ -6,6 +5,7 @@ import { unreflectedImportance } from "../../src/memory/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/memory/replay-backlog.js";
 import type { PipelineClient } from "../client.js";
 import { SessionEventSchema, embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../events.js";
+import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 
 /** Seed 000 §8.1: a summary has at most 200 words. */
@@ -35,9 +35,8 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
       retries: 4,
     },
     async ({ event, step, runId, deps }) => {
-      const parsed = SessionEventSchema.safeParse(event.data);
-      if (!parsed.success) throw new NonRetriableError(`invalid ${event.name} payload: ${parsed.error.message}`);
-      const { session_id: sessionId, app_id, user_id } = parsed.data;
+      const payload = parsePayload(SessionEventSchema, event);
+      const { session_id: sessionId, app_id, user_id } = payload;
       const written: string[] = [];
       let turns = 0;
 
@@ -88,7 +87,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
         if (result.memoryId) written.push(result.memoryId);
         turns += result.turns;
         if (chunk === MAX_CHUNKS_PER_RUN - 1) {
-          await step.sendEvent("continue-backlog", sessionEventsAppended.create(parsed.data));
+          await step.sendEvent("continue-backlog", sessionEventsAppended.create(payload));
         }
       }
 
