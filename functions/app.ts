@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "./deps.js";
+import { authenticate } from "./middleware/auth.js";
 import { limitBody } from "./middleware/body-limit.js";
+import { rateLimit } from "./middleware/rate-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
@@ -11,6 +13,7 @@ import { instructionRoutes } from "./routes/instructions.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { userRoutes } from "./routes/users.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 
 /**
  * The Hono app: the same on Workers and Node. Dependencies arrive ready-made, so this file only
@@ -27,6 +30,9 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.use("/v1/*", limitBody(deps.maxBodyBytes));
+  app.route("/v1/webhooks", webhookRoutes);
+  app.use("/v1/*", authenticate({ required: deps.security.authRequired, resolveKey: deps.security.resolveKey }));
+  if (deps.security.rateLimit) app.use("/v1/*", rateLimit(deps.security.rateLimit));
   app.route("/", healthRoutes);
   app.route("/v1/sessions", sessionRoutes);
   app.route("/v1/context", contextRoutes);

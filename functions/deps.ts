@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { Principal } from "../src/auth/api-keys.js";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { AccessRecorder } from "../src/memory/access-recorder.js";
@@ -6,6 +7,7 @@ import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
 import type { BackgroundTasks } from "./background.js";
+import type { Security } from "./security.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
 
@@ -24,7 +26,8 @@ export interface AppDeps {
   /** Batches access counts of memories that reads returned (R2). */
   accessRecorder: AccessRecorder;
   maxBodyBytes: number;
+  security: Security;
   log: Log;
 }
 
-export type AppEnv = { Variables: { deps: AppDeps } };
+export type AppEnv = { Variables: { deps: AppDeps; principal: Principal } };

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { serve as serveInngest } from "inngest/hono";
-import { createPipelineClient, type PipelineSettings } from "../inngest/client.js";
+import { type PipelineClient, type PipelineSettings, createPipelineClient } from "../inngest/client.js";
 import { createPipelineFunctions } from "../inngest/index.js";
 import { type Env, durationMs } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
@@ -16,6 +16,7 @@ import { type Providers, createProviders } from "../src/providers/index.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
+import { isLoopback, securityFromEnv } from "./security.js";
 
 export interface Runtime {
   app: App;
@@ -25,6 +26,8 @@ export interface Runtime {
   executor: LocalExecutor | undefined;
   background: BackgroundTasks;
   notifier: PipelineNotifier;
+  /** The pipeline's Inngest client, for sending events such as a decay or backfill request. */
+  inngest: PipelineClient;
   close(): Promise<void>;
 }
 
@@ -57,6 +60,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     reflectionImportanceThreshold: env.REFLECTION_IMPORTANCE_THRESHOLD,
     sweepCron: env.SWEEP_CRON,
     decayCron: env.DECAY_CRON,
+    decayBatchSize: env.DECAY_BATCH_SIZE,
     decayParameters: {
       preset: env.DECAY_PRESET,
       min_age_days: env.DECAY_MIN_AGE_DAYS,
@@ -108,6 +112,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
+    security: await securityFromEnv(env, database.db, isLoopback(env.HOST)),
     log: logger.error,
   });
   if (executor && env.EXECUTOR_ENABLED) await executor.start();
@@ -120,6 +125,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     executor,
     background,
     notifier,
+    inngest,
     async close() {
       await background.settle();
       await executor?.stop();

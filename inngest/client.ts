@@ -21,6 +21,7 @@ export interface PipelineSettings {
   reflectionImportanceThreshold: number;
   sweepCron: string;
   decayCron: string;
+  decayBatchSize: number;
   decayParameters: DecayParameters;
   sweepMinAgeMs: number;
 }

@@ -15,12 +15,18 @@ export const sessionEnded = eventType("memory/session.ended", {
 
 /** Asks for deep reflection of a session: importance crossed the threshold, or a rebuild. */
 export const reflectionRequested = eventType("memory/reflection.requested", {
-  schema: z.object({ ...UserScope, session_id: z.uuid(), reason: z.enum(["importance", "rebuild", "manual"]) }),
+  schema: z.object({ ...UserScope, session_id: z.uuid(), reason: z.enum(["importance", "rebuild", "manual", "webhook"]) }),
 });
 
 /** Asks the backfill to embed a user's memories that were written without a vector. */
 export const embeddingsRequested = eventType("memory/embeddings.requested", { schema: z.object(UserScope) });
 
+/** Runs (or continues, from `cursor`) a decay pass outside its schedule, for everyone or one scope. */
+export const decayRequested = eventType("memory/decay.requested", {
+  schema: z.object({ app_id: z.string().min(1).optional(), user_id: z.string().min(1).optional(), cursor: z.uuid().nullable() }),
+});
+
 export const SessionEventSchema = sessionEventsAppended.schema;
 export const SessionScopeSchema = z.object({ ...UserScope, session_id: z.uuid() });
 export const EmbeddingsRequestedSchema = embeddingsRequested.schema;
+export const DecayRequestedSchema = decayRequested.schema;

@@ -4,17 +4,21 @@
  */
 export type ErrorCode =
   | "invalid_request"
+  | "unauthorized"
   | "not_found"
   | "conflict"
   | "payload_too_large"
+  | "rate_limited"
   | "unprocessable"
   | "internal";
 
-export const STATUS_BY_CODE: Record<ErrorCode, 400 | 404 | 409 | 413 | 422 | 500> = {
+export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500> = {
   invalid_request: 400,
+  unauthorized: 401,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  rate_limited: 429,
   unprocessable: 422,
   internal: 500,
 };
@@ -31,5 +35,7 @@ export class DomainError extends Error {
 }
 
 export const notFound = (what: string, id: string) => new DomainError("not_found", `${what} ${id} was not found`, { id });
+
+export const unauthorized = (message: string) => new DomainError("unauthorized", message);
 
 export const conflict = (message: string, details?: unknown) => new DomainError("conflict", message, details);

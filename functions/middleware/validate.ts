@@ -1,18 +1,27 @@
-import { zValidator } from "@hono/zod-validator";
-import type { ValidationTargets } from "hono";
+import type { Context, MiddlewareHandler, ValidationTargets } from "hono";
+import { validator } from "hono/validator";
 import { z } from "zod";
+import type { AppEnv } from "../deps.js";
+import { APP_FIELDS, scopeToApp } from "./auth.js";
 import { errorResponse } from "./error-handler.js";
 
 /**
- * zod validation for one request part. A failure answers 400 in the app's error shape, with
- * one `{ field, message }` per problem; the raw zod result never leaves the server.
+ * zod validation for one request part, scoped to the caller's app first (see `scopeToApp`). A
+ * failure answers 400 in the app's error shape, with one `{ field, message }` per problem; the raw
+ * zod result never leaves the server.
  *
  * @example
  * app.post("/v1/sessions", validate("json", CreateSessionSchema), (c) => c.json(c.req.valid("json")));
  */
-export function validate<Target extends keyof ValidationTargets, Schema extends z.ZodType>(target: Target, schema: Schema) {
-  return zValidator(target, z.unknown().superRefine(rejectNulCharacters).pipe(schema), (result, c) => {
-    if (result.success) return;
+export function validate<Target extends keyof ValidationTargets, Schema extends z.ZodType>(
+  target: Target,
+  schema: Schema,
+): MiddlewareHandler<AppEnv, string, { in: { [K in Target]: z.input<Schema> }; out: { [K in Target]: z.output<Schema> } }> {
+  const checked = z.unknown().superRefine(rejectNulCharacters).pipe(schema);
+  const appFields = APP_FIELDS.filter((field) => hasField(schema, field));
+  const middleware = validator(target, (value: unknown, c: Context<AppEnv>) => {
+    const result = checked.safeParse(scopeToApp(c.get("principal"), value, appFields));
+    if (result.success) return result.data as z.output<Schema>;
     const issues = result.error.issues.map((issue) => ({
       field: [target === "json" ? "body" : target, ...issue.path.map(String)].join("."),
       message: issue.message,
@@ -20,6 +29,8 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
     const first = issues[0];
     return errorResponse(c, "invalid_request", first ? `${first.field}: ${first.message}` : "invalid request", { issues });
   });
+  // hono's validator types its output from the callback; the parsed schema output is what it stores.
+  return middleware as unknown as MiddlewareHandler<AppEnv, string, { in: { [K in Target]: z.input<Schema> }; out: { [K in Target]: z.output<Schema> } }>;
 }
 
 /** Postgres text and jsonb cannot store U+0000: refuse it up front, naming where it is. */
@@ -34,4 +45,11 @@ function rejectNulCharacters(value: unknown, ctx: z.RefinementCtx, path: (string
       rejectNulCharacters(item, ctx, [...path, key]);
     }
   }
+}
+
+/** Whether an object schema (or every branch of a union of them) has the field. */
+function hasField(schema: z.ZodType, field: string): boolean {
+  if (schema instanceof z.ZodObject) return field in schema.shape;
+  if (schema instanceof z.ZodUnion) return (schema.options as z.ZodType[]).every((option) => hasField(option, field));
+  return false;
 }

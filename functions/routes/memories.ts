@@ -6,6 +6,7 @@ import { ExpandMemoriesSchema, MemoryIndexQuerySchema, expandMemories, memoryInd
 import { ListMemoriesQuerySchema, getMemory, getMemoryHistory, listMemories } from "../../src/memory/memory-read.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/search.js";
 import type { AppEnv } from "../deps.js";
+import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
 import { historyJson, memoryJson, scoredMemoryJson } from "../serializers.js";
 
@@ -13,6 +14,8 @@ const RetentionQuerySchema = z.strictObject({ user_id: z.string().trim().min(1).
 
 /** Memories with their provenance (M3) and history (M4), structured ingestion and soft delete. */
 export const memoryRoutes = new Hono<AppEnv>()
+  .use("/:id", ownedByCaller("memories"))
+  .use("/:id/*", ownedByCaller("memories"))
   .post("/search", validate("json", SearchMemorySchema), async (c) => {
     const { db, embedder, accessRecorder, background } = c.var.deps;
     const result = await searchMemory({ db, embedder }, c.req.valid("json"));

@@ -4,11 +4,14 @@ import { patchState, readState } from "../../src/sessions/scoped-state.js";
 import { AppendEventsSchema, CreateSessionSchema, ListSessionsQuerySchema, PatchStateSchema, ReadEventsQuerySchema } from "../../src/sessions/schemas.js";
 import { createSession, endSession, getSession, listSessions } from "../../src/sessions/session-store.js";
 import type { AppEnv } from "../deps.js";
+import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
 import { eventJson, sessionJson } from "../serializers.js";
 
 /** Sessions (E1), their append-only event log (E2) and scoped state (E3). */
 export const sessionRoutes = new Hono<AppEnv>()
+  .use("/:id", ownedByCaller("sessions"))
+  .use("/:id/*", ownedByCaller("sessions"))
   .post("/", validate("json", CreateSessionSchema), async (c) => {
     const { db } = c.var.deps;
     const session = await createSession(db, c.req.valid("json"));

@@ -18,8 +18,25 @@ const booleanFromEnv = z
  */
 export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
-  /** Interface to listen on. Loopback by default: the API has no authentication yet. */
+  /** Interface to listen on. Loopback by default, where API keys are optional (see AUTH_REQUIRED). */
   HOST: z.string().min(1).default("127.0.0.1"),
+  /**
+   * Whether every /v1 request needs an API key. `auto`: required unless the server listens on
+   * loopback only (local development). A key that is presented is always checked.
+   */
+  AUTH_REQUIRED: z.enum(["auto", "true", "false"]).default("auto"),
+  /** Operator key acting across apps; keep it in a secret store. Apps get keys from `npm run keys`. */
+  ADMIN_API_KEY: z.string().min(32, "ADMIN_API_KEY must be at least 32 characters").optional(),
+  /** Seconds a validated key is remembered (revocation takes effect within this time). */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /** Requests per minute per key (or per client address without one); 0 turns the limit off. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** Requests a caller may send in a burst above the average rate. */
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /** Shared secret for `POST /v1/webhooks/consolidate` (HMAC-SHA256); unset turns the webhook off. */
+  WEBHOOK_SECRET: z.string().min(16, "WEBHOOK_SECRET must be at least 16 characters").optional(),
+  /** How old a webhook signature's timestamp may be, in seconds, before it is refused. */
+  WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   /** PGlite's data directory; "memory://" keeps the embedded database in memory (tests). */
   DATA_DIR: z.string().min(1).default("./.data"),
   /** postgres://… uses node-postgres; a Neon host (or DATABASE_DRIVER=neon) uses the Neon driver. */
@@ -63,6 +80,8 @@ export const EnvSchema = z.object({
   DECAY_CRON: z.string().min(9).default("0 3 * * *"),
   DECAY_PRESET: z.enum(["default", "high_interaction", "low_interaction", "sensitive", "knowledge"]).default("default"),
   DECAY_MIN_AGE_DAYS: z.coerce.number().min(0).max(3650).default(7),
+  /** Memories per decay batch: each batch is one short transaction and one durable step. */
+  DECAY_BATCH_SIZE: z.coerce.number().int().min(10).max(50_000).default(1000),
   /** Days a forgotten memory stays recoverable before decay deletes it for good. */
   DECAY_PURGE_AFTER_DAYS: z.coerce.number().min(0).max(3650).default(30),
   /** Most current memories per user (R5); 0 means no quota. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Database } from "../db/database.js";
 import { backoffMs, sleepUntil } from "./durations.js";
 import type { RegisteredFunction } from "./function-config.js";
-import { type MemoizedStep, type RunRow, finishRun, loadSteps, requeueRun, saveStep, setAttempt } from "./run-store.js";
+import { type MemoizedStep, type RunRow, finishRun, isCancelled, loadSteps, requeueRun, saveStep, setAttempt } from "./run-store.js";
 
 /** Sends one request to the app's serve handler (in-process `app.request`, or `fetch`). */
 export type Invoke = (url: string, init: RequestInit) => Promise<Response>;
@@ -39,6 +39,7 @@ export async function driveRun(run: RunRow, fn: RegisteredFunction, options: Dri
   let attempt = run.attempt;
   const limit = options.maxRequestsPerClaim ?? 500;
   for (let request = 0; request < limit; request++) {
+    if (await isCancelled(options.db, run.id)) return;
     const steps = await loadSteps(options.db, run.id);
     const response = await callFunction(run, fn, steps, attempt, "step", options.invoke);
     const outcome = await handleResponse(run, fn, response, attempt, options);

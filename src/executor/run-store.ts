@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
+import { type Database, type Executor, queryRows } from "../db/database.js";
 import { executorRuns, executorSteps } from "../db/schema/index.js";
 import { evaluateKey } from "./expressions.js";
 import type { RegisteredFunction } from "./function-config.js";
@@ -148,7 +148,24 @@ export async function finishRun(db: Database, runId: string, outcome: { status: 
       finishedAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    .where(eq(executorRuns.id, runId));
+    // A run cancelled meanwhile (the user was erased) stays cancelled.
+    .where(and(eq(executorRuns.id, runId), eq(executorRuns.status, "running")));
+}
+
+export async function isCancelled(db: Database, runId: string): Promise<boolean> {
+  const [row] = await db.select({ status: executorRuns.status }).from(executorRuns).where(eq(executorRuns.id, runId));
+  return row?.status === "cancelled";
+}
+
+/** Cancels a user's queued and running runs; a running one stops before its next step. */
+export async function cancelUserRuns(db: Executor, scope: { appId: string; userId: string }): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE executor_runs SET status = 'cancelled', lease_until = NULL, finished_at = now(), updated_at = now()
+         WHERE user_id = ${scope.userId} AND status IN ('queued', 'running') AND event -> 'data' ->> 'app_id' = ${scope.appId}
+        RETURNING id`,
+  );
+  return rows.length;
 }
 
 /**

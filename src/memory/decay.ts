@@ -75,46 +75,67 @@ function scopeSql(scope: DecayScope): SQL {
   return sql.join(parts, sql` AND `);
 }
 
+/** Stored retention is refreshed when it is off by at least this much (most old rows barely move). */
+const RETENTION_TOLERANCE = 0.001;
+export const DEFAULT_DECAY_BATCH_SIZE = 1000;
+
+export interface DecayBatch {
+  /** The last memory id of this batch, from which the next batch starts; null when done. */
+  cursor: string | null;
+  recomputed: number;
+  forgotten: DecayReport["forgotten"];
+}
+
 /**
- * One decay pass (R1, R3): recompute retention of current memories (idempotent: it depends only
- * on access count and last access), then forget what qualifies — soft delete with a DELETE
- * history row per memory, in one transaction. A dry run computes the same report and writes
- * nothing.
+ * One batch of a decay pass: up to `batchSize` current memories after `cursor` (in id order) get
+ * their retention recomputed and, when they qualify, are forgotten with a DELETE history row — all
+ * in one short transaction, so a crash loses at most this batch and appends wait at most for it.
+ * Re-running a batch is harmless: retention depends only on access count and last access, and a
+ * forgotten memory is no longer current.
  */
-export async function runDecay(db: Database, scope: DecayScope, parameters: DecayParameters, dryRun: boolean): Promise<DecayReport> {
+export async function decayBatch(db: Database, scope: DecayScope, parameters: DecayParameters, cursor: string | null, batchSize = DEFAULT_DECAY_BATCH_SIZE): Promise<DecayBatch> {
   const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
-  const report = { dry_run: dryRun, lambda, threshold, min_age_days: minAgeDays };
-  if (dryRun) {
-    const expression = retentionSql(lambda);
-    const rows = await queryRows<{ id: string; type: string; content: string; retention: number }>(
-      db,
-      sql`SELECT m.id, m.type, m.content, ${expression} AS retention FROM memories m WHERE ${forgettable(scope, threshold, minAgeDays, expression)}`,
-    );
-    const [counted] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`);
-    const traits = await queryRows<{ id: string }>(db, sql`SELECT m.id FROM memories m WHERE ${dissolvable(scope)}`);
-    const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota)) : [];
-    const [purge] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days)}`);
-    return {
-      ...report,
-      recomputed: Number(counted?.count ?? 0),
-      forgotten: rows.map((row) => ({ ...row, retention: Number(row.retention) })),
-      over_quota: quota.map((row) => row.id),
-      traits_dissolved: traits.map((row) => row.id),
-      purged: Number(purge?.count ?? 0),
-    };
-  }
+  const expression = retentionSql(lambda);
+  const after = cursor === null ? sql`TRUE` : sql`m.id > ${cursor}::uuid`;
   return db.transaction(async (tx) => {
-    const recomputed = await queryRows<{ id: string }>(
+    const [batch] = await queryRows<{ size: number; last: string | null }>(
       tx,
-      sql`UPDATE memories AS m SET retention = ${retentionSql(lambda)} WHERE m.expired_at IS NULL AND ${scopeSql(scope)} RETURNING m.id`,
+      sql`WITH batch AS (
+            SELECT m.id FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)} AND ${after} ORDER BY m.id LIMIT ${batchSize}
+          ),
+          refreshed AS (
+            UPDATE memories AS m SET retention = ${expression}
+              FROM batch b WHERE m.id = b.id AND abs(m.retention - ${expression}) >= ${RETENTION_TOLERANCE}
+          )
+          SELECT (SELECT count(*) FROM batch)::int AS size, (SELECT id FROM batch ORDER BY id DESC LIMIT 1) AS last`,
     );
+    const size = Number(batch?.size ?? 0);
+    if (size === 0 || !batch?.last) return { cursor: null, recomputed: 0, forgotten: [] };
+    // Judged on the exact value: the stored one may lag by the tolerance.
     const forgotten = await queryRows<Changed & { type: string; content: string }>(
       tx,
-      sql`UPDATE memories AS m SET expired_at = now(), updated_at = now()
-           WHERE ${forgettable(scope, threshold, minAgeDays)}
+      sql`UPDATE memories AS m SET expired_at = now(), updated_at = now(), retention = ${expression}
+           WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression)}
           RETURNING m.id, m.app_id, m.user_id, m.type, m.content, m.retention`,
     );
     await recordHistory(tx, forgotten, "DELETE", { expired: true }, `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`);
+    return {
+      cursor: size < batchSize ? null : batch.last,
+      recomputed: size,
+      forgotten: forgotten.map((row) => ({ id: row.id, type: row.type, content: row.content, retention: Number(row.retention) })),
+    };
+  });
+}
+
+export interface DecayFinish {
+  over_quota: string[];
+  traits_dissolved: string[];
+  purged: number;
+}
+
+/** The end of a decay pass, after every batch: quota (R5), trait dissolution, purge. */
+export async function finishDecay(db: Database, scope: DecayScope, parameters: DecayParameters): Promise<DecayFinish> {
+  return db.transaction(async (tx) => {
     const overQuotaRows = parameters.quota
       ? await queryRows<Changed>(tx, sql`UPDATE memories AS m SET expired_at = now(), updated_at = now() WHERE m.id IN (${overQuota(scope, parameters.quota)}) RETURNING m.id, m.app_id, m.user_id, m.retention`)
       : [];
@@ -125,15 +146,53 @@ export async function runDecay(db: Database, scope: DecayScope, parameters: Deca
     );
     await recordHistory(tx, dissolved, "STAGE_CHANGE", { traitStage: "dissolved" }, "trend window closed unreinforced, or confidence decayed below 0.05");
     const purged = await queryRows<{ id: string }>(tx, sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days)} RETURNING m.id`);
-    return {
-      ...report,
-      recomputed: recomputed.length,
-      forgotten: forgotten.map((row) => ({ id: row.id, type: row.type, content: row.content, retention: Number(row.retention) })),
-      over_quota: overQuotaRows.map((row) => row.id),
-      traits_dissolved: dissolved.map((row) => row.id),
-      purged: purged.length,
-    };
+    return { over_quota: overQuotaRows.map((row) => row.id), traits_dissolved: dissolved.map((row) => row.id), purged: purged.length };
   });
+}
+
+/** What a decay pass would do, computed without writing anything. */
+export async function previewDecay(db: Database, scope: DecayScope, parameters: DecayParameters): Promise<DecayReport> {
+  const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
+  const expression = retentionSql(lambda);
+  const rows = await queryRows<{ id: string; type: string; content: string; retention: number }>(
+    db,
+    sql`SELECT m.id, m.type, m.content, ${expression} AS retention FROM memories m WHERE ${forgettable(scope, threshold, minAgeDays, expression)}`,
+  );
+  const [counted] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`);
+  const traits = await queryRows<{ id: string }>(db, sql`SELECT m.id FROM memories m WHERE ${dissolvable(scope)}`);
+  const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota)) : [];
+  const [purge] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days)}`);
+  return {
+    dry_run: true,
+    lambda,
+    threshold,
+    min_age_days: minAgeDays,
+    recomputed: Number(counted?.count ?? 0),
+    forgotten: rows.map((row) => ({ ...row, retention: Number(row.retention) })),
+    over_quota: quota.map((row) => row.id),
+    traits_dissolved: traits.map((row) => row.id),
+    purged: Number(purge?.count ?? 0),
+  };
+}
+
+/**
+ * A whole decay pass (R1, R3) in this process: every batch, then the finish. The scheduled
+ * function runs the same pieces as durable steps instead. A dry run writes nothing.
+ */
+export async function runDecay(db: Database, scope: DecayScope, parameters: DecayParameters, dryRun: boolean, batchSize = DEFAULT_DECAY_BATCH_SIZE): Promise<DecayReport> {
+  if (dryRun) return previewDecay(db, scope, parameters);
+  const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
+  let cursor: string | null = null;
+  let recomputed = 0;
+  const forgotten: DecayReport["forgotten"] = [];
+  do {
+    const batch: DecayBatch = await decayBatch(db, scope, parameters, cursor, batchSize);
+    recomputed += batch.recomputed;
+    forgotten.push(...batch.forgotten);
+    cursor = batch.cursor;
+  } while (cursor !== null);
+  const finish = await finishDecay(db, scope, parameters);
+  return { dry_run: false, lambda, threshold, min_age_days: minAgeDays, recomputed, forgotten, ...finish };
 }
 
 type Changed = { id: string; app_id: string; user_id: string; retention: number };

@@ -13,6 +13,8 @@ export interface PipelineNotifier {
   sessionEnded(progress: SessionProgress): Promise<void>;
   /** Asks for replay and reflection of whole sessions (a rebuild). */
   rederive(sessions: SessionProgress[]): Promise<void>;
+  /** Asks for deep reflection of sessions now, for an outside reason (a webhook, an operator). */
+  reflect(sessions: SessionProgress[], reason: "webhook" | "manual"): Promise<void>;
 }
 
 type Send = (events: { name: string; data: Record<string, unknown> }[]) => Promise<unknown>;
@@ -79,6 +81,10 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
           reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason: "rebuild" }),
         ]),
       );
+    },
+    async reflect(sessions, reason) {
+      if (sessions.length === 0) return;
+      await send(sessions.map((progress) => reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason })));
     },
   };
 }

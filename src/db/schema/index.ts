@@ -8,3 +8,4 @@ export * from "./session-events.js";
 export * from "./sessions.js";
 export * from "./instructions.js";
 export * from "./trait-evidence.js";
+export * from "./api-keys.js";

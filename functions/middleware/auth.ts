@@ -1,0 +1,52 @@
+import type { MiddlewareHandler } from "hono";
+import type { KeyResolver, Principal } from "../../src/auth/api-keys.js";
+import { notFound, unauthorized } from "../../src/errors.js";
+import type { AppEnv } from "../deps.js";
+
+export interface AuthOptions {
+  /** Without a key, requests are refused (401) — or, when false, act anonymously for any app. */
+  required: boolean;
+  resolveKey: KeyResolver;
+}
+
+/** `Authorization: Bearer <key>` or `x-api-key: <key>`. A key that is presented is always checked. */
+export function authenticate(options: AuthOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    const presented = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? c.req.header("x-api-key");
+    let principal: Principal = { kind: "anonymous" };
+    if (presented) {
+      const resolved = await options.resolveKey(presented);
+      if (!resolved) throw unauthorized("the API key is not valid");
+      principal = resolved;
+    } else if (options.required) {
+      throw unauthorized("an API key is required (Authorization: Bearer <key>)");
+    }
+    c.set("principal", principal);
+    await next();
+  };
+}
+
+/** The fields by which a request names its app: `app_id`, and ADK's `app_name`. */
+export const APP_FIELDS = ["app_id", "app_name"] as const;
+
+/**
+ * Scopes a request's body or query to the caller's app before validation: for an app key, each
+ * app field the schema has is set to the key's app; naming another app is answered 404, exactly
+ * as if the resource did not exist, so a key never learns what another app holds.
+ */
+export function scopeToApp(principal: Principal | undefined, input: unknown, fields: readonly string[]): unknown {
+  if (principal?.kind !== "app" || fields.length === 0 || !input || typeof input !== "object" || Array.isArray(input)) return input;
+  const scoped: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const field of fields) {
+    const named = scoped[field];
+    if (named !== undefined && named !== principal.appId) throw notFound("app", String(named));
+    scoped[field] = principal.appId;
+  }
+  return scoped;
+}
+
+/** Throws 404 when a stored resource belongs to another app than the caller's. */
+export function assertSameApp(principal: Principal | undefined, ownerAppId: string, what: string, id: string): void {
+  if (principal?.kind === "app" && principal.appId !== ownerAppId) throw notFound(what, id);
+}

@@ -1,0 +1,25 @@
+import { sql } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import { queryRows } from "../../src/db/database.js";
+import type { AppEnv } from "../deps.js";
+import { assertSameApp } from "./auth.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * For routes addressing a session or memory by `:id`: an app key may only reach its own app's
+ * rows; another app's id is answered 404, as if it did not exist. Checked before the handler, so
+ * a write to another app's resource never starts. Unknown ids fall through to the handler's 404.
+ */
+export function ownedByCaller(table: "sessions" | "memories"): MiddlewareHandler<AppEnv> {
+  const what = table === "sessions" ? "session" : "memory";
+  return async (c, next) => {
+    const principal = c.get("principal");
+    const id = c.req.param("id");
+    if (principal?.kind === "app" && id && UUID.test(id)) {
+      const [owner] = await queryRows<{ app_id: string }>(c.var.deps.db, sql`SELECT app_id FROM ${sql.identifier(table)} WHERE id = ${id}::uuid`);
+      if (owner) assertSameApp(principal, owner.app_id, what, id);
+    }
+    await next();
+  };
+}

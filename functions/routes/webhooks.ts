@@ -1,0 +1,55 @@
+import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { verifyWebhook } from "../../src/auth/webhook-signature.js";
+import { sessions, webhookDeliveries } from "../../src/db/schema/index.js";
+import { DomainError, notFound, unauthorized } from "../../src/errors.js";
+import type { AppEnv } from "../deps.js";
+
+const ConsolidateSchema = z.strictObject({
+  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: z.string().trim().min(1).max(200),
+  /** One session; without it, every session of the user with events not yet reflected. */
+  session_id: z.uuid().optional(),
+});
+
+/**
+ * Webhook-triggered consolidation: an external system asks for deep reflection. Authenticated by
+ * an HMAC signature with a timestamp window instead of an API key; each signature is accepted
+ * once, so a captured delivery cannot be replayed.
+ */
+export const webhookRoutes = new Hono<AppEnv>().post("/consolidate", async (c) => {
+  const { security, db, notifier, background } = c.var.deps;
+  if (!security.webhook) throw notFound("webhook", "consolidate");
+  const body = await c.req.text();
+  const check = await verifyWebhook(security.webhook.secret, c.req.header("webhook-signature"), body, security.webhook.toleranceSeconds);
+  if (!check.ok) throw unauthorized(check.reason);
+  const window = sql`now() - make_interval(secs => ${security.webhook.toleranceSeconds * 2})`;
+  await db.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, window));
+  const accepted = await db.insert(webhookDeliveries).values({ signature: check.signature }).onConflictDoNothing().returning();
+  if (accepted.length === 0) throw unauthorized("this delivery was already received (replayed signature)");
+
+  const parsed = ConsolidateSchema.safeParse(parseJson(body));
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({ field: ["body", ...issue.path.map(String)].join("."), message: issue.message }));
+    throw new DomainError("invalid_request", `${issues[0]?.field}: ${issues[0]?.message}`, { issues });
+  }
+  const { app_id, user_id, session_id } = parsed.data;
+  const conditions = [eq(sessions.appId, app_id), eq(sessions.userId, user_id)];
+  if (session_id) conditions.push(eq(sessions.id, session_id));
+  else conditions.push(gt(sessions.lastSeq, sessions.reflectedSeq));
+  const rows = await db.select({ id: sessions.id, lastSeq: sessions.lastSeq }).from(sessions).where(and(...conditions));
+  if (session_id && rows.length === 0) throw notFound("session", session_id);
+  const progress = rows.map((row) => ({ session_id: row.id, app_id, user_id, last_seq: row.lastSeq }));
+  background.run(c, "emit webhook reflection", () => notifier.reflect(progress, "webhook"));
+  return c.json({ app_id, user_id, sessions: progress.map((row) => row.session_id) }, 202);
+});
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DomainError("invalid_request", "body: malformed JSON", { issues: [{ field: "body", message: "malformed JSON" }] });
+  }
+}
+

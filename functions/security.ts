@@ -1,0 +1,29 @@
+import type { KeyResolver } from "../src/auth/api-keys.js";
+import { createKeyResolver, sha256 } from "../src/auth/api-keys.js";
+import type { Env } from "../src/config/env.js";
+import type { Database } from "../src/db/database.js";
+
+/** How requests are authenticated and limited; the same on Node and Workers. */
+export interface Security {
+  authRequired: boolean;
+  resolveKey: KeyResolver;
+  rateLimit?: { perMinute: number; burst: number };
+  webhook?: { secret: string; toleranceSeconds: number };
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** `loopbackOnly` is false on Workers, where there is no local interface to trust. */
+export async function securityFromEnv(env: Env, db: Database, loopbackOnly: boolean): Promise<Security> {
+  const authRequired = env.AUTH_REQUIRED === "auto" ? !loopbackOnly : env.AUTH_REQUIRED === "true";
+  return {
+    authRequired,
+    resolveKey: createKeyResolver(db, { cacheMs: env.API_KEY_CACHE_SECONDS * 1000, ...(env.ADMIN_API_KEY ? { adminKeyHash: await sha256(env.ADMIN_API_KEY) } : {}) }),
+    ...(env.RATE_LIMIT_PER_MINUTE > 0 ? { rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE, burst: env.RATE_LIMIT_BURST } } : {}),
+    ...(env.WEBHOOK_SECRET ? { webhook: { secret: env.WEBHOOK_SECRET, toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS } } : {}),
+  };
+}
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host);
+}

