@@ -17,7 +17,8 @@ import { printTable, waitForPipeline } from "./stats.js";
 const { values } = parseArgs({ options: { iterations: { type: "string", default: "1000" }, "retrieval-iterations": { type: "string", default: "30" }, scale: { type: "boolean", default: false } } });
 const iterations = Number(values.iterations);
 const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
-const runtime = await startRuntime(parseEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error" }));
+// The rate limit is off: the benchmark sends thousands of requests a minute from one caller on purpose.
+const runtime = await startRuntime(parseEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "0" }));
 try {
   console.log(`embedded default: PGlite (${dataDir}), ${iterations} iterations, node ${process.version}\n`);
   const append = await benchAppend(runtime, iterations);

@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "./deps.js";
 import { authenticate } from "./middleware/auth.js";
 import { limitBody } from "./middleware/body-limit.js";
-import { rateLimit } from "./middleware/rate-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
@@ -32,7 +31,7 @@ export function createApp(deps: AppDeps) {
   app.use("/v1/*", limitBody(deps.maxBodyBytes));
   app.route("/v1/webhooks", webhookRoutes);
   app.use("/v1/*", authenticate({ required: deps.security.authRequired, resolveKey: deps.security.resolveKey }));
-  if (deps.security.rateLimit) app.use("/v1/*", rateLimit(deps.security.rateLimit));
+  if (deps.security.rateLimiter) app.use("/v1/*", deps.security.rateLimiter);
   app.route("/", healthRoutes);
   app.route("/v1/sessions", sessionRoutes);
   app.route("/v1/context", contextRoutes);

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 
 /**
- * Work that must finish after the response: on Workers it goes to `waitUntil`; on Node the
- * promise is tracked so shutdown (and tests) can wait for it.
+ * Work that must finish after the response: on Workers it also goes to `waitUntil`; the promise
+ * is always tracked, so shutdown, tests and a Worker's per-request connection can wait for it.
  */
 export class BackgroundTasks {
   private pending = new Set<Promise<unknown>>();
@@ -11,12 +11,12 @@ export class BackgroundTasks {
 
   run(c: Context, label: string, work: () => Promise<unknown>): void {
     const task = work().catch((error: unknown) => this.log(`${label} failed`, { error: String(error) }));
+    this.pending.add(task);
+    void task.finally(() => this.pending.delete(task));
     try {
       c.executionCtx.waitUntil(task);
     } catch {
-      // No execution context outside Workers; keep our own handle on the promise.
-      this.pending.add(task);
-      void task.finally(() => this.pending.delete(task));
+      // No execution context outside Workers: the tracked promise is all there is.
     }
   }
 

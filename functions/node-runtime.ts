@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { serve as serveInngest } from "inngest/hono";
-import { type PipelineClient, type PipelineSettings, createPipelineClient } from "../inngest/client.js";
+import { type PipelineClient, createPipelineClient } from "../inngest/client.js";
 import { createPipelineFunctions } from "../inngest/index.js";
 import { type Env, durationMs } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
@@ -13,10 +13,12 @@ import { executorPipelineView } from "../src/pipeline/executor-view.js";
 import { type PipelineNotifier, createPipelineNotifier } from "../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
 import { type Providers, createProviders } from "../src/providers/index.js";
+import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
 import { isLoopback, securityFromEnv } from "./security.js";
+import { pipelineSettings } from "./settings.js";
 
 export interface Runtime {
   app: App;
@@ -49,26 +51,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const log = logger.info;
   const database = await connectDatabase(env);
   if (database.kind === "pglite") await migrateDatabase(database);
-  const providers = { ...createProviders(env), ...overrides.providers };
-  const settings: PipelineSettings = {
-    replayDebounce: env.REPLAY_DEBOUNCE,
-    replayDebounceTimeout: env.REPLAY_DEBOUNCE_TIMEOUT,
-    replayMaxEvents: env.REPLAY_MAX_EVENTS,
-    embedBatchSize: env.EMBED_BATCH_SIZE,
-    reflectionDebounce: env.REFLECTION_DEBOUNCE,
-    reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
-    reflectionImportanceThreshold: env.REFLECTION_IMPORTANCE_THRESHOLD,
-    sweepCron: env.SWEEP_CRON,
-    decayCron: env.DECAY_CRON,
-    decayBatchSize: env.DECAY_BATCH_SIZE,
-    decayParameters: {
-      preset: env.DECAY_PRESET,
-      min_age_days: env.DECAY_MIN_AGE_DAYS,
-      purge_after_days: env.DECAY_PURGE_AFTER_DAYS,
-      ...(env.MEMORY_QUOTA_PER_USER ? { quota: env.MEMORY_QUOTA_PER_USER } : {}),
-    },
-    sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
-  };
+  const providers = { ...createProviders(env, createUseEmbedder), ...overrides.providers };
+  const settings = pipelineSettings(env);
   const embedded = env.INNGEST_MODE === "embedded";
   const serveUrl = `http://localhost:${env.PORT}/api/inngest`;
 
@@ -112,7 +96,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
-    security: await securityFromEnv(env, database.db, isLoopback(env.HOST)),
+    security: await securityFromEnv(env, isLoopback(env.HOST)),
     log: logger.error,
   });
   if (executor && env.EXECUTOR_ENABLED) await executor.start();

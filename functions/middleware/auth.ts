@@ -16,7 +16,7 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<AppEnv> {
     const presented = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? c.req.header("x-api-key");
     let principal: Principal = { kind: "anonymous" };
     if (presented) {
-      const resolved = await options.resolveKey(presented);
+      const resolved = await options.resolveKey(c.var.deps.db, presented);
       if (!resolved) throw unauthorized("the API key is not valid");
       principal = resolved;
     } else if (options.required) {

@@ -50,9 +50,10 @@ export async function revokeApiKey(db: Database, id: string): Promise<boolean> {
  * Resolves presented keys to principals. Valid keys are remembered for `cacheMs` so the hot path
  * (appends) does not pay a lookup per request; a revocation therefore takes effect within that time.
  */
-export function createKeyResolver(db: Database, options: { adminKeyHash?: string; cacheMs: number }) {
+export function createKeyResolver(options: { adminKeyHash?: string; cacheMs: number }) {
   const cache = new Map<string, { principal: Principal; until: number }>();
-  return async (presented: string): Promise<Principal | undefined> => {
+  // The database comes per call: on Workers every request has its own connection.
+  return async (db: Database, presented: string): Promise<Principal | undefined> => {
     const hash = await sha256(presented);
     if (options.adminKeyHash && hash === options.adminKeyHash) return { kind: "admin" };
     const cached = cache.get(hash);

@@ -30,9 +30,9 @@ export const EnvSchema = z.object({
   /** Seconds a validated key is remembered (revocation takes effect within this time). */
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** Requests per minute per key (or per client address without one); 0 turns the limit off. */
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   /** Requests a caller may send in a burst above the average rate. */
-  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(1000),
   /** Shared secret for `POST /v1/webhooks/consolidate` (HMAC-SHA256); unset turns the webhook off. */
   WEBHOOK_SECRET: z.string().min(16, "WEBHOOK_SECRET must be at least 16 characters").optional(),
   /** How old a webhook signature's timestamp may be, in seconds, before it is refused. */

@@ -1,0 +1,25 @@
+import type { PipelineSettings } from "../inngest/client.js";
+import { type Env, durationMs } from "../src/config/env.js";
+
+/** The pipeline functions' settings from configuration; the same on Node and Workers. */
+export function pipelineSettings(env: Env): PipelineSettings {
+  return {
+    replayDebounce: env.REPLAY_DEBOUNCE,
+    replayDebounceTimeout: env.REPLAY_DEBOUNCE_TIMEOUT,
+    replayMaxEvents: env.REPLAY_MAX_EVENTS,
+    embedBatchSize: env.EMBED_BATCH_SIZE,
+    reflectionDebounce: env.REFLECTION_DEBOUNCE,
+    reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
+    reflectionImportanceThreshold: env.REFLECTION_IMPORTANCE_THRESHOLD,
+    sweepCron: env.SWEEP_CRON,
+    decayCron: env.DECAY_CRON,
+    decayBatchSize: env.DECAY_BATCH_SIZE,
+    decayParameters: {
+      preset: env.DECAY_PRESET,
+      min_age_days: env.DECAY_MIN_AGE_DAYS,
+      purge_after_days: env.DECAY_PURGE_AFTER_DAYS,
+      ...(env.MEMORY_QUOTA_PER_USER ? { quota: env.MEMORY_QUOTA_PER_USER } : {}),
+    },
+    sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
+  };
+}

@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import canonicalize from "canonicalize";
+import { drizzle } from "drizzle-orm/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "../../src/auth/api-keys.js";
+import type { Database } from "../../src/db/database.js";
+import { migrateDatabase } from "../../src/db/migrate.js";
+import * as schema from "../../src/db/schema/index.js";
+
+/**
+ * The Worker in workerd (`wrangler dev`), against a Postgres-wire server on loopback (PGlite
+ * behind pglite-socket, standing in for Neon behind Hyperdrive) and a stand-in for Inngest
+ * Cloud's event API that records what the Worker emits.
+ */
+const SIGNING_KEY = "signkey-test-0123456789abcdef0123456789abcdef";
+const pgPort = 56_000 + Math.floor(Math.random() * 3000);
+const workerPort = 59_000 + Math.floor(Math.random() * 3000);
+let pglite: PGlite;
+let socket: PGLiteSocketServer;
+let inngestCloud: Server;
+let wrangler: ChildProcess;
+let apiKey: string;
+const received: { name: string; data: Record<string, unknown> }[] = [];
+const base = `http://127.0.0.1:${workerPort}`;
+
+beforeAll(async () => {
+  pglite = await PGlite.create("memory://", { extensions: { vector } });
+  const db = drizzle(pglite, { schema }) as unknown as Database;
+  await migrateDatabase({ db, kind: "pglite", close: async () => undefined });
+  apiKey = (await createApiKey(db, { appId: "edge", name: "worker-test" })).key;
+  socket = new PGLiteSocketServer({ db: pglite, port: pgPort, host: "127.0.0.1", maxConnections: 8 });
+  await socket.start();
+
+  inngestCloud = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      if (request.url?.startsWith("/e/")) received.push(...(JSON.parse(body) as typeof received));
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ids: [], status: 200 }));
+    });
+  });
+  await new Promise<void>((resolve) => inngestCloud.listen(0, "127.0.0.1", resolve));
+  const inngestUrl = `http://127.0.0.1:${(inngestCloud.address() as AddressInfo).port}`;
+
+  const vars = { INNGEST_SIGNING_KEY: SIGNING_KEY, INNGEST_EVENT_KEY: "test-event-key", INNGEST_BASE_URL: inngestUrl, EMIT_COALESCE_WINDOW: "1ms", LOG_LEVEL: "warn" };
+  wrangler = spawn(
+    "npx",
+    ["wrangler", "dev", "--port", String(workerPort), "--ip", "127.0.0.1", "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`])],
+    {
+      env: {
+        ...process.env,
+        CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`,
+        WRANGLER_SEND_METRICS: "false",
+        CI: "true",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wrangler dev did not start:\n${output}`)), 60_000);
+    const watch = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("Ready on")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    wrangler.stdout?.on("data", watch);
+    wrangler.stderr?.on("data", watch);
+    wrangler.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)));
+  });
+}, 90_000);
+
+afterAll(async () => {
+  wrangler?.kill("SIGTERM");
+  await new Promise<void>((resolve) => inngestCloud?.close(() => resolve()));
+  await socket?.stop();
+  await pglite?.close();
+});
+
+async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${apiKey}` }) {
+  const response = await fetch(`${base}${path}`, { method, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
+}
+
+/** Signs a request body the way Inngest Cloud does: HMAC-SHA256(key without prefix, canonical JSON + timestamp). */
+async function inngestSignature(body: unknown, key = SIGNING_KEY): Promise<string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const hmacKey = await crypto.subtle.importKey("raw", new TextEncoder().encode(key.replace(/^signkey-\w+-/, "")), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", hmacKey, new TextEncoder().encode((canonicalize(body) as string) + timestamp));
+  return `t=${timestamp}&s=${Buffer.from(mac).toString("hex")}`;
+}
+
+describe("the Worker in workerd", () => {
+  it("appends events over Hyperdrive-style TCP, emits to Inngest, runs a signed pipeline call and assembles a context window", async () => {
+    expect((await request("POST", "/v1/sessions", { user_id: "eve" }, {})).status).toBe(401);
+    const health = await request("GET", "/healthz", undefined, {});
+    expect(health.body).toMatchObject({ status: "ok", database: { driver: "pg" }, embedding_model: "hashing-256" });
+
+    const session = await request("POST", "/v1/sessions", { user_id: "eve" });
+    expect(session.status).toBe(201);
+    expect(session.body.app_id).toBe("edge");
+    const appended = await request("POST", `/v1/sessions/${session.body.id}/events`, {
+      events: [
+        { type: "message", role: "user", content: "I am moving to Porto next spring." },
+        { type: "message", role: "assistant", content: "Porto is lovely in spring." },
+      ],
+    });
+    expect(appended.status).toBe(201);
+    expect(appended.body.last_seq).toBe(2);
+    // The emit went out after the response, through waitUntil.
+    const deadline = Date.now() + 10_000;
+    while (!received.some((event) => event.name === "memory/session.events-appended") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const emitted = received.find((event) => event.name === "memory/session.events-appended");
+    expect(emitted?.data).toMatchObject({ app_id: "edge", user_id: "eve", session_id: session.body.id, last_seq: 2 });
+
+    // Inngest Cloud calls the fast replay with a signed request; the first step reads the log.
+    const call = {
+      event: emitted,
+      events: [emitted],
+      steps: {},
+      ctx: { run_id: "01JTESTRUN0000000000000000", attempt: 0, disable_immediate_execution: true, use_api: false, stack: { stack: [], current: 0 } },
+      version: 1,
+    };
+    const path = "/api/inngest?fnId=memory-pipeline-fast-replay&stepId=step";
+    const forged = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call, "signkey-test-someoneelse") }, body: JSON.stringify(call) });
+    expect(forged.status).toBe(401);
+    const signed = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) }, body: JSON.stringify(call) });
+    const planned = (await signed.json()) as { op: string; id: string; name?: string }[];
+    expect(signed.status).toBe(206);
+    expect(planned[0]).toMatchObject({ op: "StepPlanned", name: "load-backlog-0" });
+    // Inngest then asks for exactly that step; the Worker runs it against the database.
+    const stepPath = `/api/inngest?fnId=memory-pipeline-fast-replay&stepId=${planned[0]?.id}`;
+    const ran = await fetch(`${base}${stepPath}`, { method: "POST", headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) }, body: JSON.stringify(call) });
+    const ops = (await ran.json()) as { op: string; name?: string; data?: unknown }[];
+    expect(ran.status).toBe(206);
+    expect(ops[0]).toMatchObject({ op: "StepRun", name: "load-backlog-0" });
+    const backlog = ops[0]?.data as { toSeq: number; events: { content: string }[] };
+    expect(backlog.toSeq).toBe(2);
+    expect(backlog.events.map((event) => event.content)).toEqual(["I am moving to Porto next spring.", "Porto is lovely in spring."]);
+
+    const context = await request("POST", "/v1/context", { user_id: "eve", session_id: session.body.id, query: "Where am I moving?", max_tokens: 400 });
+    expect(context.status).toBe(200);
+    expect(context.body.prompt).toContain("Porto");
+    expect(context.body.total_tokens).toBeLessThanOrEqual(400);
+  }, 60_000);
+});
