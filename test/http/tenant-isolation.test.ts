@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { createApiKey } from "../../src/auth/api-keys.js";
+import { connectDatabase } from "../../src/db/connect.js";
+import { migrateDatabase } from "../../src/db/migrate.js";
 import { keyed } from "../fixtures/keyed.js";
 import { message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
@@ -20,8 +22,18 @@ const keys: Record<string, string> = {};
 const sessions: { id: string; tenant: Tenant }[] = [];
 const memories: { id: string; tenant: Tenant }[] = [];
 
+/**
+ * Embedded by default; `TEST_DATABASE_URL=postgres://… npm test` runs the same suite against a
+ * self-hosted Postgres with pgvector (migrated first, as `npm run migrate` would).
+ */
 beforeAll(async () => {
-  runtime = await startTestRuntime({ AUTH_REQUIRED: "true", ADMIN_API_KEY: ADMIN, RATE_LIMIT_PER_MINUTE: "0" });
+  const external = process.env["TEST_DATABASE_URL"];
+  if (external) {
+    const migration = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: external });
+    await migrateDatabase(migration);
+    await migration.close();
+  }
+  runtime = await startTestRuntime({ AUTH_REQUIRED: "true", ADMIN_API_KEY: ADMIN, RATE_LIMIT_PER_MINUTE: "0", ...(external ? { DATABASE_URL: external } : {}) });
   for (const app of ["acme", "globex"]) keys[app] = (await createApiKey(runtime.database.db, { appId: app, name: "isolation" })).key;
 });
 afterAll(() => runtime.close());

@@ -59,6 +59,8 @@ beforeAll(async () => {
         CI: "true",
       },
       stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group: npx → wrangler → workerd must all stop with the test.
+      detached: true,
     },
   );
   let output = "";
@@ -78,7 +80,11 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  wrangler?.kill("SIGTERM");
+  if (wrangler?.pid) {
+    const exited = new Promise((resolve) => wrangler.once("exit", resolve));
+    process.kill(-wrangler.pid, "SIGTERM");
+    await exited;
+  }
   await new Promise<void>((resolve) => inngestCloud?.close(() => resolve()));
   await socket?.stop();
   await pglite?.close();
