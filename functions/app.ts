@@ -6,6 +6,7 @@ import { createErrorHandler, errorResponse } from "./middleware/error-handler.js
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
 import { decayRoutes } from "./routes/decay.js";
+import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memories.js";
 import { instructionRoutes } from "./routes/instructions.js";
@@ -33,6 +34,7 @@ export function createApp(deps: AppDeps) {
   app.use("/v1/*", authenticate({ required: deps.security.authRequired, resolveKey: deps.security.resolveKey }));
   if (deps.security.rateLimiter) app.use("/v1/*", deps.security.rateLimiter);
   app.route("/", healthRoutes);
+  app.route("/", docsRoutes);
   app.route("/v1/sessions", sessionRoutes);
   app.route("/v1/context", contextRoutes);
   app.route("/v1/memories", memoryRoutes);

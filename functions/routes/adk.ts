@@ -4,7 +4,7 @@ import { searchMemory } from "../../src/memory/search.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 
-const AdkSearchSchema = z.strictObject({
+export const AdkSearchSchema = z.strictObject({
   app_name: z.string().trim().min(1).max(200),
   user_id: z.string().trim().min(1).max(200),
   query: z.string().min(1).max(20_000),

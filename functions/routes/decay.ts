@@ -5,7 +5,7 @@ import { DecayParametersSchema } from "../../src/memory/retention.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 
-const DecayRunSchema = DecayParametersSchema.extend({
+export const DecayRunSchema = DecayParametersSchema.extend({
   user_id: z.string().trim().min(1).max(200).optional(),
   app_id: z.string().trim().min(1).max(200).optional(),
   /** A dry run reports what would be forgotten and changes nothing. On by default. */

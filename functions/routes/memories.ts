@@ -10,7 +10,7 @@ import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
 import { historyJson, memoryJson, scoredMemoryJson } from "../serializers.js";
 
-const RetentionQuerySchema = z.strictObject({ user_id: z.string().trim().min(1).max(200), app_id: z.string().trim().min(1).max(200).default("default") });
+export const RetentionQuerySchema = z.strictObject({ user_id: z.string().trim().min(1).max(200), app_id: z.string().trim().min(1).max(200).default("default") });
 
 /** Memories with their provenance (M3) and history (M4), structured ingestion and soft delete. */
 export const memoryRoutes = new Hono<AppEnv>()

@@ -6,12 +6,12 @@ import { z } from "zod";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 
-const StatusQuerySchema = z.strictObject({
+export const StatusQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200).optional(),
   app_id: z.string().trim().min(1).max(200).optional(),
 });
 
-const JobsQuerySchema = z.strictObject({
+export const JobsQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),
   app_id: z.string().trim().min(1).max(200).default("default"),
   session_id: z.uuid().optional(),

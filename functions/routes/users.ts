@@ -5,17 +5,17 @@ import { resetDerivedMemory } from "../../src/memory/rebuild.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 
-const RebuildSchema = z.strictObject({ app_id: z.string().trim().min(1).max(200).default("default") });
+export const UserAppSchema = z.strictObject({ app_id: z.string().trim().min(1).max(200).default("default") });
 
 /** Per-user operations. */
 export const userRoutes = new Hono<AppEnv>()
   // Erasure: everything about the user goes, and their pending pipeline work is cancelled.
-  .delete("/:user_id", validate("query", RebuildSchema), async (c) => {
+  .delete("/:user_id", validate("query", UserAppSchema), async (c) => {
     const scope = { appId: c.req.valid("query").app_id, userId: c.req.param("user_id") };
     const report = await eraseUser(c.var.deps.db, scope);
     return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report });
   })
-  .post("/:user_id/rebuild", validate("json", RebuildSchema), async (c) => {
+  .post("/:user_id/rebuild", validate("json", UserAppSchema), async (c) => {
   const { db, notifier, background } = c.var.deps;
   const scope = { appId: c.req.valid("json").app_id, userId: c.req.param("user_id") };
   const plan = await resetDerivedMemory(db, scope);

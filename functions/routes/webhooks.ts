@@ -6,7 +6,7 @@ import { sessions, webhookDeliveries } from "../../src/db/schema/index.js";
 import { DomainError, notFound, unauthorized } from "../../src/errors.js";
 import type { AppEnv } from "../deps.js";
 
-const ConsolidateSchema = z.strictObject({
+export const ConsolidateSchema = z.strictObject({
   app_id: z.string().trim().min(1).max(200).default("default"),
   user_id: z.string().trim().min(1).max(200),
   /** One session; without it, every session of the user with events not yet reflected. */

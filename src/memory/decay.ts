@@ -111,14 +111,23 @@ export async function decayBatch(db: Database, scope: DecayScope, parameters: De
     );
     const size = Number(batch?.size ?? 0);
     if (size === 0 || !batch?.last) return { cursor: null, recomputed: 0, forgotten: [] };
-    // Judged on the exact value: the stored one may lag by the tolerance.
-    const forgotten = await queryRows<Changed & { type: string; content: string }>(
+    // Judged on the exact value (the stored one may lag by the tolerance); the history rows are
+    // written by the same statement, so forgotten rows never travel through JS and back.
+    const reason = `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`;
+    const forgotten = await queryRows<{ id: string; type: string; content: string; retention: number }>(
       tx,
-      sql`UPDATE memories AS m SET expired_at = now(), updated_at = now(), retention = ${expression}
-           WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression)}
-          RETURNING m.id, m.app_id, m.user_id, m.type, m.content, m.retention`,
+      sql`WITH forgotten AS (
+            UPDATE memories AS m SET expired_at = now(), updated_at = now(), retention = ${expression}
+             WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression)}
+            RETURNING m.id, m.app_id, m.user_id, m.type, m.content, m.retention
+          ),
+          history AS (
+            INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason)
+            SELECT gen_random_uuid(), f.id, f.app_id, f.user_id, 'DELETE', 'decay', jsonb_build_object('retention', f.retention), '{"expired": true}'::jsonb, ${reason}
+              FROM forgotten f
+          )
+          SELECT id, type, content, retention FROM forgotten`,
     );
-    await recordHistory(tx, forgotten, "DELETE", { expired: true }, `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`);
     return {
       cursor: size < batchSize ? null : batch.last,
       recomputed: size,
