@@ -30,24 +30,27 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.use("/v1/*", limitBody(deps.maxBodyBytes));
-  app.route("/v1/webhooks", webhookRoutes);
-  app.use("/v1/*", authenticate({ required: deps.security.authRequired, resolveKey: deps.security.resolveKey }));
+  // The webhook authenticates by its signature, not by a key.
+  app.use("/v1/*", authenticate({ required: deps.security.authRequired, resolveKey: deps.security.resolveKey, publicPrefixes: ["/v1/webhooks/"] }));
   if (deps.security.rateLimiter) app.use("/v1/*", deps.security.rateLimiter);
-  app.route("/", healthRoutes);
-  app.route("/", docsRoutes);
-  app.route("/v1/sessions", sessionRoutes);
-  app.route("/v1/context", contextRoutes);
-  app.route("/v1/memories", memoryRoutes);
-  app.route("/v1/pipeline", pipelineRoutes);
-  app.route("/v1/instructions", instructionRoutes);
-  app.route("/v1/users", userRoutes);
-  app.route("/v1/adk", adkRoutes);
-  app.route("/v1/decay", decayRoutes);
+  // Chained, so the app's type carries every route for the typed client (`client/`).
+  const routed = app
+    .route("/", healthRoutes)
+    .route("/", docsRoutes)
+    .route("/v1/sessions", sessionRoutes)
+    .route("/v1/context", contextRoutes)
+    .route("/v1/memories", memoryRoutes)
+    .route("/v1/pipeline", pipelineRoutes)
+    .route("/v1/instructions", instructionRoutes)
+    .route("/v1/users", userRoutes)
+    .route("/v1/adk", adkRoutes)
+    .route("/v1/decay", decayRoutes)
+    .route("/v1/webhooks", webhookRoutes);
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
   app.onError(createErrorHandler(deps.log));
-  return app;
+  return routed;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -7,6 +7,8 @@ export interface AuthOptions {
   /** Without a key, requests are refused (401) — or, when false, act anonymously for any app. */
   required: boolean;
   resolveKey: KeyResolver;
+  /** Path prefixes that authenticate otherwise (the signed webhook). */
+  publicPrefixes?: string[];
 }
 
 /** `Authorization: Bearer <key>` or `x-api-key: <key>`. A key that is presented is always checked. */
@@ -15,6 +17,10 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<AppEnv> {
     const header = c.req.header("authorization");
     const presented = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? c.req.header("x-api-key");
     let principal: Principal = { kind: "anonymous" };
+    if (options.publicPrefixes?.some((prefix) => c.req.path.startsWith(prefix))) {
+      c.set("principal", principal);
+      return next();
+    }
     if (presented) {
       const resolved = await options.resolveKey(c.var.deps.db, presented);
       if (!resolved) throw unauthorized("the API key is not valid");

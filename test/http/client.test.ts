@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryClient } from "../../client/index.js";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { createApiKey } from "../../src/auth/api-keys.js";
+import { startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+
+let runtime: Runtime;
+let apiKey: string;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ AUTH_REQUIRED: "true" });
+  apiKey = (await createApiKey(runtime.database.db, { appId: "typed", name: "client-test" })).key;
+});
+afterAll(() => runtime.close());
+
+const inProcess = (input: RequestInfo | URL, init?: RequestInit) => Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
+
+describe("typed client (Hono RPC)", () => {
+  it("drives the API end to end with checked requests and typed responses", async () => {
+    const memory = createMemoryClient("http://memory.local", { apiKey, fetch: inProcess as typeof fetch });
+    const created = await memory.v1.sessions.$post({ json: { user_id: "tia" } });
+    expect(created.status).toBe(201);
+    const session = await created.json();
+    expect(session.app_id).toBe("typed");
+
+    const appended = await memory.v1.sessions[":id"].events.$post({
+      param: { id: session.id },
+      json: { events: [{ type: "message", role: "user", content: "I keep bees on my balcony in Ghent." }] },
+    });
+    expect((await appended.json()).last_seq).toBe(1);
+
+    const status = { request: (path: string) => inProcess(path, { headers: { authorization: `Bearer ${apiKey}` } }) };
+    await waitForSettled(status, "tia");
+    const context = await memory.v1.context.$post({ json: { user_id: "tia", query: "Where are the bees?", max_tokens: 300 } });
+    expect(context.status).toBe(200);
+    expect((await context.json()).prompt).toContain("Ghent");
+
+    const unauthenticated = createMemoryClient("http://memory.local", { fetch: inProcess as typeof fetch });
+    expect((await unauthenticated.v1.sessions.$get({ query: { user_id: "tia" } })).status).toBe(401);
+  });
+});
