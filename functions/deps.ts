@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { Principal } from "../src/auth/api-keys.js";
+import type { LiveEvents } from "../src/live/live-events.js";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { AccessRecorder } from "../src/memory/access-recorder.js";
@@ -27,6 +28,8 @@ export interface AppDeps {
   accessRecorder: AccessRecorder;
   maxBodyBytes: number;
   security: Security;
+  /** Live events (SSE): the in-process bus and how often streams read pipeline progress. */
+  live: { bus: LiveEvents; pollMs: number };
   log: Log;
 }
 

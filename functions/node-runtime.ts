@@ -16,6 +16,7 @@ import { type Providers, createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
+import { LiveEvents } from "../src/live/live-events.js";
 import { BackgroundTasks } from "./background.js";
 import { isLoopback, securityFromEnv } from "./security.js";
 import { pipelineSettings } from "./settings.js";
@@ -84,6 +85,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const inngestHandler = serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin });
   inngestApp.on(["GET", "PUT", "POST"], "/api/inngest", inngestHandler);
   const background = new BackgroundTasks(logger.error);
+  const liveEvents = new LiveEvents();
   const notifier = createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW));
   const app = createApp({
     db: database.db,
@@ -96,6 +98,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
+    live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
     security: await securityFromEnv(env, isLoopback(env.HOST)),
     log: logger.error,
   });

@@ -8,6 +8,7 @@ import { SearchMemorySchema } from "../src/memory/search.js";
 import { AppendEventsSchema, CreateSessionSchema, ListSessionsQuerySchema, PatchStateSchema, ReadEventsQuerySchema } from "../src/sessions/schemas.js";
 import { AdkSearchSchema } from "./routes/adk.js";
 import { DecayRunSchema } from "./routes/decay.js";
+import { LiveQuerySchema } from "./routes/live.js";
 import { RetentionQuerySchema } from "./routes/memories.js";
 import { JobsQuerySchema, StatusQuerySchema } from "./routes/pipeline.js";
 import { UserAppSchema } from "./routes/users.js";
@@ -25,7 +26,7 @@ interface Operation {
   query?: z.ZodObject;
   body?: z.ZodType;
   /** Success status and, where one exists, the response schema. */
-  success: { status: number; description: string; schema?: z.ZodType };
+  success: { status: number; description: string; schema?: z.ZodType; contentType?: string };
   /** No API key: health, the webhook (signed instead), this document. */
   public?: boolean;
 }
@@ -70,6 +71,10 @@ export const OPERATIONS: Operation[] = [
   op("get", "/v1/pipeline/jobs", "operations", "Consolidation jobs with progress and errors (C7)", { query: JobsQuerySchema }),
   op("post", "/v1/users/:user_id/rebuild", "operations", "Derive a user's memory again from the log (E4)", { body: UserAppSchema, success: accepted }),
   op("delete", "/v1/users/:user_id", "operations", "Erase everything about a user", { query: UserAppSchema }),
+  op("get", "/v1/live", "operations", "Live AG-UI events for a user or session (server-sent events)", {
+    query: LiveQuerySchema,
+    success: { status: 200, description: "ACTIVITY_SNAPSHOT (consolidation), STATE_DELTA (context budget), CUSTOM memory_hits / decay", contentType: "text/event-stream" },
+  }),
   op("post", "/v1/webhooks/consolidate", "operations", "Signed request for deep reflection", { body: ConsolidateSchema, success: accepted, public: true }),
 ];
 
@@ -104,7 +109,7 @@ export function openApiDocument(serverUrl?: string) {
       responses: {
         [String(operation.success.status)]: {
           description: operation.success.description,
-          content: { "application/json": { schema: operation.success.schema ? jsonSchema(operation.success.schema) : { type: "object" } } },
+          content: { [operation.success.contentType ?? "application/json"]: { schema: operation.success.schema ? jsonSchema(operation.success.schema) : { type: operation.success.contentType ? "string" : "object" } } },
         },
         ...errors,
       },

@@ -14,6 +14,7 @@ import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
 import { type Providers, createProviders } from "../src/providers/index.js";
 import { createHashingEmbedder } from "../src/providers/offline/hashing-embedder.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
+import { LiveEvents } from "../src/live/live-events.js";
 import { createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
 import { type Security, securityFromEnv } from "./security.js";
@@ -34,6 +35,8 @@ interface Isolate {
 }
 
 let isolate: Promise<Isolate> | undefined;
+/** Live streams see the events of requests served by the same isolate (pipeline progress: all). */
+const liveEvents = new LiveEvents();
 
 /**
  * The Worker: the same Hono app as on Node, with Postgres over TCP through Hyperdrive (one
@@ -78,7 +81,8 @@ export default {
         // Flushed right after the response, while this request's connection is still open.
         accessRecorder: new AccessRecorder(db, 0),
         maxBodyBytes: env.MAX_BODY_BYTES,
-        security,
+        live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
+    security,
         log: logger.error,
       });
       return await app.fetch(request, bindings, ctx);

@@ -86,6 +86,8 @@ export const EnvSchema = z.object({
   DECAY_PURGE_AFTER_DAYS: z.coerce.number().min(0).max(3650).default(30),
   /** Most current memories per user (R5); 0 means no quota. */
   MEMORY_QUOTA_PER_USER: z.coerce.number().int().min(0).default(0),
+  /** How often a live event stream (GET /v1/live) reads pipeline progress from the database. */
+  LIVE_POLL_INTERVAL: DurationSchema.default("1s"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Longest wait of the embedded executor between queue checks when nothing is due. */
   EXECUTOR_POLL_INTERVAL: DurationSchema.default("1s"),

@@ -1,0 +1,47 @@
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import type { LiveEvent } from "../../src/live/live-events.js";
+import { PipelineProgressReader } from "../../src/live/pipeline-progress.js";
+import type { AppEnv } from "../deps.js";
+import { validate } from "../middleware/validate.js";
+
+export const LiveQuerySchema = z.strictObject({
+  user_id: z.string().trim().min(1).max(200),
+  app_id: z.string().trim().min(1).max(200).default("default"),
+  session_id: z.uuid().optional(),
+});
+
+/**
+ * Server-sent events for one user (optionally one session) (V1): consolidation progress, memory
+ * hits and budget use of each context request, decay. Request-made events arrive at once;
+ * pipeline progress is read from the database every `LIVE_POLL_INTERVAL`.
+ */
+export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuerySchema), (c) => {
+  const query = c.req.valid("query");
+  const { db, live } = c.var.deps;
+  const scope = { appId: query.app_id, userId: query.user_id, ...(query.session_id ? { sessionId: query.session_id } : {}) };
+  return streamSSE(c, async (stream) => {
+    let id = 0;
+    let chain = Promise.resolve();
+    // Writes are chained so events keep their order whether they come from the bus or the poll.
+    const send = (event: LiveEvent) => {
+      chain = chain.then(() => stream.writeSSE({ id: String(++id), event: event.type, data: JSON.stringify(event) }));
+    };
+    const unsubscribe = live.bus.subscribe(scope, send);
+    const reader = new PipelineProgressReader(db, scope);
+    let open = true;
+    stream.onAbort(() => {
+      open = false;
+      unsubscribe();
+    });
+    await reader.next();
+    send({ type: "CUSTOM", name: "subscribed", value: { user_id: scope.userId, app_id: scope.appId, session_id: scope.sessionId ?? null }, timestamp: Date.now() });
+    while (open) {
+      await stream.sleep(live.pollMs);
+      if (!open) break;
+      for (const event of await reader.next()) send(event);
+      await chain;
+    }
+  });
+});
