@@ -10,6 +10,7 @@ import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memories.js";
 import { liveRoutes } from "./routes/live.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { instructionRoutes } from "./routes/instructions.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -47,7 +48,8 @@ export function createApp(deps: AppDeps) {
     .route("/v1/adk", adkRoutes)
     .route("/v1/decay", decayRoutes)
     .route("/v1/webhooks", webhookRoutes)
-    .route("/v1/live", liveRoutes);
+    .route("/v1/live", liveRoutes)
+    .route("/v1/mcp", mcpRoutes);
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

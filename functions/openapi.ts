@@ -75,6 +75,9 @@ export const OPERATIONS: Operation[] = [
     query: LiveQuerySchema,
     success: { status: 200, description: "ACTIVITY_SNAPSHOT (consolidation), STATE_DELTA (context budget), CUSTOM memory_hits / decay", contentType: "text/event-stream" },
   }),
+  op("post", "/v1/mcp", "operations", "MCP server (streamable HTTP, stateless): tools add_memory, search_memory, get_context, forget_memory", {
+    success: { status: 200, description: "JSON-RPC response" },
+  }),
   op("post", "/v1/webhooks/consolidate", "operations", "Signed request for deep reflection", { body: ConsolidateSchema, success: accepted, public: true }),
 ];
 

@@ -1,0 +1,63 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { createApiKey } from "../../src/auth/api-keys.js";
+import { startTestRuntime } from "../fixtures/runtime.js";
+
+let runtime: Runtime;
+const keys: Record<string, string> = {};
+beforeAll(async () => {
+  runtime = await startTestRuntime({ AUTH_REQUIRED: "true", EXECUTOR_ENABLED: "false" });
+  for (const app of ["mcp-a", "mcp-b"]) keys[app] = (await createApiKey(runtime.database.db, { appId: app, name: "mcp" })).key;
+});
+afterAll(() => runtime.close());
+
+async function connect(key: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL("http://memory.local/v1/mcp"), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+    fetch: (input, init) => Promise.resolve(runtime.app.request(String(input), init)),
+  });
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0] as { text: string }).text;
+
+describe("MCP server", () => {
+  it("answers a real MCP client: list tools, add, search, context, forget", async () => {
+    const client = await connect(keys["mcp-a"] as string);
+    const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    expect(tools).toEqual(["add_memory", "forget_memory", "get_context", "search_memory"]);
+
+    const added = JSON.parse(textOf(await client.callTool({ name: "add_memory", arguments: { user_id: "max", content: "Max is allergic to peanuts." } })));
+    expect(added.operation).toBe("ADD");
+    const found = JSON.parse(textOf(await client.callTool({ name: "search_memory", arguments: { user_id: "max", query: "allergies" } })));
+    expect(found.memories[0]).toMatchObject({ id: added.memory_id, content: "Max is allergic to peanuts." });
+    const context = textOf(await client.callTool({ name: "get_context", arguments: { user_id: "max", query: "What can Max not eat?", max_tokens: 300 } }));
+    expect(context).toContain("allergic to peanuts");
+
+    // Another app's key cannot reach it, and says only "not found".
+    const other = await connect(keys["mcp-b"] as string);
+    const stolen = await other.callTool({ name: "forget_memory", arguments: { user_id: "max", memory_id: added.memory_id } });
+    expect(stolen.isError).toBe(true);
+    expect(textOf(stolen)).toMatch(/not found/);
+    const elsewhere = JSON.parse(textOf(await other.callTool({ name: "search_memory", arguments: { user_id: "max", query: "peanuts" } })));
+    expect(elsewhere.memories).toEqual([]);
+    const namedApp = await other.callTool({ name: "search_memory", arguments: { user_id: "max", app_id: "mcp-a", query: "peanuts" } });
+    expect(namedApp.isError).toBe(true);
+
+    const forgotten = JSON.parse(textOf(await client.callTool({ name: "forget_memory", arguments: { user_id: "max", memory_id: added.memory_id } })));
+    expect(forgotten.forgotten).toBe(added.memory_id);
+    const after = JSON.parse(textOf(await client.callTool({ name: "search_memory", arguments: { user_id: "max", query: "peanuts" } })));
+    expect(after.memories).toEqual([]);
+    await client.close();
+    await other.close();
+  });
+
+  it("refuses callers without a key", async () => {
+    const response = await runtime.app.request("/v1/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    expect(response.status).toBe(401);
+  });
+});
