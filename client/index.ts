@@ -2,7 +2,7 @@ import { hc } from "hono/client";
 import type { App } from "../functions/app.js";
 
 export interface MemoryClientOptions {
-  /** An app's API key (`npm run keys -- create`); optional against a loopback dev server. */
+  /** An app's API key (`npx mnemo create-key`); optional against a loopback dev server. */
   apiKey?: string;
   /** A fetch to use instead of the global one (tests, custom agents, a Worker service binding). */
   fetch?: typeof fetch;

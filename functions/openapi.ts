@@ -122,7 +122,7 @@ export function openApiDocument(serverUrl?: string) {
     openapi: "3.1.0",
     info: { title: "mnemo-pipeline", version: "0.1.0", description: "Event-sourced memory for LLM agents: sessions, events, memories, context windows." },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
-    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An app's API key (`npm run keys -- create`)" } } },
+    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An app's API key (`npx mnemo create-key`)" } } },
     security: [{ apiKey: [] }],
     tags: [{ name: "sessions" }, { name: "retrieval" }, { name: "memories" }, { name: "operations" }],
     paths,

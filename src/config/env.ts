@@ -25,7 +25,7 @@ export const EnvSchema = z.object({
    * loopback only (local development). A key that is presented is always checked.
    */
   AUTH_REQUIRED: z.enum(["auto", "true", "false"]).default("auto"),
-  /** Operator key acting across apps; keep it in a secret store. Apps get keys from `npm run keys`. */
+  /** Operator key acting across apps; keep it in a secret store. Apps get keys from `npx mnemo create-key`. */
   ADMIN_API_KEY: z.string().min(32, "ADMIN_API_KEY must be at least 32 characters").optional(),
   /** Seconds a validated key is remembered (revocation takes effect within this time). */
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
