@@ -5,6 +5,7 @@ import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
+import { dashboardRoutes } from "./routes/dashboard.js";
 import { decayRoutes } from "./routes/decay.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps) {
     .route("/v1/webhooks", webhookRoutes)
     .route("/v1/live", liveRoutes)
     .route("/v1/mcp", mcpRoutes);
+  if (deps.dashboard) app.route("/", dashboardRoutes(deps.dashboard));
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

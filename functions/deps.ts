@@ -8,6 +8,7 @@ import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
 import type { BackgroundTasks } from "./background.js";
+import type { DashboardSettings } from "./routes/dashboard.js";
 import type { Security } from "./security.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
@@ -28,6 +29,8 @@ export interface AppDeps {
   accessRecorder: AccessRecorder;
   maxBodyBytes: number;
   security: Security;
+  /** The dashboard page (Node only: its browser code is read from disk). */
+  dashboard?: DashboardSettings;
   /** Live events (SSE): the in-process bus and how often streams read pipeline progress. */
   live: { bus: LiveEvents; pollMs: number };
   log: Log;

@@ -14,10 +14,12 @@ import { type PipelineNotifier, createPipelineNotifier } from "../src/pipeline/n
 import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
 import { type Providers, createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import { resolveParameters } from "../src/memory/retention.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { BackgroundTasks } from "./background.js";
+import { loadDashboard } from "./routes/dashboard.js";
 import { isLoopback, securityFromEnv } from "./security.js";
 import { pipelineSettings } from "./settings.js";
 
@@ -98,6 +100,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
+    dashboard: await loadDashboard(resolveParameters(settings.decayParameters)),
     live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
     security: await securityFromEnv(env, isLoopback(env.HOST)),
     log: logger.error,

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { retentionStats } from "../../src/memory/decay.js";
+import { memoryHealth } from "../../src/memory/health.js";
 import { CreateMemorySchema, PatchMemorySchema, createMemory, deleteMemory, setPinned } from "../../src/memory/memory-commands.js";
 import { ExpandMemoriesSchema, MemoryIndexQuerySchema, expandMemories, memoryIndex } from "../../src/memory/memory-index.js";
 import { ListMemoriesQuerySchema, getMemory, getMemoryHistory, listMemories } from "../../src/memory/memory-read.js";
@@ -45,6 +46,10 @@ export const memoryRoutes = new Hono<AppEnv>()
   .get("/", validate("query", ListMemoriesQuerySchema), async (c) => {
     const rows = await listMemories(c.var.deps.db, c.req.valid("query"));
     return c.json({ memories: rows.map((row) => memoryJson(row)) });
+  })
+  .get("/health", validate("query", RetentionQuerySchema), async (c) => {
+    const query = c.req.valid("query");
+    return c.json({ user_id: query.user_id, app_id: query.app_id, ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id })) });
   })
   .get("/retention", validate("query", RetentionQuerySchema), async (c) => {
     const query = c.req.valid("query");

@@ -1,6 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { JOB_STATUSES, consolidationJobs } from "../../src/db/schema/index.js";
+import { recentRuns } from "../../src/executor/run-store.js";
 import { jobJson } from "../serializers.js";
 import { z } from "zod";
 import type { AppEnv } from "../deps.js";
@@ -25,6 +26,10 @@ export const pipelineRoutes = new Hono<AppEnv>()
     const query = c.req.valid("query");
     const scope = { ...(query.user_id ? { userId: query.user_id } : {}), ...(query.app_id ? { appId: query.app_id } : {}) };
     return c.json(await c.var.deps.pipeline.status(scope));
+  })
+  .get("/runs", validate("query", JobsQuerySchema.pick({ user_id: true, limit: true })), async (c) => {
+    const query = c.req.valid("query");
+    return c.json({ runs: await recentRuns(c.var.deps.db, query.user_id, query.limit) });
   })
   .get("/jobs", validate("query", JobsQuerySchema), async (c) => {
     const query = c.req.valid("query");

@@ -199,3 +199,25 @@ export async function pipelineStatus(db: Database, userId?: string): Promise<Pip
   for (const row of rows) if (row.status in status) status[row.status as keyof PipelineStatus] = Number(row.count);
   return status;
 }
+
+export interface RunSummary {
+  id: string;
+  function_id: string;
+  status: string;
+  attempt: number;
+  error: unknown;
+  created_at: string;
+  finished_at: string | null;
+  steps: { name: string | null; error: unknown; created_at: string }[];
+}
+
+/** A user's latest pipeline runs with their memoized steps, for the dashboard (embedded executor). */
+export async function recentRuns(db: Database, userId: string, limit: number): Promise<RunSummary[]> {
+  return queryRows<RunSummary>(
+    db,
+    sql`SELECT r.id, r.function_id, r.status, r.attempt, r.error, r.created_at, r.finished_at,
+               coalesce((SELECT json_agg(json_build_object('name', s.name, 'error', s.error, 'created_at', s.created_at) ORDER BY s.position)
+                           FROM executor_steps s WHERE s.run_id = r.id), '[]'::json) AS steps
+          FROM executor_runs r WHERE r.user_id = ${userId} ORDER BY r.created_at DESC LIMIT ${limit}`,
+  );
+}

@@ -1,0 +1,22 @@
+import { createMemoryClient } from "../client/index.js";
+import { type Runtime, startRuntime } from "../functions/node-runtime.js";
+import { parseEnv } from "../src/config/env.js";
+
+/**
+ * The examples run the whole service in-process on an in-memory database with the offline
+ * providers, so they need no server, no network and no keys. Against a deployed service, use
+ * `createMemoryClient("https://…", { apiKey })` instead.
+ */
+export async function startInProcess(): Promise<{ runtime: Runtime; client: ReturnType<typeof createMemoryClient>; settled: (userId: string) => Promise<void> }> {
+  const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms" }));
+  const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) => Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
+  const client = createMemoryClient("http://memory.local", { fetch: fetchInProcess as typeof fetch });
+  const settled = async (userId: string) => {
+    for (;;) {
+      const status = (await (await runtime.app.request(`/v1/pipeline/status?user_id=${userId}`)).json()) as { settled: boolean };
+      if (status.settled) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  return { runtime, client, settled };
+}

@@ -1,0 +1,97 @@
+// The dashboard's browser code: plain JavaScript served as-is, talking to the public API only.
+const params = new URLSearchParams(location.search);
+const state = { user: params.get("user_id") ?? "", app: params.get("app_id") ?? "default", key: params.get("key") ?? localStorage.getItem("mnemo-key") ?? "", lambda: Number(document.body.dataset.lambda), threshold: Number(document.body.dataset.threshold) };
+const $ = (selector) => document.querySelector(selector);
+const escape = (text) => String(text ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+async function api(path, init = {}) {
+  const headers = { "content-type": "application/json", ...(state.key ? { authorization: `Bearer ${state.key}` } : {}) };
+  const response = await fetch(path, { ...init, headers });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error?.message ?? response.status);
+  return body;
+}
+const scope = () => `user_id=${encodeURIComponent(state.user)}&app_id=${encodeURIComponent(state.app)}`;
+
+function bars(values, width = 420, height = 140) {
+  const max = Math.max(1, ...values);
+  const w = width / values.length;
+  return `<svg class="chart" viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="retention histogram">${values
+    .map((v, i) => `<rect class="bar" x="${i * w + 2}" y="${height - (v / max) * height}" width="${w - 4}" height="${(v / max) * height}"><title>${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}: ${v}</title></rect><text x="${i * w + w / 2}" y="${height + 14}" text-anchor="middle">${(i / 10).toFixed(1)}</text>`)
+    .join("")}</svg>`;
+}
+
+// R1: min(1, e^(−λ·days)·(1 + ln(1 + uses))/5), for a few access counts, with the forgetting threshold.
+function decayCurve(width = 420, height = 140, days = 60) {
+  const x = (d) => (d / days) * width;
+  const y = (r) => height - r * height;
+  const line = (uses) => Array.from({ length: days + 1 }, (_, d) => `${x(d)},${y(Math.min(1, (Math.exp(-state.lambda * d) * (1 + Math.log(1 + uses))) / 5))}`).join(" ");
+  return `<svg class="chart" viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="decay curve">
+    ${[0, 3, 10].map((uses, i) => `<polyline class="curve curve-${i}" fill="none" points="${line(uses)}"><title>${uses} uses</title></polyline>`).join("")}
+    <line class="threshold" x1="0" x2="${width}" y1="${y(state.threshold)}" y2="${y(state.threshold)}"></line>
+    <text x="4" y="${height + 14}">0 d</text><text x="${width - 30}" y="${height + 14}">${days} d</text></svg>
+    <p class="legend">λ = ${state.lambda}, threshold ${state.threshold} (dashed); lines: 0, 3, 10 uses</p>`;
+}
+
+async function loadHealth() {
+  const health = await api(`/v1/memories/health?${scope()}`);
+  $("#health").innerHTML = `<div class="cards">
+    <div class="card"><b>${health.total}</b><span>memories</span></div>
+    ${Object.entries(health.by_type).map(([type, n]) => `<div class="card"><b>${n}</b><span>${escape(type)}</span></div>`).join("")}
+    <div class="card"><b>${health.average_retention}</b><span>average retention</span></div>
+    <div class="card"><b>${health.low_retention}</b><span>low retention (&lt; 0.3)</span></div>
+    <div class="card"><b>${health.forgotten_last_7_days}</b><span>forgotten in 7 days</span></div></div>
+    <h3>Top accessed</h3><ol>${health.top_accessed.map((m) => `<li>${escape(m.content)} <small>(${m.access_count} uses)</small></li>`).join("") || "<li>none yet</li>"}</ol>`;
+  $("#histogram").innerHTML = bars(health.retention_histogram);
+  $("#curve").innerHTML = decayCurve();
+}
+
+async function loadRuns() {
+  const [{ runs }, { jobs }] = await Promise.all([api(`/v1/pipeline/runs?user_id=${encodeURIComponent(state.user)}&limit=20`), api(`/v1/pipeline/jobs?${scope()}&limit=20`)]);
+  $("#jobs").innerHTML = `<table><tr><th>job</th><th>status</th><th>events</th><th>result / error</th></tr>${jobs
+    .map((j) => `<tr class="job ${escape(j.status)}"><td>${escape(j.job_type)}</td><td>${escape(j.status)}</td><td>${j.from_seq ?? ""}–${j.to_seq ?? ""}</td><td>${escape(j.error ?? JSON.stringify(j.result ?? {}))}</td></tr>`)
+    .join("")}</table>`;
+  $("#runs").innerHTML = runs
+    .map((r) => `<details class="run"><summary>${escape(r.function_id.replace(/^memory-pipeline-/, ""))} · ${escape(r.status)} · ${r.steps.length} steps</summary><ol>${r.steps
+      .map((s) => `<li class="${s.error ? "failed" : ""}">${escape(s.name)}${s.error ? ` — ${escape(JSON.stringify(s.error))}` : ""}</li>`)
+      .join("")}</ol>${r.error ? `<p class="failed">${escape(JSON.stringify(r.error))}</p>` : ""}</details>`)
+    .join("");
+}
+
+async function loadMemories() {
+  const { memories } = await api(`/v1/memories?${scope()}&limit=50`);
+  $("#memories").innerHTML = memories.map((m) => `<li><a href="#" data-id="${m.id}">${escape(m.content)}</a> <small>${escape(m.type)} · retention ${m.retention.toFixed(2)}</small></li>`).join("");
+  for (const link of document.querySelectorAll("#memories a")) link.addEventListener("click", (event) => (event.preventDefault(), showMemory(link.dataset.id)));
+}
+
+async function showMemory(id) {
+  const [memory, { history }] = await Promise.all([api(`/v1/memories/${id}`), api(`/v1/memories/${id}/history`)]);
+  $("#memory").innerHTML = `<h3>${escape(memory.content)}</h3>
+    <h4>History</h4><ol class="history">${history.map((h) => `<li>${escape(h.operation)} by ${escape(h.actor)} · ${escape(h.reason ?? "")}</li>`).join("")}</ol>
+    <h4>Sources</h4><ul class="sources">${memory.sources.map((s) => `<li>session ${escape(s.session_id.slice(0, 8))} · event #${s.seq}</li>`).join("") || "<li>none (added through the API)</li>"}</ul>`;
+}
+
+async function inspectContext(event) {
+  event.preventDefault();
+  const window = await api("/v1/context", { method: "POST", body: JSON.stringify({ user_id: state.user, app_id: state.app, query: $("#query").value, max_tokens: Number($("#max-tokens").value) }) });
+  $("#inspector").innerHTML = `<p class="total">${window.total_tokens} of ${window.max_tokens} tokens (${escape(window.tokenizer)})</p>
+    <table><tr><th>section</th><th>tokens</th><th>item</th><th>why</th></tr>${window.sections
+      .flatMap((s) => s.items.map((item) => `<tr class="item"><td>${escape(s.kind)}</td><td>${item.tokens}</td><td>${escape(item.text)}</td><td>${item.memory_id ? `memory, ${item.sources.length} source event(s)${item.group ? `, ${escape(item.group)}` : ""}` : "given by the caller"}</td></tr>`))
+      .join("")}</table>`;
+}
+
+async function start() {
+  $("#user").value = state.user;
+  $("#key").value = state.key;
+  $("#settings").addEventListener("submit", (event) => {
+    event.preventDefault();
+    localStorage.setItem("mnemo-key", $("#key").value);
+    location.search = `?user_id=${encodeURIComponent($("#user").value)}&app_id=${encodeURIComponent(state.app)}`;
+  });
+  $("#context-form").addEventListener("submit", (event) => inspectContext(event).catch(showError));
+  if (!state.user) return;
+  await Promise.all([loadHealth(), loadRuns(), loadMemories()]);
+  document.body.classList.add("loaded");
+}
+const showError = (error) => ($("#error").textContent = error.message);
+start().catch(showError);

@@ -1,0 +1,44 @@
+import { sql } from "drizzle-orm";
+import { type Database, queryRows } from "../db/database.js";
+
+export interface MemoryHealth {
+  total: number;
+  by_type: Record<string, number>;
+  average_retention: number;
+  low_retention: number;
+  forgotten_last_7_days: number;
+  /** Ten retention buckets: [0, 0.1), [0.1, 0.2), … [0.9, 1]. */
+  retention_histogram: number[];
+  top_accessed: { id: string; type: string; content: string; access_count: number; retention: number }[];
+}
+
+/** One user's memory at a glance (V1, R3): what the dashboard's health panel shows. */
+export async function memoryHealth(db: Database, scope: { appId: string; userId: string }): Promise<MemoryHealth> {
+  const current = sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.expired_at IS NULL`;
+  const [summary] = await queryRows<{ total: number; average: number; low: number; by_type: Record<string, number> | null; histogram: number[] | null }>(
+    db,
+    sql`SELECT count(*)::int AS total, coalesce(avg(m.retention), 0)::float8 AS average,
+               count(*) FILTER (WHERE m.retention < 0.3)::int AS low,
+               (SELECT jsonb_object_agg(type, n) FROM (SELECT m.type, count(*)::int AS n FROM memories m WHERE ${current} GROUP BY m.type) t) AS by_type,
+               (SELECT array_agg(coalesce(b.n, 0) ORDER BY g.bucket) FROM generate_series(0, 9) AS g(bucket)
+                  LEFT JOIN (SELECT least(9, floor(m.retention * 10))::int AS bucket, count(*)::int AS n FROM memories m WHERE ${current} GROUP BY 1) b ON b.bucket = g.bucket) AS histogram
+          FROM memories m WHERE ${current}`,
+  );
+  const [forgotten] = await queryRows<{ n: number }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM memory_history WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND actor = 'decay' AND operation = 'DELETE' AND created_at > now() - interval '7 days'`,
+  );
+  const top = await queryRows<MemoryHealth["top_accessed"][number]>(
+    db,
+    sql`SELECT m.id, m.type, m.content, m.access_count, m.retention FROM memories m WHERE ${current} AND m.access_count > 0 ORDER BY m.access_count DESC, m.last_accessed_at DESC LIMIT 5`,
+  );
+  return {
+    total: Number(summary?.total ?? 0),
+    by_type: summary?.by_type ?? {},
+    average_retention: Math.round(Number(summary?.average ?? 0) * 1000) / 1000,
+    low_retention: Number(summary?.low ?? 0),
+    forgotten_last_7_days: Number(forgotten?.n ?? 0),
+    retention_histogram: (summary?.histogram ?? []).map(Number),
+    top_accessed: top.map((row) => ({ ...row, access_count: Number(row.access_count), retention: Number(row.retention) })),
+  };
+}

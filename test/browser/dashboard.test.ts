@@ -1,0 +1,81 @@
+import { stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+
+/**
+ * The dashboard in a real headless browser (Debian's chromium, driven by playwright-core) against
+ * the service on a loopback port; screenshots go to test-artifacts/.
+ */
+const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+let runtime: Runtime;
+let server: ReturnType<typeof serve>;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  server = serve({ fetch: runtime.app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise((resolve) => server.once("listening", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sessionId = await createSession(runtime.app, "dana");
+  await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+    events: [message("user", "My name is Dana and I live in Porto."), message("user", "I love sailing on weekends."), message("assistant", "Sailing in Porto sounds great!")],
+  });
+  await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+  await waitForSettled(runtime.app, "dana");
+  await call(runtime.app, "POST", "/v1/context", { user_id: "dana", query: "Where does Dana live?", max_tokens: 400 });
+  await mkdir("test-artifacts", { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  await runtime?.close();
+});
+
+describe("dashboard", () => {
+  it("shows memory health, retention, pipeline runs, a memory's history and sources, and the context inspector", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`${base}/dashboard?user_id=dana`);
+    await page.waitForSelector("body.loaded", { timeout: 15_000 });
+
+    const health = await page.locator("#health").innerText();
+    expect(health).toMatch(/\d+\s+memories/);
+    expect(health).toContain("semantic");
+    expect(health).toContain("average retention");
+    expect(health).toContain("forgotten in 7 days");
+    expect(await page.locator("#histogram rect.bar").count()).toBe(10);
+    expect(await page.locator("#curve polyline").count()).toBe(3);
+    expect(await page.locator("#curve").innerText()).toContain("λ = 0.1");
+    const jobs = await page.locator("#jobs").innerText();
+    expect(jobs).toContain("fast_replay");
+    expect(jobs).toContain("deep_reflection");
+    expect(jobs).toContain("completed");
+    expect(await page.locator("#runs details.run").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: "test-artifacts/dashboard-overview.png", fullPage: true });
+
+    await page.locator("#memories a", { hasText: "Porto" }).first().click();
+    await page.waitForSelector("#memory .history li");
+    expect(await page.locator("#memory .history").innerText()).toMatch(/ADD by/);
+    expect(await page.locator("#memory .sources").innerText()).toMatch(/event #\d/);
+
+    await page.fill("#query", "Where does Dana live?");
+    await page.click("#context-form button");
+    await page.waitForSelector("#inspector tr.item");
+    const inspector = await page.locator("#inspector").innerText();
+    expect(inspector).toMatch(/\d+ of 800 tokens \(o200k_base\)/);
+    expect(inspector).toContain("Porto");
+    expect(inspector).toMatch(/memory, \d source event/);
+    await page.screenshot({ path: "test-artifacts/dashboard-inspector.png", fullPage: true });
+    expect(errors).toEqual([]);
+    for (const file of ["test-artifacts/dashboard-overview.png", "test-artifacts/dashboard-inspector.png"]) expect((await stat(file)).size).toBeGreaterThan(20_000);
+  }, 60_000);
+});
