@@ -120,5 +120,5 @@ describe("tenant isolation", () => {
       // No shrinking: a failure reports the sequence as it ran (shrinking re-runs the pipeline many times).
       { numRuns: 8, endOnFailure: true },
     );
-  }, 120_000);
+  }, 240_000);
 });
