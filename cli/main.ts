@@ -185,22 +185,22 @@ program
     });
   });
 
+/** Runs a script that reads its own arguments, as if it had been started with what follows `command`. */
+const handOver = (command: string, load: () => Promise<unknown>) => async () => {
+  process.argv = [process.argv[0] as string, command, ...process.argv.slice(process.argv.indexOf(command) + 1)];
+  await load();
+};
+
 program
   .command("eval [dir]")
   .description("LoCoMo evidence recall of context windows (npm run eval:locomo)")
   .allowUnknownOption()
-  .action(async () => {
-    process.argv = [process.argv[0] as string, "eval-locomo", ...process.argv.slice(process.argv.indexOf("eval") + 1)];
-    await import("../scripts/eval-locomo.js");
-  });
+  .action(handOver("eval", () => import("../scripts/eval-locomo.js")));
 
 program
   .command("bench")
   .description("benchmarks (npm run bench); options: --iterations, --retrieval-iterations, --scale")
   .allowUnknownOption()
-  .action(async () => {
-    process.argv = [process.argv[0] as string, "bench", ...process.argv.slice(process.argv.indexOf("bench") + 1)];
-    await import("../bench/index.js");
-  });
+  .action(handOver("bench", () => import("../bench/index.js")));
 
 await program.parseAsync(process.argv);
