@@ -3,6 +3,7 @@ import { consolidate } from "../../src/memory/consolidate.js";
 import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
 import { advanceReflectedSeq, loadReflectionChunk } from "../../src/memory/reflection-backlog.js";
 import type { PipelineClient } from "../client.js";
+import { USER_KEY } from "./keys.js";
 import { SessionScopeSchema, embeddingsRequested, reflectionRequested, sessionEnded } from "../events.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
@@ -23,7 +24,7 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
       name: "Deep reflection: facts, insights, traits",
       triggers: [sessionEnded, reflectionRequested],
       debounce: { key: "event.data.session_id", period: settings.reflectionDebounce as `${number}s`, timeout: "5m" },
-      concurrency: { limit: 1, key: "event.data.user_id" },
+      concurrency: { limit: 1, key: USER_KEY },
       retries: 4,
     },
     async ({ event, step, runId, deps }) => {

@@ -1,5 +1,6 @@
 import { findUnembedded, storeEmbeddings } from "../../src/memory/embeddings.js";
 import type { PipelineClient } from "../client.js";
+import { USER_KEY } from "./keys.js";
 import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
@@ -18,8 +19,8 @@ export function createEmbedBackfill(inngest: PipelineClient) {
       name: "Embedding backfill",
       triggers: [embeddingsRequested],
       // The timeout bounds the wait when requests keep arriving (e.g. from the sweep).
-      debounce: { key: "event.data.user_id", period: "1s", timeout: "5s" },
-      concurrency: { limit: 1, key: "event.data.user_id" },
+      debounce: { key: USER_KEY, period: "1s", timeout: "5s" },
+      concurrency: { limit: 1, key: USER_KEY },
       retries: 4,
     },
     async ({ event, step, deps }) => {

@@ -122,3 +122,19 @@ describe("tenant isolation", () => {
     );
   }, 240_000);
 });
+
+describe("the same user id in two apps", () => {
+  it("gets its own pipeline runs: both apps' memories are embedded", async () => {
+    const asAdmin = { request: (path: string) => runtime.app.request(path, { headers: { authorization: `Bearer ${ADMIN}` } }) };
+    for (const app of ["acme", "globex"]) {
+      const created = await keyed(runtime.app, keys[app], "POST", "/v1/sessions", { user_id: "twin" });
+      await keyed(runtime.app, keys[app], "POST", `/v1/sessions/${created.body.id}/events`, { events: [message("user", `The ${app} twin keeps bees.`)] });
+    }
+    await waitForSettled(asAdmin, "twin");
+    for (const app of ["acme", "globex"]) {
+      const listed = await keyed(runtime.app, keys[app], "GET", "/v1/memories?user_id=twin");
+      expect(listed.body.memories.length).toBeGreaterThan(0);
+      expect(listed.body.memories.every((memory: { embedded: boolean }) => memory.embedded)).toBe(true);
+    }
+  }, 60_000);
+});

@@ -43,10 +43,14 @@ describe("executor helpers", () => {
     expect(backoffMs(3, 1000, 60_000, () => 1)).toBe(8000);
     expect(backoffMs(20, 1000, 60_000, () => 1)).toBe(60_000);
   });
-  it("evaluates event paths and refuses other expressions", () => {
+  it("evaluates event paths and their concatenation, and refuses other expressions", () => {
     expect(evaluateKey("event.data.session_id", { data: { session_id: "s1" } })).toBe("s1");
     expect(evaluateKey("event.data.missing", { data: {} })).toBe("");
-    expect(() => assertSupportedKey("event.data.a + event.data.b", "fn")).toThrow(/event.data/);
+    expect(evaluateKey('event.data.app_id + ":" + event.data.user_id', { data: { app_id: "acme", user_id: "ann" } })).toBe("acme:ann");
+    expect(evaluateKey("event.data.a+'+'+event.data.b", { data: { a: "x", b: 2 } })).toBe("x+2");
+    for (const unsupported of ["event.data.a > 3", "size(event.data.a)", 'event.data.a + "open', "event.data.a +", "data.a"]) {
+      expect(() => assertSupportedKey(unsupported, "fn"), unsupported).toThrow(/event.data/);
+    }
   });
   it("derives stable, well-formed UUIDs", () => {
     expect(stableUuid("run-1:0")).toBe(stableUuid("run-1:0"));
