@@ -7,7 +7,8 @@ import { parseEnv } from "../src/config/env.js";
 import { benchAppend } from "./append.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchRetrieval } from "./retrieval.js";
-import { printTable, waitForPipeline } from "./stats.js";
+import { waitForSettled } from "../functions/wait-for-settled.js";
+import { printTable } from "./stats.js";
 
 /**
  * `npm run bench [-- --iterations 2000]`: benchmarks on the embedded default (PGlite on a fresh
@@ -29,7 +30,7 @@ try {
 
   // The appended messages are still being replayed and embedded: let that finish, so the retrieval
   // numbers are not measured against a busy pipeline.
-  await waitForPipeline(runtime, "bench-user");
+  await waitForSettled(runtime.app, "bench-user", { intervalMs: 200 });
 
   // Retrieval at growing sizes; --scale adds 100,000 memories for one user.
   const sizes = values.scale ? [1_000, 10_000, 100_000] : [1_000, 10_000];

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
+import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
 import { loadLocomo } from "../src/eval/locomo.js";
@@ -53,12 +54,7 @@ try {
     await runtime.app.request(`/v1/sessions/${id}/end`, { method: "POST" });
     events += body.length;
   }
-  for (;;) {
-    const status = (await (await runtime.app.request("/v1/pipeline/status?user_id=cost")).json()) as { settled: boolean; failed: number };
-    if (status.failed > 0) throw new Error("a pipeline run failed");
-    if (status.settled) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitForSettled(runtime.app, "cost", { failOnFailedRuns: true, intervalMs: 200 });
   const per100 = (value: number) => ((value * 100) / events).toFixed(1);
   console.log(`${conversation.sessions.length} sessions, ${events} events (${values.file})\n`);
   console.log(`${"call".padEnd(12)} ${"calls/100 ev".padStart(13)} ${"prompt tok/100 ev".padStart(18)} ${"output tok/100 ev".padStart(18)}`);

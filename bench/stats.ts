@@ -33,11 +33,3 @@ export function printTable(rows: Summary[], baseline: Summary): void {
   }
 }
 
-/** Polls the pipeline status route until the user's pipeline has nothing left to do. */
-export async function waitForPipeline(runtime: { app: { request(path: string): Response | Promise<Response> } }, userId: string): Promise<void> {
-  for (;;) {
-    const response = await runtime.app.request(`/v1/pipeline/status?user_id=${encodeURIComponent(userId)}`);
-    if (((await response.json()) as { settled: boolean }).settled) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from "commander";
 import { type Runtime, startRuntime } from "../functions/node-runtime.js";
+import { waitForSettled } from "../functions/wait-for-settled.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/api-keys.js";
 import { type Env, parseEnv } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
@@ -29,16 +30,6 @@ async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>, options: {
     return await work(runtime);
   } finally {
     await runtime.close();
-  }
-}
-
-async function waitForPipeline(runtime: Runtime, userId: string, appId: string): Promise<void> {
-  for (;;) {
-    const response = await runtime.app.request(`/v1/pipeline/status?user_id=${encodeURIComponent(userId)}&app_id=${encodeURIComponent(appId)}`);
-    const status = (await response.json()) as { settled: boolean; failed: number };
-    if (status.failed > 0) throw new Error(`pipeline has failed runs: ${JSON.stringify(status)}`);
-    if (status.settled) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
@@ -109,7 +100,7 @@ program
         console.log(`imported ${result.events} events (${result.stored} new) into ${result.sessions} sessions`);
         if (options.wait) {
           await runtime.background.settle();
-          for (const user of result.users) await waitForPipeline(runtime, user.userId, user.appId);
+          for (const user of result.users) await waitForSettled(runtime.app, user.userId, { appId: user.appId, failOnFailedRuns: true, intervalMs: 250 });
           console.log("pipeline settled");
         }
       },
@@ -127,7 +118,7 @@ program
       async (runtime) => {
         const plan = await resetDerivedMemory(runtime.database.db, { appId: options.app, userId: options.user });
         await runtime.notifier.rederive(plan.sessions);
-        await waitForPipeline(runtime, options.user, options.app);
+        await waitForSettled(runtime.app, options.user, { appId: options.app, failOnFailedRuns: true, intervalMs: 250 });
         const current = await runtime.app.request(`/v1/memories?user_id=${encodeURIComponent(options.user)}&app_id=${encodeURIComponent(options.app)}&limit=500`);
         const { memories } = (await current.json()) as { memories: unknown[] };
         console.log(`removed ${plan.deletedMemories} derived memories; replayed ${plan.sessions.length} sessions; rebuilt: ${memories.length} current memories`);

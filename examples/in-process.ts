@@ -1,5 +1,6 @@
 import { createMemoryClient } from "../client/index.js";
 import { type Runtime, startRuntime } from "../functions/node-runtime.js";
+import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 
 /**
@@ -11,12 +12,6 @@ export async function startInProcess(): Promise<{ runtime: Runtime; client: Retu
   const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms" }));
   const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) => Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
   const client = createMemoryClient("http://memory.local", { fetch: fetchInProcess as typeof fetch });
-  const settled = async (userId: string) => {
-    for (;;) {
-      const status = (await (await runtime.app.request(`/v1/pipeline/status?user_id=${userId}`)).json()) as { settled: boolean };
-      if (status.settled) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const settled = (userId: string) => waitForSettled(runtime.app, userId, { intervalMs: 100 });
   return { runtime, client, settled };
 }

@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { startRuntime } from "../functions/node-runtime.js";
+import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
 import { queryRows } from "../src/db/database.js";
@@ -50,7 +51,7 @@ try {
       if (appended.status !== 201) throw new Error(`import failed: ${await appended.text()}`);
       await runtime.app.request(`/v1/sessions/${id}/end`, { method: "POST" });
     }
-    await waitForSettled(userId);
+    await waitForSettled(runtime.app, userId, { failOnFailedRuns: true, intervalMs: 250 });
     const diaByEvent = new Map(
       (await queryRows<{ id: string; dia_id: string }>(runtime.database.db, sql`SELECT id, data ->> 'dia_id' AS dia_id FROM session_events WHERE user_id = ${userId}`)).map((row) => [row.id, row.dia_id]),
     );
@@ -83,13 +84,4 @@ try {
   console.log(JSON.stringify({ eval: "locomo", files, budgets, recall: Object.fromEntries(Object.entries(scores).map(([system, rows]) => [system, Object.fromEntries(Object.entries(rows).map(([budget, values]) => [budget, mean(values)]))])) }));
 } finally {
   await runtime.close();
-}
-
-async function waitForSettled(userId: string): Promise<void> {
-  for (;;) {
-    const status = (await (await runtime.app.request(`/v1/pipeline/status?user_id=${userId}`)).json()) as { settled: boolean; failed: number };
-    if (status.failed > 0) throw new Error(`pipeline runs failed for ${userId}`);
-    if (status.settled) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
