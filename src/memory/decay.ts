@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, type Executor, queryRows } from "../db/database.js";
 import { type DecayParameters, decayedTraitConfidenceSql, resolveParameters, retentionSql } from "./retention.js";
@@ -111,22 +110,13 @@ export async function decayBatch(db: Database, scope: DecayScope, parameters: De
     );
     const size = Number(batch?.size ?? 0);
     if (size === 0 || !batch?.last) return { cursor: null, recomputed: 0, forgotten: [] };
-    // Judged on the exact value (the stored one may lag by the tolerance); the history rows are
-    // written by the same statement, so forgotten rows never travel through JS and back.
-    const reason = `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`;
-    const forgotten = await queryRows<{ id: string; type: string; content: string; retention: number }>(
+    // Judged on the exact value: the stored one may lag by the tolerance.
+    const forgotten = await updateWithHistory<{ type: string; content: string }>(
       tx,
-      sql`WITH forgotten AS (
-            UPDATE memories AS m SET expired_at = now(), updated_at = now(), retention = ${expression}
-             WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression)}
-            RETURNING m.id, m.app_id, m.user_id, m.type, m.content, m.retention
-          ),
-          history AS (
-            INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason)
-            SELECT gen_random_uuid(), f.id, f.app_id, f.user_id, 'DELETE', 'decay', jsonb_build_object('retention', f.retention), '{"expired": true}'::jsonb, ${reason}
-              FROM forgotten f
-          )
-          SELECT id, type, content, retention FROM forgotten`,
+      sql`UPDATE memories AS m SET expired_at = now(), updated_at = now(), retention = ${expression}
+           WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression)}
+          RETURNING m.id, m.app_id, m.user_id, m.retention, m.type, m.content`,
+      { operation: "DELETE", after: { expired: true }, reason: `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days` },
     );
     return {
       cursor: size < batchSize ? null : batch.last,
@@ -146,14 +136,17 @@ export interface DecayFinish {
 export async function finishDecay(db: Database, scope: DecayScope, parameters: DecayParameters): Promise<DecayFinish> {
   return db.transaction(async (tx) => {
     const overQuotaRows = parameters.quota
-      ? await queryRows<Changed>(tx, sql`UPDATE memories AS m SET expired_at = now(), updated_at = now() WHERE m.id IN (${overQuota(scope, parameters.quota)}) RETURNING m.id, m.app_id, m.user_id, m.retention`)
+      ? await updateWithHistory(
+          tx,
+          sql`UPDATE memories AS m SET expired_at = now(), updated_at = now() WHERE m.id IN (${overQuota(scope, parameters.quota)}) RETURNING m.id, m.app_id, m.user_id, m.retention`,
+          { operation: "DELETE", after: { expired: true }, reason: `over the quota of ${parameters.quota} memories` },
+        )
       : [];
-    await recordHistory(tx, overQuotaRows, "DELETE", { expired: true }, `over the quota of ${parameters.quota} memories`);
-    const dissolved = await queryRows<Changed>(
+    const dissolved = await updateWithHistory(
       tx,
       sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = now() WHERE ${dissolvable(scope)} RETURNING m.id, m.app_id, m.user_id, m.retention`,
+      { operation: "STAGE_CHANGE", after: { traitStage: "dissolved" }, reason: "trend window closed unreinforced, or confidence decayed below 0.05" },
     );
-    await recordHistory(tx, dissolved, "STAGE_CHANGE", { traitStage: "dissolved" }, "trend window closed unreinforced, or confidence decayed below 0.05");
     const purged = await queryRows<{ id: string }>(tx, sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days)} RETURNING m.id`);
     return { over_quota: overQuotaRows.map((row) => row.id), traits_dissolved: dissolved.map((row) => row.id), purged: purged.length };
   });
@@ -206,14 +199,25 @@ export async function runDecay(db: Database, scope: DecayScope, parameters: Deca
 
 type Changed = { id: string; app_id: string; user_id: string; retention: number };
 
-/** One history row per changed memory, written in one statement. */
-async function recordHistory(tx: Executor, rows: Changed[], operation: "DELETE" | "STAGE_CHANGE", after: Record<string, unknown>, reason: string): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.execute(
-    sql`INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason)
-        SELECT (f->>'history_id')::uuid, (f->>'id')::uuid, f->>'app_id', f->>'user_id', ${operation}, 'decay',
-               jsonb_build_object('retention', (f->>'retention')::float8), ${JSON.stringify(after)}::jsonb, ${reason}
-          FROM jsonb_array_elements(${JSON.stringify(rows.map((row) => ({ ...row, history_id: randomUUID() })))}::jsonb) AS f`,
+/**
+ * Runs an `UPDATE … RETURNING m.id, m.app_id, m.user_id, m.retention[, …]` and writes one decay
+ * history row per changed memory in the same statement, so changed rows never travel through
+ * JS and back.
+ */
+async function updateWithHistory<Extra extends Record<string, unknown> = Record<never, never>>(
+  tx: Executor,
+  update: SQL,
+  history: { operation: "DELETE" | "STAGE_CHANGE"; after: Record<string, unknown>; reason: string },
+): Promise<(Changed & Extra)[]> {
+  return queryRows<Changed & Extra>(
+    tx,
+    sql`WITH changed AS (${update}),
+        history AS (
+          INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason)
+          SELECT gen_random_uuid(), c.id, c.app_id, c.user_id, ${history.operation}, 'decay', jsonb_build_object('retention', c.retention), ${JSON.stringify(history.after)}::jsonb, ${history.reason}
+            FROM changed c
+        )
+        SELECT * FROM changed`,
   );
 }
 
