@@ -89,6 +89,22 @@ const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.st
 
 /** The OpenAPI 3.1 description, generated from the schemas the routes validate with. */
 export function openApiDocument(serverUrl?: string) {
+  paths ??= documentPaths();
+  return {
+    openapi: "3.1.0",
+    info: { title: "mnemo-pipeline", version: "0.1.0", description: "Event-sourced memory for LLM agents: sessions, events, memories, context windows." },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An app's API key (`npx mnemo create-key`)" } } },
+    security: [{ apiKey: [] }],
+    tags: [{ name: "sessions" }, { name: "retrieval" }, { name: "memories" }, { name: "operations" }],
+    paths,
+  };
+}
+
+/** The paths depend only on the schemas, so they are converted once per process, on first request. */
+let paths: Record<string, Record<string, unknown>> | undefined;
+
+function documentPaths(): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {
     const path = operation.path.replace(/:(\w+)/g, "{$1}");
@@ -120,13 +136,5 @@ export function openApiDocument(serverUrl?: string) {
       },
     };
   }
-  return {
-    openapi: "3.1.0",
-    info: { title: "mnemo-pipeline", version: "0.1.0", description: "Event-sourced memory for LLM agents: sessions, events, memories, context windows." },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
-    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An app's API key (`npx mnemo create-key`)" } } },
-    security: [{ apiKey: [] }],
-    tags: [{ name: "sessions" }, { name: "retrieval" }, { name: "memories" }, { name: "operations" }],
-    paths,
-  };
+  return paths;
 }

@@ -2,7 +2,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import type { ExecutionContext } from "hono";
 import { serve as serveInngest } from "inngest/hono";
 import pg from "pg";
-import { createPipelineClient } from "../inngest/client.js";
+import { type PipelineSettings, createPipelineClient } from "../inngest/client.js";
 import { createPipelineFunctions } from "../inngest/index.js";
 import { type Env, durationMs, parseEnv } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
@@ -13,7 +13,7 @@ import { createPipelineNotifier } from "../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
 import { type Providers, createProviders } from "../src/providers/index.js";
 import { createHashingEmbedder } from "../src/providers/offline/hashing-embedder.js";
-import { createLogger, toVariadicLogger } from "../src/util/logger.js";
+import { type Logger, createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
@@ -26,9 +26,11 @@ interface Bindings {
   [name: string]: unknown;
 }
 
-/** What lives as long as the isolate: configuration, providers, key cache and rate-limit buckets. */
+/** What lives as long as the isolate: configuration, logger, providers, key cache and rate-limit buckets. */
 interface Isolate {
   env: Env;
+  settings: PipelineSettings;
+  logger: Logger;
   providers: Providers;
   security: Security;
   connectionString: string;
@@ -50,14 +52,12 @@ export default {
       isolate = undefined;
       throw error;
     });
-    const { env, providers, security, connectionString } = await isolate;
-    const logger = createLogger(env.LOG_LEVEL);
+    const { env, settings, logger, providers, security, connectionString } = await isolate;
     const client = new pg.Client({ connectionString });
     await client.connect();
     const db = drizzle(client, { schema }) as unknown as Database;
     const background = new BackgroundTasks(logger.error);
     try {
-      const settings = pipelineSettings(env);
       const inngest = createPipelineClient(
         {
           mode: "cloud",
@@ -100,5 +100,5 @@ async function startIsolate(bindings: Bindings): Promise<Isolate> {
   const providers = createProviders(env, createHashingEmbedder);
   if (!env.INNGEST_SIGNING_KEY) throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
   // The key cache and rate-limit buckets outlive requests; key lookups use each request's connection.
-  return { env, providers, security: await securityFromEnv(env, false), connectionString };
+  return { env, settings: pipelineSettings(env), logger: createLogger(env.LOG_LEVEL), providers, security: await securityFromEnv(env, false), connectionString };
 }
