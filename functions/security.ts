@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import type { KeyResolver } from "../src/auth/api-keys.js";
-import { createKeyResolver, sha256 } from "../src/auth/api-keys.js";
+import { type KeyResolver, createKeyResolver } from "../src/auth/api-keys.js";
+import { sha256 } from "../src/util/hash.js";
 import type { Env } from "../src/config/env.js";
 import type { AppEnv } from "./deps.js";
 import { rateLimit } from "./middleware/rate-limit.js";

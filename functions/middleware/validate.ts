@@ -3,6 +3,7 @@ import { validator } from "hono/validator";
 import { z } from "zod";
 import type { AppEnv } from "../deps.js";
 import { APP_FIELDS, scopeToApp } from "./auth.js";
+import { DomainError } from "../../src/errors.js";
 import { errorResponse } from "./error-handler.js";
 
 /**
@@ -22,12 +23,8 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
   const middleware = validator(target, (value: unknown, c: Context<AppEnv>) => {
     const result = checked.safeParse(scopeToApp(c.get("principal"), value, appFields));
     if (result.success) return result.data as z.output<Schema>;
-    const issues = result.error.issues.map((issue) => ({
-      field: [target === "json" ? "body" : target, ...issue.path.map(String)].join("."),
-      message: issue.message,
-    }));
-    const first = issues[0];
-    return errorResponse(c, "invalid_request", first ? `${first.field}: ${first.message}` : "invalid request", { issues });
+    const invalid = invalidRequest(result.error, target === "json" ? "body" : target);
+    return errorResponse(c, invalid.code, invalid.message, invalid.details);
   });
   // hono's validator types its output from the callback; the parsed schema output is what it stores.
   return middleware as unknown as MiddlewareHandler<AppEnv, string, { in: { [K in Target]: z.input<Schema> }; out: { [K in Target]: z.output<Schema> } }>;
@@ -45,6 +42,16 @@ function rejectNulCharacters(value: unknown, ctx: z.RefinementCtx, path: (string
       rejectNulCharacters(item, ctx, [...path, key]);
     }
   }
+}
+
+/**
+ * The 400 for a failed parse: one `{ field, message }` per issue, fields prefixed with where they
+ * came from (`body`, `query`), the first one in the message.
+ */
+export function invalidRequest(error: z.ZodError, where: string): DomainError {
+  const issues = error.issues.map((issue) => ({ field: [where, ...issue.path.map(String)].join("."), message: issue.message }));
+  const first = issues[0];
+  return new DomainError("invalid_request", first ? `${first.field}: ${first.message}` : "invalid request", { issues });
 }
 
 /** Whether an object schema (or every branch of a union of them) has the field. */

@@ -5,6 +5,7 @@ import { verifyWebhook } from "../../src/auth/webhook-signature.js";
 import { sessions, webhookDeliveries } from "../../src/db/schema/index.js";
 import { DomainError, notFound, unauthorized } from "../../src/errors.js";
 import type { AppEnv } from "../deps.js";
+import { invalidRequest } from "../middleware/validate.js";
 
 export const ConsolidateSchema = z.strictObject({
   app_id: z.string().trim().min(1).max(200).default("default"),
@@ -30,10 +31,7 @@ export const webhookRoutes = new Hono<AppEnv>().post("/consolidate", async (c) =
   if (accepted.length === 0) throw unauthorized("this delivery was already received (replayed signature)");
 
   const parsed = ConsolidateSchema.safeParse(parseJson(body));
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ field: ["body", ...issue.path.map(String)].join("."), message: issue.message }));
-    throw new DomainError("invalid_request", `${issues[0]?.field}: ${issues[0]?.message}`, { issues });
-  }
+  if (!parsed.success) throw invalidRequest(parsed.error, "body");
   const { app_id, user_id, session_id } = parsed.data;
   const conditions = [eq(sessions.appId, app_id), eq(sessions.userId, user_id)];
   if (session_id) conditions.push(eq(sessions.id, session_id));

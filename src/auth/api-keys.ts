@@ -1,20 +1,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { apiKeys } from "../db/schema/index.js";
+import { sha256, toHex } from "../util/hash.js";
 
 /** Who a request acts for: one app (its key), an operator across apps, or nobody (auth off). */
 export type Principal = { kind: "app"; appId: string; keyId: string } | { kind: "admin" } | { kind: "anonymous" };
 
 const KEY_PREFIX = "mk_";
-
-/** SHA-256 in hex through WebCrypto, available alike on Node and Workers. */
-export async function sha256(text: string): Promise<string> {
-  return toHex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-}
-
-export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  return Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * Creates a key for an app and returns it; only its hash is stored, so this is the one time the

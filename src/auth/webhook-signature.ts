@@ -1,4 +1,4 @@
-import { toHex } from "./api-keys.js";
+import { toHex } from "../util/hash.js";
 
 /**
  * Webhook signatures: `webhook-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
