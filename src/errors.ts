@@ -10,9 +10,10 @@ export type ErrorCode =
   | "payload_too_large"
   | "rate_limited"
   | "unprocessable"
+  | "unavailable"
   | "internal";
 
-export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500> = {
+export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503> = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
@@ -21,6 +22,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 422
   rate_limited: 429,
   unprocessable: 422,
   internal: 500,
+  unavailable: 503,
 };
 
 export class DomainError extends Error {

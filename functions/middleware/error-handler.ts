@@ -1,6 +1,10 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { isDatabaseUnavailable } from "../../src/db/connection-errors.js";
 import { DomainError, type ErrorCode, STATUS_BY_CODE } from "../../src/errors.js";
+
+/** Seconds a client is asked to wait when the database is unreachable (a restart, a failover). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: unknown };
@@ -13,7 +17,9 @@ export function errorResponse(c: Context, code: ErrorCode, message: string, deta
 
 /**
  * The app's single `onError`: domain errors keep their code, Hono's HTTP exceptions (malformed
- * JSON, body limit) map to the same shape, anything else is a logged 500 without internals.
+ * JSON, body limit) map to the same shape, a lost or unreachable database is a 503 with
+ * `retry-after` (the request changed nothing: every write is one transaction), anything else is
+ * a logged 500 without internals.
  */
 export function createErrorHandler(log: (message: string, fields?: Record<string, unknown>) => void = console.error) {
   return (error: Error, c: Context): Response => {
@@ -21,6 +27,11 @@ export function createErrorHandler(log: (message: string, fields?: Record<string
     if (error instanceof HTTPException) {
       const code: ErrorCode = error.status === 413 ? "payload_too_large" : error.status === 404 ? "not_found" : error.status < 500 ? "invalid_request" : "internal";
       return errorResponse(c, code, error.message || "request rejected");
+    }
+    if (isDatabaseUnavailable(error)) {
+      log("database unavailable", { path: c.req.path, error: error.message });
+      c.header("retry-after", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      return errorResponse(c, "unavailable", "the database is unavailable; retry shortly", { retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
     }
     log("unhandled error", { path: c.req.path, error: error.stack ?? String(error) });
     return errorResponse(c, "internal", "internal error");

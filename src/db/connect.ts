@@ -1,25 +1,35 @@
 import { mkdir } from "node:fs/promises";
-import type { Env } from "../config/env.js";
+import { type Env, durationMs } from "../config/env.js";
 import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
+import { acquireDataDirLock } from "./data-dir-lock.js";
+import { releaseClientOnFailedBegin } from "./release-failed-begin.js";
 import * as schema from "./schema/index.js";
+
+export type ConnectOptions = Pick<Env, "DATA_DIR" | "DATABASE_URL" | "DATABASE_DRIVER"> &
+  Partial<Pick<Env, "DATABASE_POOL_MAX" | "DATABASE_CONNECT_TIMEOUT" | "NEON_WS_PROXY">>;
+
+/** Where lost connections are reported: they are expected during a failover and must not kill the process. */
+export type ConnectionLog = (message: string, fields?: Record<string, unknown>) => void;
 
 /**
  * Opens the database the configuration names: PGlite with pgvector under `DATA_DIR` by default,
  * node-postgres for a `DATABASE_URL`, the Neon serverless driver for a Neon URL or
  * `DATABASE_DRIVER=neon`. Drivers load lazily so a deployment only pulls in the one it uses.
  *
+ * A pooled connection that dies (a terminated backend, a restart, a failover) is logged and
+ * dropped from the pool; the next query opens a new one. Requests whose connection died fail
+ * with an error `isDatabaseUnavailable` recognises (503), never with a crash.
+ *
  * @example
  * const { db, close } = await connectDatabase(parseEnv(process.env));
  */
-export async function connectDatabase(
-  env: Pick<Env, "DATA_DIR" | "DATABASE_URL" | "DATABASE_DRIVER"> & Partial<Pick<Env, "DATABASE_POOL_MAX">>,
-): Promise<DatabaseHandle> {
+export async function connectDatabase(env: ConnectOptions, log: ConnectionLog = () => undefined): Promise<DatabaseHandle> {
   const kind = chooseDriver(env);
   if (kind === "pglite") return connectPglite(env.DATA_DIR);
   const url = env.DATABASE_URL;
   if (!url) throw new Error(`DATABASE_DRIVER=${kind} needs DATABASE_URL`);
-  const poolMax = env.DATABASE_POOL_MAX ?? 10;
-  return kind === "neon" ? connectNeon(url, poolMax) : connectNodePostgres(url, poolMax);
+  const pool = { url, max: env.DATABASE_POOL_MAX ?? 10, connectTimeoutMs: durationMs(env.DATABASE_CONNECT_TIMEOUT ?? "5s") };
+  return kind === "neon" ? connectNeon(pool, env.NEON_WS_PROXY, log) : connectNodePostgres(pool, log);
 }
 
 export function chooseDriver(env: Pick<Env, "DATABASE_URL" | "DATABASE_DRIVER">): DatabaseKind {
@@ -34,22 +44,87 @@ async function connectPglite(dataDir: string): Promise<DatabaseHandle> {
     import("@electric-sql/pglite-pgvector"),
     import("drizzle-orm/pglite"),
   ]);
-  if (!dataDir.startsWith("memory://")) await mkdir(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir, { extensions: { vector } });
-  const db = drizzle(client, { schema }) as unknown as Database;
-  return { db, kind: "pglite", close: () => client.close() };
+  const inMemory = dataDir.startsWith("memory://");
+  if (!inMemory) await mkdir(dataDir, { recursive: true });
+  // PGlite is one process's database: a second process on the same files would see neither the
+  // first one's writes nor its own after a restart.
+  const lock = inMemory ? undefined : await acquireDataDirLock(dataDir);
+  try {
+    const client = await PGlite.create(dataDir, { extensions: { vector } });
+    const db = drizzle(client, { schema }) as unknown as Database;
+    return {
+      db,
+      kind: "pglite",
+      ...(lock ? { dataDirLock: lock } : {}),
+      async close() {
+        try {
+          await client.close();
+        } finally {
+          await lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
 }
 
-async function connectNodePostgres(url: string, max: number): Promise<DatabaseHandle> {
+interface PoolSettings {
+  url: string;
+  max: number;
+  connectTimeoutMs: number;
+}
+
+/** The events node-postgres and Neon pools share. */
+interface EventedPool {
+  on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "connect", listener: (client: { on(event: "error", listener: (error: Error) => void): unknown }) => void): unknown;
+}
+
+/**
+ * Without these listeners an idle client whose backend is terminated emits an unhandled 'error'
+ * and takes the process down. A client checked out for a transaction has no pool listener, so
+ * each client gets its own too; its next query fails and the pool discards it on release.
+ */
+function survivePoolErrors(pool: EventedPool, log: ConnectionLog): void {
+  pool.on("error", (error) => log("database connection lost (idle)", { error: error.message }));
+  pool.on("connect", (client) => {
+    client.on("error", (error) => log("database connection lost", { error: error.message }));
+  });
+}
+
+async function connectNodePostgres(settings: PoolSettings, log: ConnectionLog): Promise<DatabaseHandle> {
   const [{ default: pg }, { drizzle }] = await Promise.all([import("pg"), import("drizzle-orm/node-postgres")]);
-  const pool = new pg.Pool({ connectionString: url, max });
-  const db = drizzle(pool, { schema }) as unknown as Database;
+  const pool = new pg.Pool({
+    connectionString: settings.url,
+    max: settings.max,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    // Notices dead peers (a failover without a FIN) instead of waiting on a socket forever.
+    keepAlive: true,
+  });
+  survivePoolErrors(pool, log);
+  const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
   return { db, kind: "pg", close: () => pool.end() };
 }
 
-async function connectNeon(url: string, max: number): Promise<DatabaseHandle> {
-  const [{ Pool }, { drizzle }] = await Promise.all([import("@neondatabase/serverless"), import("drizzle-orm/neon-serverless")]);
-  const pool = new Pool({ connectionString: url, max });
-  const db = drizzle(pool, { schema }) as unknown as Database;
+async function connectNeon(settings: PoolSettings, wsProxy: string | undefined, log: ConnectionLog): Promise<DatabaseHandle> {
+  const [{ Pool, neonConfig }, { drizzle }, { default: WebSocket }] = await Promise.all([
+    import("@neondatabase/serverless"),
+    import("drizzle-orm/neon-serverless"),
+    import("ws"),
+  ]);
+  // Node 20 has no global WebSocket; Neon's driver speaks the Postgres protocol over one.
+  neonConfig.webSocketConstructor = WebSocket;
+  if (wsProxy) {
+    // A plain Postgres behind Neon's WebSocket proxy (local development, tests): no TLS on the
+    // socket, and no pipelined password start-up (the server may not use password auth).
+    neonConfig.wsProxy = (host, port) => `${wsProxy}?address=${host}:${port}`;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineConnect = false;
+  }
+  const pool = new Pool({ connectionString: settings.url, max: settings.max, connectionTimeoutMillis: settings.connectTimeoutMs });
+  survivePoolErrors(pool as unknown as EventedPool, log);
+  const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
   return { db, kind: "neon", close: () => pool.end() };
 }

@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { DataDirLock } from "./data-dir-lock.js";
 import type * as schema from "./schema/index.js";
 
 /** The drizzle database every store works against, whichever driver is underneath. */
@@ -13,6 +14,8 @@ export type DatabaseKind = "pglite" | "pg" | "neon";
 export interface DatabaseHandle {
   db: Database;
   kind: DatabaseKind;
+  /** PGlite on disk: this process's claim on the data directory. */
+  dataDirLock?: DataDirLock;
   close(): Promise<void>;
 }
 

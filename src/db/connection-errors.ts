@@ -1,0 +1,31 @@
+/**
+ * Whether an error means the database could not be reached or dropped the connection, as opposed
+ * to a bad statement: the request may succeed if sent again, so it is answered 503 with
+ * `retry-after` instead of 500. Drivers wrap errors (drizzle's `DrizzleQueryError`, pg's
+ * `DatabaseError`), so the whole `cause` chain is inspected.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && typeof current === "object" && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET_CODES.has(code))) return true;
+    if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+  }
+  return false;
+}
+
+/**
+ * SQLSTATE class 08 (connection exception), 57P01-57P03 (administrator / crash shutdown, cannot
+ * connect now: a restart or failover), 53300 (too many connections).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+
+const UNAVAILABLE_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND"]);
+
+/** What node-postgres (and Neon's pg-based driver) say when a connection died or never came. */
+const UNAVAILABLE_MESSAGES = [
+  /Connection terminated/i,
+  /not queryable/i,
+  /timeout exceeded when trying to connect/i,
+  /Cannot use a pool after calling end/i,
+  /WebSocket (was )?closed/i,
+];
