@@ -52,7 +52,7 @@ export interface RuntimeOverrides {
 export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const logger = createLogger(env.LOG_LEVEL);
   const log = logger.info;
-  const database = await connectDatabase(env);
+  const database = await connectDatabase(env, logger.warn);
   if (database.kind === "pglite") await migrateDatabase(database);
   const providers = { ...createProviders(env, createUseEmbedder), ...overrides.providers };
   const settings = pipelineSettings(env);
@@ -69,6 +69,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
         serveUrl,
         retryBaseMs: durationMs(env.EXECUTOR_RETRY_BASE),
         idleCheckMs: durationMs(env.EXECUTOR_POLL_INTERVAL),
+        leaseMs: durationMs(env.EXECUTOR_LEASE),
+        // PGlite on disk is locked to this process, so its interrupted runs are ours to resume at once.
+        exclusive: database.kind === "pglite",
         log: logger.warn,
       })
     : undefined;
@@ -116,7 +119,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     notifier,
     inngest,
-    async close() {
+    async close() { 
       await background.settle();
       await executor?.stop();
       await database.close();

@@ -44,6 +44,13 @@ export const EnvSchema = z.object({
   DATABASE_DRIVER: z.enum(["pglite", "pg", "neon"]).optional(),
   /** Connections the node-postgres / Neon pool may open. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  /** How long a request waits for a database connection before it is answered 503. */
+  DATABASE_CONNECT_TIMEOUT: DurationSchema.default("5s"),
+  /**
+   * Neon's WebSocket proxy in front of a plain Postgres (`host:port/v1`, no scheme), for running
+   * the Neon driver locally; unset for Neon itself.
+   */
+  NEON_WS_PROXY: z.string().min(1).optional(),
   LLM_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
   EMBEDDING_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
   GEMINI_API_KEY: z.string().min(1).optional(),
@@ -76,6 +83,13 @@ export const EnvSchema = z.object({
   SWEEP_CRON: z.string().min(9).default("*/1 * * * *"),
   /** A session is swept only when its newest event is older than this. */
   SWEEP_MIN_AGE: DurationSchema.default("30s"),
+  /**
+   * Failed runs in a row (each after its own retries) before a stage of a session or user is
+   * parked: the sweep stops re-sending it until `POST /v1/pipeline/retry`. A non-retryable error parks at once.
+   */
+  PIPELINE_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(3),
+  /** How long a claimed run of the embedded executor stays its process's without renewal. */
+  EXECUTOR_LEASE: DurationSchema.default("30s"),
   /** When scheduled decay runs (default daily at 03:00 UTC) and with which preset (seed 000 §8.2). */
   DECAY_CRON: z.string().min(9).default("0 3 * * *"),
   DECAY_PRESET: z.enum(["default", "high_interaction", "low_interaction", "sensitive", "knowledge"]).default("default"),

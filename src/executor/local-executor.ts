@@ -5,7 +5,18 @@ import { backoffMs, parseTimeString } from "./durations.js";
 import { assertSupportedKey } from "./expressions.js";
 import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
 import { type Invoke, driveRun } from "./run-driver.js";
-import { type InngestEvent, type RunRow, claimDueRun, enqueueRun, msUntilNextDue, recoverInterruptedRuns, requeueRun } from "./run-store.js";
+import {
+  type Claim,
+  type InngestEvent,
+  type RunRow,
+  claimDueRun,
+  enqueueRun,
+  msUntilNextDue,
+  recoverInterruptedRuns,
+  renewLease,
+  requeueExpiredLeases,
+  requeueRun,
+} from "./run-store.js";
 
 export interface LocalExecutorOptions {
   db: Database;
@@ -18,16 +29,28 @@ export interface LocalExecutorOptions {
   parallelism?: number;
   /** Longest idle wait between queue checks when nothing is due (events wake it sooner). */
   idleCheckMs?: number;
+  /**
+   * How long a claimed run stays this process's without a renewal (renewed every third of it
+   * while the run works). A process that dies loses its runs to the others after this long.
+   */
   leaseMs?: number;
+  /**
+   * This process is the database's only user (PGlite): at start every run left `running` is its
+   * own from before a restart and resumes at once. On a shared Postgres, leases decide.
+   */
+  exclusive?: boolean;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
+
+const DEFAULT_LEASE_MS = 30_000;
 
 /**
  * A small, durable Inngest executor for the embedded default. It syncs the app's functions through
  * the real serve handler, accepts events on the Inngest event API (`POST /e/<key>`), and drives
  * runs with memoized steps, retries with backoff, debounce, concurrency keys, sleeps, cron and
- * fan-out. All of its state is in Postgres, so a restart resumes every run. Production uses
- * Inngest Cloud instead; the functions do not know the difference.
+ * fan-out. All of its state is in Postgres, so a restart resumes every run; several processes
+ * may share one Postgres (claims are serialised, runs are leased, a dead process's runs are
+ * taken over). Production may use Inngest Cloud instead; the functions do not know the difference.
  *
  * @example
  * const executor = new LocalExecutor({ db, invoke: (url, init) => app.request(url, init), serveUrl });
@@ -37,6 +60,7 @@ export class LocalExecutor {
   private functions = new Map<string, RegisteredFunction>();
   private crons: Cron[] = [];
   private active = new Set<Promise<void>>();
+  private heartbeats = new Set<ReturnType<typeof setInterval>>();
   private running = false;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -62,7 +86,7 @@ export class LocalExecutor {
 
   async start(): Promise<void> {
     await this.sync();
-    const recovered = await recoverInterruptedRuns(this.options.db);
+    const recovered = this.options.exclusive ? await recoverInterruptedRuns(this.options.db) : await requeueExpiredLeases(this.options.db);
     if (recovered > 0) this.options.log?.("resuming interrupted runs", { count: recovered });
     for (const fn of this.functions.values()) for (const pattern of fn.cronTriggers) this.scheduleCron(fn, pattern);
     this.running = true;
@@ -71,7 +95,8 @@ export class LocalExecutor {
 
   /**
    * Stops claiming runs and cron timers. By default waits for runs in flight; with
-   * `waitForRuns: false` it leaves them as a crash would, to be resumed by the next start.
+   * `waitForRuns: false` it leaves them as a crash would — their leases are no longer renewed —
+   * to be resumed by the next start or taken over by another process.
    */
   async stop(options: { waitForRuns?: boolean } = {}): Promise<void> {
     this.running = false;
@@ -80,6 +105,7 @@ export class LocalExecutor {
     this.wakeUp?.();
     await this.loop;
     if (options.waitForRuns ?? true) await Promise.allSettled([...this.active]);
+    else for (const heartbeat of this.heartbeats) clearInterval(heartbeat);
   }
 
   /** Registers the app's functions from the serve handler's in-band sync answer. */
@@ -113,9 +139,12 @@ export class LocalExecutor {
     const match = /^TZ=(\S+)\s+(.*)$/.exec(pattern);
     const timezone = match?.[1];
     const expression = match?.[2] ?? pattern;
-    const cron = new Cron(expression, { ...(timezone ? { timezone } : {}), protect: true }, async () => {
-      const event = { name: "inngest/scheduled.timer", data: { cron: pattern }, id: randomUUID(), ts: Date.now() };
-      await enqueueRun(this.options.db, fn, event).catch((error: unknown) => this.options.log?.("cron enqueue failed", { fn: fn.id, error: String(error) }));
+    const cron = new Cron(expression, { ...(timezone ? { timezone } : {}), protect: true }, async (self: Cron) => {
+      const tick = self.currentRun() ?? new Date();
+      const event = { name: "inngest/scheduled.timer", data: { cron: pattern }, id: randomUUID(), ts: tick.getTime() };
+      // One run per tick, however many processes share the database and fire the same cron.
+      const runId = `cron_${fn.id}_${tick.toISOString()}`;
+      await enqueueRun(this.options.db, fn, event, Date.now(), runId).catch((error: unknown) => this.options.log?.("cron enqueue failed", { fn: fn.id, error: String(error) }));
       this.wakeUp?.();
     });
     this.crons.push(cron);
@@ -126,8 +155,10 @@ export class LocalExecutor {
     const idleCheckMs = this.options.idleCheckMs ?? 1000;
     while (this.running) {
       try {
+        const expired = await requeueExpiredLeases(this.options.db);
+        if (expired > 0) this.options.log?.("took over runs whose lease ran out", { count: expired });
         while (this.active.size < parallelism) {
-          const run = await claimDueRun(this.options.db, this.options.leaseMs ?? 300_000);
+          const run = await claimDueRun(this.options.db, randomUUID(), this.leaseMs);
           if (!run) break;
           const task = this.execute(run).finally(() => {
             this.active.delete(task);
@@ -144,20 +175,36 @@ export class LocalExecutor {
     }
   }
 
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
   private async execute(run: RunRow): Promise<void> {
+    const claim: Claim = { runId: run.id, token: run.claimToken as string };
     const fn = this.functions.get(run.functionId);
     if (!fn) {
-      await requeueRun(this.options.db, run.id, new Date(Date.now() + 60_000), run.attempt, { message: `function ${run.functionId} is not registered` });
+      await requeueRun(this.options.db, claim, new Date(Date.now() + 60_000), run.attempt, { message: `function ${run.functionId} is not registered` });
       return;
     }
+    // The lease is renewed while the run works; a failed renewal (database gone) is retried at the
+    // next beat, and a lease that runs out meanwhile hands the run to whichever process is alive.
+    const heartbeat = setInterval(() => {
+      renewLease(this.options.db, claim, this.leaseMs).catch((error: unknown) => this.options.log?.("lease renewal failed", { run: run.id, error: String(error) }));
+    }, Math.max(100, this.leaseMs / 3));
+    this.heartbeats.add(heartbeat);
     try {
-      await driveRun(run, fn, { db: this.options.db, invoke: this.options.invoke, retryBaseMs: this.options.retryBaseMs ?? 1000, ...(this.options.log ? { log: this.options.log } : {}) });
+      await driveRun(run, fn, { db: this.options.db, claim, invoke: this.options.invoke, retryBaseMs: this.options.retryBaseMs ?? 1000, ...(this.options.log ? { log: this.options.log } : {}) });
     } catch (error) {
-      // The call itself failed (transport, or the run's own bookkeeping): retry the run later.
+      // The call itself failed (transport, or the run's own bookkeeping, e.g. the database went
+      // away): retry the run later. If even that write fails, the lease runs out and the run is
+      // re-queued by whichever process checks next — it is never left `running` for good.
       this.options.log?.("run interrupted", { run: run.id, error: String(error) });
-      await requeueRun(this.options.db, run.id, new Date(Date.now() + backoffMs(run.attempt, this.options.retryBaseMs ?? 1000)), run.attempt + 1, {
+      await requeueRun(this.options.db, claim, new Date(Date.now() + backoffMs(run.attempt, this.options.retryBaseMs ?? 1000)), run.attempt + 1, {
         message: String(error),
-      }).catch(() => undefined);
+      }).catch((requeueError: unknown) => this.options.log?.("could not re-queue the run; its lease will", { run: run.id, error: String(requeueError) }));
+    } finally {
+      clearInterval(heartbeat);
+      this.heartbeats.delete(heartbeat);
     }
   }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Database } from "../db/database.js";
 import { backoffMs, sleepUntil } from "./durations.js";
 import type { RegisteredFunction } from "./function-config.js";
-import { type MemoizedStep, type RunRow, finishRun, isCancelled, loadSteps, requeueRun, saveStep, setAttempt } from "./run-store.js";
+import { type Claim, type MemoizedStep, type RunRow, finishRun, loadSteps, requeueRun, saveStep, setAttempt, stillClaimed } from "./run-store.js";
 
 /** Sends one request to the app's serve handler (in-process `app.request`, or `fetch`). */
 export type Invoke = (url: string, init: RequestInit) => Promise<Response>;
@@ -19,6 +19,8 @@ type Op = z.infer<typeof OpSchema>;
 
 export interface DriverOptions {
   db: Database;
+  /** This process's hold on the run; every write to the run is made under it. */
+  claim: Claim;
   invoke: Invoke;
   retryBaseMs: number;
   /** Safety bound on requests per claim, so a misbehaving function cannot spin forever. */
@@ -39,14 +41,15 @@ export async function driveRun(run: RunRow, fn: RegisteredFunction, options: Dri
   let attempt = run.attempt;
   const limit = options.maxRequestsPerClaim ?? 500;
   for (let request = 0; request < limit; request++) {
-    if (await isCancelled(options.db, run.id)) return;
+    // Cancelled (the user was erased) or taken over after a lost lease: stop before the next step.
+    if (!(await stillClaimed(options.db, options.claim))) return;
     const steps = await loadSteps(options.db, run.id);
     const response = await callFunction(run, fn, steps, attempt, "step", options.invoke);
     const outcome = await handleResponse(run, fn, response, attempt, options);
     if (outcome.kind === "released") return;
     attempt = outcome.attempt;
   }
-  await finishRun(options.db, run.id, { status: "failed", error: { message: `run exceeded ${limit} requests in one claim` } });
+  await finishRun(options.db, options.claim, { status: "failed", error: { message: `run exceeded ${limit} requests in one claim` } });
 }
 
 async function callFunction(run: RunRow, fn: RegisteredFunction, steps: { stepId: string; step: MemoizedStep }[], attempt: number, stepId: string, invoke: Invoke): Promise<Response> {
@@ -80,7 +83,7 @@ async function handleResponse(
   const text = await response.text();
   const parsed = parseJson(text);
   if (response.status === 200) {
-    await finishRun(options.db, run.id, { status: "completed", output: parsed });
+    await finishRun(options.db, options.claim, { status: "completed", output: parsed });
     return RELEASED;
   }
   if (response.status === 206) {
@@ -92,7 +95,7 @@ async function handleResponse(
     return retryLater(run, attempt, response, parsed, options);
   }
   options.log?.("run failed", { run: run.id, fn: fn.id, status: response.status });
-  await finishRun(options.db, run.id, { status: "failed", error: parsed ?? { message: `HTTP ${response.status}` } });
+  await finishRun(options.db, options.claim, { status: "failed", error: parsed ?? { message: `HTTP ${response.status}` } });
   return RELEASED;
 }
 
@@ -113,22 +116,22 @@ async function handleOp(
   response: Response,
   options: DriverOptions,
 ): Promise<Next> {
-  const { db } = options;
+  const { db, claim } = options;
   switch (op.op) {
     case "StepRun":
     case "Step":
       await saveStep(db, run.id, op.id, op.displayName ?? op.name, { data: op.data ?? null });
-      if (attempt !== 0) await setAttempt(db, run.id, 0);
+      if (attempt !== 0) await setAttempt(db, claim, 0);
       return { kind: "continue", attempt: 0 };
     case "StepFailed":
       // Final: memoize the error so the function sees it thrown at the step and may handle it.
       await saveStep(db, run.id, op.id, op.displayName ?? op.name, { error: op.error ?? { message: "step failed" } });
-      if (attempt !== 0) await setAttempt(db, run.id, 0);
+      if (attempt !== 0) await setAttempt(db, claim, 0);
       return { kind: "continue", attempt: 0 };
     case "StepError":
       if (attempt + 1 >= run.maxAttempts) {
         await saveStep(db, run.id, op.id, op.displayName ?? op.name, { error: op.error ?? { message: "step failed" } });
-        await setAttempt(db, run.id, 0);
+        await setAttempt(db, claim, 0);
         return { kind: "continue", attempt: 0 };
       }
       return retryLater(run, attempt, response, op.error, options);
@@ -140,10 +143,10 @@ async function handleOp(
     }
     case "Sleep":
       await saveStep(db, run.id, op.id, op.displayName, { data: null });
-      await requeueRun(db, run.id, new Date(sleepUntil(op.name ?? "0s", Date.now())), 0);
+      await requeueRun(db, claim, new Date(sleepUntil(op.name ?? "0s", Date.now())), 0);
       return RELEASED;
     default:
-      await finishRun(db, run.id, {
+      await finishRun(db, claim, {
         status: "failed",
         error: { message: `the embedded executor does not support ${op.op} (step ${op.displayName ?? op.id})` },
       });
@@ -155,7 +158,7 @@ async function retryLater(run: RunRow, attempt: number, response: Response, erro
   const retryAfter = retryAfterMs(response.headers.get("retry-after"));
   const delay = retryAfter ?? backoffMs(attempt, options.retryBaseMs);
   options.log?.("retrying", { run: run.id, attempt: attempt + 1, delay_ms: delay });
-  await requeueRun(options.db, run.id, new Date(Date.now() + delay), attempt + 1, error ?? null);
+  await requeueRun(options.db, options.claim, new Date(Date.now() + delay), attempt + 1, error ?? null);
   return RELEASED;
 }
 

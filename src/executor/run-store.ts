@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, sql } from "drizzle-orm";
 import { type Database, type Executor, queryRows } from "../db/database.js";
 import { executorRuns, executorSteps } from "../db/schema/index.js";
 import { evaluateKey } from "./expressions.js";
@@ -9,31 +9,41 @@ export type RunRow = typeof executorRuns.$inferSelect;
 export type InngestEvent = Record<string, unknown> & { name: string; data: Record<string, unknown> };
 export type MemoizedStep = { data: unknown } | { error: unknown };
 
-function userOf(event: InngestEvent): string | null {
-  const userId = event.data?.["user_id"];
-  return typeof userId === "string" ? userId : null;
+/** One process's hold on a running run; every write it makes to the run checks it still holds it. */
+export interface Claim {
+  runId: string;
+  token: string;
 }
+
+function dataField(event: InngestEvent, field: "app_id" | "user_id"): string | null {
+  const value = event.data?.[field];
+  return typeof value === "string" ? value : null;
+}
+
+const heldBy = (claim: Claim) => and(eq(executorRuns.id, claim.runId), eq(executorRuns.status, "running"), eq(executorRuns.claimToken, claim.token));
 
 /**
  * Queues a run of `fn` for `event`. With debounce, the event joins the function's pending run for
  * the same key (pushing its start back by the period, never past the debounce timeout) instead of
  * starting another one.
  */
-export async function enqueueRun(db: Database, fn: RegisteredFunction, event: InngestEvent, now = Date.now()): Promise<void> {
+export async function enqueueRun(db: Database, fn: RegisteredFunction, event: InngestEvent, now = Date.now(), runId?: string): Promise<void> {
   event = storableJson(event);
   const base = {
-    id: `run_${randomUUID()}`,
+    id: runId ?? `run_${randomUUID()}`,
     functionId: fn.id,
     status: "queued" as const,
     event,
     events: [event],
-    userId: userOf(event),
+    appId: dataField(event, "app_id"),
+    userId: dataField(event, "user_id"),
     concurrencyKey: fn.concurrency?.key ? evaluateKey(fn.concurrency.key, event) : null,
     concurrencyLimit: fn.concurrency && fn.concurrency.limit > 0 ? fn.concurrency.limit : null,
     maxAttempts: fn.maxAttempts,
   };
   if (!fn.debounce) {
-    await db.insert(executorRuns).values({ ...base, runAt: new Date(now) });
+    // A run id given by the caller (a cron tick) is enqueued once, however many processes try.
+    await db.insert(executorRuns).values({ ...base, runAt: new Date(now) }).onConflictDoNothing({ target: executorRuns.id });
     return;
   }
   const runAt = new Date(now + fn.debounce.periodMs);
@@ -57,30 +67,62 @@ export async function enqueueRun(db: Database, fn: RegisteredFunction, event: In
     });
 }
 
+/** One advisory lock for claiming, so two processes never both count a concurrency key as free. */
+const CLAIM_LOCK = sql`SELECT pg_advisory_xact_lock(hashtextextended('mnemo:executor:claim', 0))`;
+
 /**
  * Claims the next due run whose function and concurrency key are below their limit, marking it
- * running with a lease. Returns null when nothing is due.
+ * running under `token` with a lease, and ends its debounce (later events start a new run).
+ * Claims from every process on the database are serialised, so concurrency limits hold across
+ * processes. Returns null when nothing is due.
  */
-export async function claimDueRun(db: Database, leaseMs: number): Promise<RunRow | null> {
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE executor_runs SET status = 'running', lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
-         WHERE id = (
-           SELECT r.id FROM executor_runs r
-            WHERE r.status = 'queued' AND r.run_at <= now()
-              AND (r.concurrency_limit IS NULL OR r.concurrency_limit > (
-                    SELECT count(*) FROM executor_runs x
-                     WHERE x.status = 'running' AND x.function_id = r.function_id
-                       AND x.concurrency_key IS NOT DISTINCT FROM r.concurrency_key))
-            ORDER BY r.run_at
-            LIMIT 1
-            FOR UPDATE SKIP LOCKED)
-        RETURNING id`,
-  );
-  const claimed = rows[0];
-  if (!claimed) return null;
-  const [run] = await db.select().from(executorRuns).where(eq(executorRuns.id, claimed.id));
+export async function claimDueRun(db: Database, token: string, leaseMs: number): Promise<RunRow | null> {
+  const claimedId = await db.transaction(async (tx) => {
+    await tx.execute(CLAIM_LOCK);
+    const rows = await queryRows<{ id: string }>(
+      tx,
+      sql`UPDATE executor_runs SET status = 'running', claim_token = ${token}, debounce_key = NULL,
+                 lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+           WHERE id = (
+             SELECT r.id FROM executor_runs r
+              WHERE r.status = 'queued' AND r.run_at <= now()
+                AND (r.concurrency_limit IS NULL OR r.concurrency_limit > (
+                      SELECT count(*) FROM executor_runs x
+                       WHERE x.status = 'running' AND x.function_id = r.function_id
+                         AND x.concurrency_key IS NOT DISTINCT FROM r.concurrency_key))
+              ORDER BY r.run_at
+              LIMIT 1
+              FOR UPDATE SKIP LOCKED)
+          RETURNING id`,
+    );
+    return rows[0]?.id;
+  });
+  if (!claimedId) return null;
+  const [run] = await db.select().from(executorRuns).where(eq(executorRuns.id, claimedId));
   return run ?? null;
+}
+
+/** Extends a claim's lease; false when the run is no longer this claim's (its lease ran out and another took it, or it was cancelled). */
+export async function renewLease(db: Database, claim: Claim, leaseMs: number): Promise<boolean> {
+  const renewed = await db
+    .update(executorRuns)
+    .set({ leaseUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
+    .where(heldBy(claim))
+    .returning({ id: executorRuns.id });
+  return renewed.length > 0;
+}
+
+/**
+ * Runs whose lease ran out — the process driving them died or lost the database — go back to the
+ * queue and resume from their memoized steps. Returns how many.
+ */
+export async function requeueExpiredLeases(db: Database): Promise<number> {
+  const rows = await db
+    .update(executorRuns)
+    .set({ status: "queued", leaseUntil: null, claimToken: null, debounceKey: null, runAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(executorRuns.status, "running"), sql`${executorRuns.leaseUntil} < now()`))
+    .returning({ id: executorRuns.id });
+  return rows.length;
 }
 
 /** Milliseconds until the earliest queued run is due (0 if one is due now), or null if none. */
@@ -125,19 +167,23 @@ export async function saveStep(db: Database, runId: string, stepId: string, name
     .onConflictDoNothing();
 }
 
-export async function setAttempt(db: Database, runId: string, attempt: number): Promise<void> {
-  await db.update(executorRuns).set({ attempt, updatedAt: sql`now()` }).where(eq(executorRuns.id, runId));
+export async function setAttempt(db: Database, claim: Claim, attempt: number): Promise<void> {
+  await db.update(executorRuns).set({ attempt, updatedAt: sql`now()` }).where(heldBy(claim));
 }
 
-/** Puts a run back in the queue to continue at `runAt` (a retry, or the end of a sleep). */
-export async function requeueRun(db: Database, runId: string, runAt: Date, attempt: number, error?: unknown): Promise<void> {
+/**
+ * Puts a run back in the queue to continue at `runAt` (a retry, or the end of a sleep). Its
+ * debounce ended when it was claimed, so it cannot collide with a newer queued run of the same
+ * key, and no event can pull its `run_at` forward past a delay a `RetryAfterError` asked for.
+ */
+export async function requeueRun(db: Database, claim: Claim, runAt: Date, attempt: number, error?: unknown): Promise<void> {
   await db
     .update(executorRuns)
-    .set({ status: "queued", runAt, attempt, leaseUntil: null, error: storableJson(error ?? null), updatedAt: sql`now()` })
-    .where(and(eq(executorRuns.id, runId), eq(executorRuns.status, "running")));
+    .set({ status: "queued", runAt, attempt, leaseUntil: null, claimToken: null, debounceKey: null, error: storableJson(error ?? null), updatedAt: sql`now()` })
+    .where(heldBy(claim));
 }
 
-export async function finishRun(db: Database, runId: string, outcome: { status: "completed"; output: unknown } | { status: "failed"; error: unknown }): Promise<void> {
+export async function finishRun(db: Database, claim: Claim, outcome: { status: "completed"; output: unknown } | { status: "failed"; error: unknown }): Promise<void> {
   await db
     .update(executorRuns)
     .set({
@@ -148,34 +194,36 @@ export async function finishRun(db: Database, runId: string, outcome: { status: 
       finishedAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    // A run cancelled meanwhile (the user was erased) stays cancelled.
-    .where(and(eq(executorRuns.id, runId), eq(executorRuns.status, "running")));
+    // A run cancelled meanwhile (the user was erased), or taken over after a lost lease, is not ours to finish.
+    .where(heldBy(claim));
 }
 
-export async function isCancelled(db: Database, runId: string): Promise<boolean> {
-  const [row] = await db.select({ status: executorRuns.status }).from(executorRuns).where(eq(executorRuns.id, runId));
-  return row?.status === "cancelled";
+/** Whether the claim still holds its run: false once it was cancelled or its lease passed to another process. */
+export async function stillClaimed(db: Database, claim: Claim): Promise<boolean> {
+  const [row] = await db.select({ id: executorRuns.id }).from(executorRuns).where(heldBy(claim));
+  return row !== undefined;
 }
 
 /** Cancels a user's queued and running runs; a running one stops before its next step. */
 export async function cancelUserRuns(db: Executor, scope: { appId: string; userId: string }): Promise<number> {
   const rows = await queryRows<{ id: string }>(
     db,
-    sql`UPDATE executor_runs SET status = 'cancelled', lease_until = NULL, finished_at = now(), updated_at = now()
-         WHERE user_id = ${scope.userId} AND status IN ('queued', 'running') AND event -> 'data' ->> 'app_id' = ${scope.appId}
+    sql`UPDATE executor_runs SET status = 'cancelled', lease_until = NULL, claim_token = NULL, debounce_key = NULL, finished_at = now(), updated_at = now()
+         WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND status IN ('queued', 'running')
         RETURNING id`,
   );
   return rows.length;
 }
 
 /**
- * After a restart no run of this process is still executing: runs left `running` go back to the
- * queue and resume from their memoized steps.
+ * For a process that owns its database alone (PGlite): after a restart no run is still
+ * executing anywhere, so runs left `running` go back to the queue at once and resume from their
+ * memoized steps. On a shared Postgres, leases do this instead (`requeueExpiredLeases`).
  */
 export async function recoverInterruptedRuns(db: Database): Promise<number> {
   const rows = await db
     .update(executorRuns)
-    .set({ status: "queued", leaseUntil: null, runAt: sql`now()`, updatedAt: sql`now()` })
+    .set({ status: "queued", leaseUntil: null, claimToken: null, debounceKey: null, runAt: sql`now()`, updatedAt: sql`now()` })
     .where(eq(executorRuns.status, "running"))
     .returning({ id: executorRuns.id });
   return rows.length;
@@ -188,12 +236,23 @@ export interface PipelineStatus {
   completed: number;
 }
 
-/** Run counts, for one user (runs whose event carries `user_id`) or for the whole pipeline. */
-export async function pipelineStatus(db: Database, userId?: string): Promise<PipelineStatus> {
-  const scope = userId === undefined ? sql`` : sql`WHERE user_id = ${userId}`;
+export interface RunScope {
+  appId?: string;
+  userId?: string;
+}
+
+function runScope(scope: RunScope): SQL {
+  const conditions = [sql`TRUE`];
+  if (scope.appId !== undefined) conditions.push(sql`app_id = ${scope.appId}`);
+  if (scope.userId !== undefined) conditions.push(sql`user_id = ${scope.userId}`);
+  return sql`WHERE ${sql.join(conditions, sql` AND `)}`;
+}
+
+/** Run counts, for one app and user (runs whose event names them), or for the whole pipeline. */
+export async function pipelineStatus(db: Database, scope: RunScope = {}): Promise<PipelineStatus> {
   const rows = await queryRows<{ status: string; count: number }>(
     db,
-    sql`SELECT status, count(*)::int AS count FROM executor_runs ${scope} GROUP BY status`,
+    sql`SELECT status, count(*)::int AS count FROM executor_runs ${runScope(scope)} GROUP BY status`,
   );
   const status: PipelineStatus = { queued: 0, running: 0, failed: 0, completed: 0 };
   for (const row of rows) if (row.status in status) status[row.status as keyof PipelineStatus] = Number(row.count);
@@ -211,13 +270,13 @@ export interface RunSummary {
   steps: { name: string | null; error: unknown; created_at: string }[];
 }
 
-/** A user's latest pipeline runs with their memoized steps, for the dashboard (embedded executor). */
-export async function recentRuns(db: Database, userId: string, limit: number): Promise<RunSummary[]> {
+/** A user's latest pipeline runs in one app, with their memoized steps, for the dashboard (embedded executor). */
+export async function recentRuns(db: Database, scope: { appId: string; userId: string }, limit: number): Promise<RunSummary[]> {
   return queryRows<RunSummary>(
     db,
     sql`SELECT r.id, r.function_id, r.status, r.attempt, r.error, r.created_at, r.finished_at,
                coalesce((SELECT json_agg(json_build_object('name', s.name, 'error', s.error, 'created_at', s.created_at) ORDER BY s.position)
                            FROM executor_steps s WHERE s.run_id = r.id), '[]'::json) AS steps
-          FROM executor_runs r WHERE r.user_id = ${userId} ORDER BY r.created_at DESC LIMIT ${limit}`,
+          FROM executor_runs r WHERE r.app_id = ${scope.appId} AND r.user_id = ${scope.userId} ORDER BY r.created_at DESC LIMIT ${limit}`,
   );
 }

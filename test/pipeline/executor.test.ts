@@ -1,5 +1,6 @@
 import { NonRetriableError, RetryAfterError } from "inngest";
 import { afterEach, describe, expect, it } from "vitest";
+import { connectDatabase } from "../../src/db/connect.js";
 import { type Harness, startHarness } from "../fixtures/executor-harness.js";
 
 let harness: Harness | undefined;
@@ -177,5 +178,92 @@ describe("local executor", () => {
     expect(calls.prepare).toBe(1);
     expect(calls.finish).toBe(2);
     releaseFirstProcess?.();
+  });
+
+  it("a run waiting to retry keeps its delay while events for its debounce key keep arriving; the follow-up runs too", async () => {
+    const calls: { n: number; at: number }[] = [];
+    harness = await startHarness((inngest) => [
+      inngest.createFunction(
+        { id: "debounced-flaky", triggers: [{ event: "test/d" }], debounce: { key: "event.data.key", period: "300ms" as "1s" }, concurrency: { limit: 1, key: "event.data.key" }, retries: 3 },
+        async ({ event, step }) =>
+          step.run("work", () => {
+            calls.push({ n: event.data.n as number, at: Date.now() });
+            if (calls.length === 1) throw new RetryAfterError("busy", 1500);
+            return event.data.n as number;
+          }),
+      ),
+    ]);
+    await harness.inngest.send({ name: "test/d", data: { key: "a", n: 1 } });
+    while (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The first run now waits 1.5 s to retry; more events for its key arrive meanwhile, within
+    // one debounce period: they make one follow-up run and must not touch the waiting one.
+    for (const n of [2, 3, 4]) {
+      await harness.inngest.send({ name: "test/d", data: { key: "a", n } });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const runs = await harness.waitForRun("debounced-flaky", "completed", 2);
+    expect(runs.map((run) => run.output).sort()).toEqual([1, 4]);
+    const first = calls.filter((call) => call.n === 1);
+    expect(first).toHaveLength(2);
+    expect((first[1]?.at as number) - (first[0]?.at as number)).toBeGreaterThanOrEqual(1400);
+    expect((await harness.runs("debounced-flaky")).every((run) => run.status === "completed")).toBe(true);
+  });
+
+  it("starts cleanly after a crash that left a run mid-step and a follow-up queued for the same key, and finishes both", async () => {
+    const done: number[] = [];
+    let block = true;
+    const build = (inngest: Parameters<Parameters<typeof startHarness>[0]>[0]) => [
+      inngest.createFunction(
+        { id: "keyed", triggers: [{ event: "test/k" }], debounce: { key: "event.data.key", period: "100ms" as "1s" }, concurrency: { limit: 1, key: "event.data.key" } },
+        async ({ event, step }) =>
+          step.run("work", async () => {
+            if (block) await new Promise<never>(() => undefined);
+            done.push(event.data.n as number);
+            return event.data.n as number;
+          }),
+      ),
+    ];
+    const first = await startHarness(build);
+    await first.inngest.send({ name: "test/k", data: { key: "a", n: 1 } });
+    while ((await first.runs("keyed")).every((run) => run.status !== "running")) await new Promise((resolve) => setTimeout(resolve, 20));
+    await first.inngest.send({ name: "test/k", data: { key: "a", n: 2 } });
+    await first.close({ waitForRuns: false, keepDatabase: true });
+
+    block = false;
+    harness = await startHarness(build, { handle: first.handle });
+    const runs = await harness.waitForRun("keyed", "completed", 2);
+    expect(runs.map((run) => run.output).sort()).toEqual([1, 2]);
+    expect(done.sort()).toEqual([1, 2]);
+  });
+
+  it("holds a concurrency limit across two executors sharing one database", async () => {
+    let active = 0;
+    let peak = 0;
+    let finished = 0;
+    const build = (inngest: Parameters<Parameters<typeof startHarness>[0]>[0]) => [
+      inngest.createFunction({ id: "shared", triggers: [{ event: "test/shared" }], concurrency: { limit: 1, key: "event.data.key" } }, async ({ step }) =>
+        step.run("work", async () => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          active--;
+          finished++;
+        }),
+      ),
+    ];
+    harness = await startHarness(build);
+    // The second "process": its own executor and, on Postgres, its own connection pool.
+    const handle = harness.url ? await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: harness.url }) : harness.handle;
+    const second = await startHarness(build, { handle, ...(harness.url ? { url: harness.url } : {}) });
+    try {
+      const events = Array.from({ length: 12 }, () => ({ name: "test/shared", data: { key: "same" } }));
+      await Promise.all([harness.inngest.send(events), second.inngest.send(events)]);
+      await harness.waitForRun("shared", "completed", 24);
+      expect(finished).toBe(24);
+      expect(peak).toBe(1);
+    } finally {
+      await second.close({ keepDatabase: true });
+      if (harness.url) await handle.close();
+    }
   });
 });

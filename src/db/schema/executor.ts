@@ -9,7 +9,9 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
  * The embedded executor's durable state: runs with their triggering events, and every memoized
  * step, so a restart resumes a run where it stopped instead of redoing committed steps.
  * A debounced run stays `queued` with `debounce_key` set and its `run_at` pushed forward by
- * each new event; at most one such run exists per function and key.
+ * each new event; at most one such run exists per function and key. Claiming a run clears its
+ * debounce key: a started run (or one waiting to retry) takes no more events, the next event
+ * starts a new debounce.
  */
 export const executorRuns = pgTable(
   "executor_runs",
@@ -19,6 +21,8 @@ export const executorRuns = pgTable(
     status: text("status").$type<RunStatus>().notNull(),
     event: jsonb("event").$type<Record<string, unknown>>().notNull(),
     events: jsonb("events").$type<Record<string, unknown>[]>().notNull(),
+    /** The app and user the triggering event names, for scoping status, listings and erasure. */
+    appId: text("app_id"),
     userId: text("user_id"),
     debounceKey: text("debounce_key"),
     concurrencyKey: text("concurrency_key"),
@@ -28,7 +32,13 @@ export const executorRuns = pgTable(
     maxAttempts: integer("max_attempts").notNull(),
     runAt: timestampTz("run_at").notNull(),
     debounceDeadline: timestampTz("debounce_deadline"),
+    /**
+     * While running: until when the claiming process holds the run. It renews the lease as it
+     * works; a lease that ran out (the process died) sends the run back to the queue.
+     */
     leaseUntil: timestampTz("lease_until"),
+    /** Which claim holds the run; writes of a claim that lost its lease are refused. */
+    claimToken: text("claim_token"),
     output: jsonb("output"),
     error: jsonb("error"),
     createdAt: timestampTz("created_at").notNull().defaultNow(),
@@ -38,6 +48,7 @@ export const executorRuns = pgTable(
   (table) => [
     index("executor_runs_due_idx").on(table.runAt).where(sql`${table.status} = 'queued'`),
     index("executor_runs_user_idx").on(table.userId, table.status),
+    index("executor_runs_lease_idx").on(table.leaseUntil).where(sql`${table.status} = 'running'`),
     uniqueIndex("executor_runs_debounce_idx")
       .on(table.functionId, table.debounceKey)
       .where(sql`${table.status} = 'queued' AND ${table.debounceKey} IS NOT NULL`),

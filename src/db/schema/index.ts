@@ -9,3 +9,4 @@ export * from "./sessions.js";
 export * from "./instructions.js";
 export * from "./trait-evidence.js";
 export * from "./api-keys.js";
+export * from "./pipeline-failures.js";

@@ -1,0 +1,102 @@
+import { sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
+import { queryRows } from "../../src/db/database.js";
+import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
+import { type LanguageModel, ProviderError } from "../../src/providers/types.js";
+import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
+import { call, createSession, message, testEnv, waitForSettled } from "../fixtures/runtime.js";
+
+let database: TestDatabase | undefined;
+const opened: Runtime[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((runtime) => runtime.close()));
+  await database?.drop();
+  database = undefined;
+});
+
+/** Every other call fails: alternately a 429 with a retry delay and a 503. */
+function flakyModel(): LanguageModel & { failures: number } {
+  let calls = 0;
+  const fail = () => {
+    calls++;
+    if (calls % 2 === 0) return;
+    model.failures++;
+    throw calls % 4 === 1 ? new ProviderError("429 rate limited", true, 150) : new ProviderError("503 unavailable", true);
+  };
+  const model = {
+    id: "flaky-model",
+    failures: 0,
+    async summarize(request: Parameters<LanguageModel["summarize"]>[0]) {
+      fail();
+      return offlineLanguageModel.summarize(request);
+    },
+    async extract(request: Parameters<LanguageModel["extract"]>[0]) {
+      fail();
+      return offlineLanguageModel.extract(request);
+    },
+  };
+  return model;
+}
+
+const HOBBIES = ["sailing", "chess", "pottery", "jazz", "hiking", "baking", "knitting", "surfing", "cycling", "painting", "gardening", "climbing", "fencing", "rowing", "archery", "birdwatching", "origami", "skiing", "karaoke", "juggling"];
+
+const rows = <T>(runtime: Runtime, query: ReturnType<typeof sql>) => queryRows<T>(runtime.database.db, query);
+
+describe("provider faults while appends keep arriving, with a crash in the middle", () => {
+  it("completes every run, duplicates nothing, restarts cleanly and finishes the work", async () => {
+    database = await freshDatabase({ persistent: true });
+    const env = testEnv({
+      ...database.env,
+      REPLAY_MAX_EVENTS: "5",
+      REPLAY_DEBOUNCE: "50ms",
+      REFLECTION_IMPORTANCE_THRESHOLD: "1",
+      EXECUTOR_LEASE: "2s",
+      SWEEP_CRON: "* * * * * *",
+      SWEEP_MIN_AGE: "1s",
+    });
+    const llm = flakyModel();
+    let runtime = await startRuntime(env, { providers: { llm } });
+    opened.push(runtime);
+    const sessionId = await createSession(runtime.app, "faults");
+    const sent: string[] = [];
+    for (let round = 0; round < 20; round++) {
+      if (round === 10) {
+        // Crash: the executor stops mid-work without finishing its runs, the database closes.
+        opened.splice(opened.indexOf(runtime), 1);
+        await runtime.executor?.stop({ waitForRuns: false });
+        await runtime.database.close();
+        runtime = await startRuntime(env, { providers: { llm } });
+        opened.push(runtime);
+      }
+      const events = [message("user", `I love ${HOBBIES[round]}.`), message("assistant", `Noted: ${HOBBIES[round]}.`)];
+      const appended = await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events });
+      expect(appended.status).toBe(201);
+      sent.push(...events.map((event) => event.content));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    expect((await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`)).status).toBe(200);
+    await waitForSettled(runtime.app, "faults");
+    expect(llm.failures).toBeGreaterThan(3);
+
+    // Every acknowledged event is in the log, gapless.
+    const log = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events?limit=100`)).body.events as { seq: number; content: string }[];
+    expect(log.map((event) => event.seq)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
+    expect(log.map((event) => event.content)).toEqual(sent);
+    // One current turn per event, one current summary per chunk of five, one current fact per key.
+    const turns = await rows<{ seq: number; n: number }>(runtime, sql`SELECT (metadata ->> 'seq')::int AS seq, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND subtype = 'turn' AND expired_at IS NULL GROUP BY 1`);
+    expect(turns).toHaveLength(40);
+    expect(turns.every((turn) => turn.n === 1)).toBe(true);
+    const summaries = await rows<{ from_seq: number; n: number }>(runtime, sql`SELECT (metadata ->> 'from_seq')::int AS from_seq, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND subtype = 'summary' AND expired_at IS NULL GROUP BY 1 ORDER BY 1`);
+    expect(summaries).toEqual(Array.from({ length: 8 }, (_, index) => ({ from_seq: index * 5 + 1, n: 1 })));
+    const facts = await rows<{ key: string; n: number }>(runtime, sql`SELECT key, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND type = 'semantic' AND expired_at IS NULL GROUP BY key`);
+    expect(facts.length).toBeGreaterThanOrEqual(20);
+    expect(facts.every((fact) => fact.n === 1)).toBe(true);
+    // Nothing wedged: no run left queued or running, none failed; no job left running.
+    const runs = await rows<{ status: string; n: number }>(runtime, sql`SELECT status, count(*)::int AS n FROM executor_runs GROUP BY status`);
+    expect(runs.filter((run) => run.status !== "completed" && run.status !== "cancelled")).toEqual([]);
+    expect(await rows(runtime, sql`SELECT id FROM consolidation_jobs WHERE status = 'running'`)).toEqual([]);
+    const session = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body;
+    expect(session).toMatchObject({ last_seq: 40, replayed_seq: 40, reflected_seq: 40 });
+  });
+});
