@@ -10,7 +10,7 @@ import { AdkSearchSchema } from "./routes/adk.js";
 import { DecayRunSchema } from "./routes/decay.js";
 import { LiveQuerySchema } from "./routes/live.js";
 import { RetentionQuerySchema } from "./routes/memories.js";
-import { JobsQuerySchema, StatusQuerySchema } from "./routes/pipeline.js";
+import { JobsQuerySchema, RetrySchema, RunsQuerySchema, StatusQuerySchema } from "./routes/pipeline.js";
 import { UserAppSchema } from "./routes/users.js";
 import { ConsolidateSchema } from "./routes/webhooks.js";
 
@@ -68,11 +68,16 @@ export const OPERATIONS: Operation[] = [
   op("get", "/v1/instructions/:key", "memories", "Latest or given version of an instruction", { query: InstructionQuerySchema }),
   op("get", "/v1/instructions/:key/versions", "memories", "All versions of an instruction", { query: InstructionQuerySchema.pick({ app_id: true }) }),
   op("post", "/v1/decay/run", "operations", "Run a decay pass now (dry run by default)", { body: DecayRunSchema }),
-  op("get", "/v1/pipeline/status", "operations", "Queued/running/failed runs, backlog, settled", { query: StatusQuerySchema }),
-  op("get", "/v1/pipeline/runs", "operations", "A user's latest pipeline runs with their steps and errors (embedded executor)", { query: JobsQuerySchema.pick({ user_id: true, limit: true }) }),
+  op("get", "/v1/pipeline/status", "operations", "Queued/running/failed runs, backlog (replay, reflection, embeddings), parked stages, settled", { query: StatusQuerySchema }),
+  op("get", "/v1/pipeline/runs", "operations", "A user's latest pipeline runs with their steps and errors (embedded executor)", { query: RunsQuerySchema }),
+  op("post", "/v1/pipeline/retry", "operations", "Retry a user's failed or parked pipeline stages", { body: RetrySchema, success: accepted }),
   op("get", "/v1/pipeline/jobs", "operations", "Consolidation jobs with progress and errors (C7)", { query: JobsQuerySchema }),
   op("post", "/v1/users/:user_id/rebuild", "operations", "Derive a user's memory again from the log (E4)", { body: UserAppSchema, success: accepted }),
   op("delete", "/v1/users/:user_id", "operations", "Erase everything about a user", { query: UserAppSchema }),
+  op("get", "/v1/users/:user_id/export", "operations", "Everything stored about a user: sessions, events, memories with sources, history (one JSON record per line)", {
+    query: UserAppSchema,
+    success: { status: 200, description: "Records `{kind: session | event | memory | history, …}`", contentType: "application/x-ndjson" },
+  }),
   op("get", "/v1/live", "operations", "Live AG-UI events for a user or session (server-sent events)", {
     query: LiveQuerySchema,
     success: { status: 200, description: "ACTIVITY_SNAPSHOT (consolidation), STATE_DELTA (context budget), CUSTOM memory_hits / decay", contentType: "text/event-stream" },
@@ -117,6 +122,7 @@ function documentPaths(): Record<string, Record<string, unknown>> {
         ["400", "Invalid input; `details.issues[].field` names each field"],
         ...(operation.public ? [] : [["401", "Missing or invalid API key"], ["429", "Rate limited (see `retry-after`)"]]),
         ["404", "Not found (also anything of another app)"],
+        ["503", "The database is unreachable (a restart, a failover); nothing was changed, retry after `retry-after` seconds"],
       ].map(([status, description]) => [status, { description, content: { "application/json": { schema: jsonSchema(ErrorSchema) } } }]),
     );
     paths[path] ??= {};

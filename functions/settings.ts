@@ -21,5 +21,6 @@ export function pipelineSettings(env: Env): PipelineSettings {
       ...(env.MEMORY_QUOTA_PER_USER ? { quota: env.MEMORY_QUOTA_PER_USER } : {}),
     },
     sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
+    maxFailures: env.PIPELINE_MAX_FAILURES,
   };
 }

@@ -24,6 +24,8 @@ export interface PipelineSettings {
   decayBatchSize: number;
   decayParameters: DecayParameters;
   sweepMinAgeMs: number;
+  /** Consecutive failed runs of a stage before it is parked (dead letters). */
+  maxFailures: number;
 }
 
 export interface PipelineClientOptions {

@@ -51,7 +51,7 @@ try {
       if (appended.status !== 201) throw new Error(`import failed: ${await appended.text()}`);
       await runtime.app.request(`/v1/sessions/${id}/end`, { method: "POST" });
     }
-    await waitForSettled(runtime.app, userId, { failOnFailedRuns: true, intervalMs: 250 });
+    await waitForSettled(runtime.app, userId, { intervalMs: 250 });
     const diaByEvent = new Map(
       (await queryRows<{ id: string; dia_id: string }>(runtime.database.db, sql`SELECT id, data ->> 'dia_id' AS dia_id FROM session_events WHERE user_id = ${userId}`)).map((row) => [row.id, row.dia_id]),
     );

@@ -47,7 +47,18 @@ async function loadHealth() {
 }
 
 async function loadRuns() {
-  const [{ runs }, { jobs }] = await Promise.all([api(`/v1/pipeline/runs?user_id=${encodeURIComponent(state.user)}&limit=20`), api(`/v1/pipeline/jobs?${scope()}&limit=20`)]);
+  const [{ runs }, { jobs }, status] = await Promise.all([api(`/v1/pipeline/runs?${scope()}&limit=20`), api(`/v1/pipeline/jobs?${scope()}&limit=20`), api(`/v1/pipeline/status?${scope()}`)]);
+  // Dead letters: stages that failed too often wait here until someone retries them.
+  $("#parked").innerHTML = status.parked.length
+    ? `<p class="failed">Parked after repeated failures:</p><ul>${status.parked
+        .map((p) => `<li class="parked failed">${escape(p.stage)}${p.session_id ? ` of session ${escape(p.session_id.slice(0, 8))}` : ""} · ${p.attempts} failed run(s) · ${escape(p.error)}</li>`)
+        .join("")}</ul><button id="retry">Retry</button>`
+    : `<p>${status.settled ? "Settled: the memory reflects the log." : `Working: ${status.backlog.unreplayed_events} to replay, ${status.backlog.unreflected_events} to reflect, ${status.backlog.unembedded_memories} to embed.`}</p>`;
+  $("#retry")?.addEventListener("click", () =>
+    api("/v1/pipeline/retry", { method: "POST", body: JSON.stringify({ user_id: state.user, app_id: state.app }) })
+      .then(loadRuns)
+      .catch(showError),
+  );
   $("#jobs").innerHTML = `<table><tr><th>job</th><th>status</th><th>events</th><th>result / error</th></tr>${jobs
     .map((j) => `<tr class="job ${escape(j.status)}"><td>${escape(j.job_type)}</td><td>${escape(j.status)}</td><td>${j.from_seq ?? ""}–${j.to_seq ?? ""}</td><td>${escape(j.error ?? JSON.stringify(j.result ?? {}))}</td></tr>`)
     .join("")}</table>`;

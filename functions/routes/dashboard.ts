@@ -38,7 +38,7 @@ table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{overflow-wrap
 <main>
 <section><h2>Memory health</h2><div id="health"></div></section>
 <section><h2>Retention</h2><div id="histogram"></div><h3>Decay curve</h3><div id="curve"></div></section>
-<section><h2>Pipeline</h2><div id="jobs"></div><h3>Runs and steps</h3><div id="runs"></div></section>
+<section><h2>Pipeline</h2><div id="parked"></div><div id="jobs"></div><h3>Runs and steps</h3><div id="runs"></div></section>
 <section><h2>Memories</h2><ul id="memories"></ul><div id="memory"></div></section>
 <section><h2>Context inspector</h2><form id="context-form"><input id="query" placeholder="the next user message" required> <input id="max-tokens" type="number" value="800" min="50"> <button>Assemble</button></form><div id="inspector"></div></section>
 </main>

@@ -1,8 +1,9 @@
-import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { verifyWebhook } from "../../src/auth/webhook-signature.js";
-import { sessions, webhookDeliveries } from "../../src/db/schema/index.js";
+import { webhookDeliveries } from "../../src/db/schema/index.js";
+import { requestReflection } from "../../src/memory/reflection-backlog.js";
 import { DomainError, notFound, unauthorized } from "../../src/errors.js";
 import type { AppEnv } from "../deps.js";
 import { invalidRequest } from "../middleware/validate.js";
@@ -33,10 +34,8 @@ export const webhookRoutes = new Hono<AppEnv>().post("/consolidate", async (c) =
   const parsed = ConsolidateSchema.safeParse(parseJson(body));
   if (!parsed.success) throw invalidRequest(parsed.error, "body");
   const { app_id, user_id, session_id } = parsed.data;
-  const conditions = [eq(sessions.appId, app_id), eq(sessions.userId, user_id)];
-  if (session_id) conditions.push(eq(sessions.id, session_id));
-  else conditions.push(gt(sessions.lastSeq, sessions.reflectedSeq));
-  const rows = await db.select({ id: sessions.id, lastSeq: sessions.lastSeq }).from(sessions).where(and(...conditions));
+  // Recorded on the sessions before the event is sent: a lost event is found by the sweep.
+  const rows = await requestReflection(db, { appId: app_id, userId: user_id, ...(session_id ? { sessionId: session_id } : {}) });
   if (session_id && rows.length === 0) throw notFound("session", session_id);
   const progress = rows.map((row) => ({ session_id: row.id, app_id, user_id, last_seq: row.lastSeq }));
   background.run(c, "emit webhook reflection", () => notifier.reflect(progress, "webhook"));

@@ -2,11 +2,13 @@ import { groundExtraction } from "../../src/memory/candidates.js";
 import { consolidate } from "../../src/memory/consolidate.js";
 import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
 import { advanceReflectedSeq, loadReflectionChunk } from "../../src/memory/reflection-backlog.js";
+import { clearStageFailure } from "../../src/pipeline/failures.js";
 import type { PipelineClient } from "../client.js";
 import { USER_KEY } from "./keys.js";
 import { SessionScopeSchema, embeddingsRequested, reflectionRequested, sessionEnded } from "../events.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
+import { countingFailures } from "./stage-failures.js";
 
 const MAX_CHUNKS_PER_RUN = 20;
 
@@ -15,7 +17,8 @@ const MAX_CHUNKS_PER_RUN = 20;
  * threshold, extract facts, insights and trait evidence from the events past the reflection
  * watermark and consolidate them into the user's memory. Extraction output is validated before
  * anything is written; consolidation and the watermark move in one transaction, so each event is
- * reflected exactly once; one run per user at a time.
+ * reflected exactly once; one run per user at a time. A run that fails for good counts against
+ * the session (dead letters).
  */
 export function createDeepReflection(inngest: PipelineClient, settings: { reflectionDebounce: string }) {
   return inngest.createFunction(
@@ -30,48 +33,54 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
     async ({ event, step, runId, deps }) => {
       const payload = parsePayload(SessionScopeSchema, event);
       const { session_id: sessionId, app_id, user_id } = payload;
+      const target = { stage: "reflection" as const, appId: app_id, userId: user_id, sessionId };
       const totals = { chunks: 0, operations: {} as Record<string, number> };
 
-      for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
-        const backlog = await step.run(`load-unreflected-${chunk}`, async () => {
-          const loaded = await loadReflectionChunk(deps.db, sessionId, deps.settings.reflectionMaxEvents);
-          if (!loaded) return null;
-          return { ...loaded, jobId: await startChunkJob(deps.db, runId, "deep_reflection", loaded, { stage: "extracting" }) };
-        });
-        if (!backlog) break;
-
-        try {
-          const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
-            deps.llm.extract({ turns: backlog.events.map((e) => ({ role: e.role, content: e.content, seq: e.seq })) }).catch(toStepError),
-          );
-          const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
-            const events = backlog.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
-            const outcome = await consolidate(deps, backlog.session, groundExtraction(extraction, events), {
-              actor: "deep-reflection",
-              guard: (tx) => advanceReflectedSeq(tx, sessionId, backlog.fromSeq, backlog.toSeq),
-              afterApply: (tx, operations) => finishJob(tx, backlog.jobId, { status: "completed", result: { operations: countOperations(operations) } }),
-            });
-            if (!outcome.applied) {
-              // Another run reflected this range first; its result stands.
-              await finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: outcome.reason } });
-              return { applied: false, counts: {} };
-            }
-            return { applied: true, counts: countOperations(outcome.operations) };
+      return countingFailures(step, deps, target, async () => {
+        for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
+          const backlog = await step.run(`load-unreflected-${chunk}`, async () => {
+            const loaded = await loadReflectionChunk(deps.db, sessionId, deps.settings.reflectionMaxEvents);
+            if (!loaded) return null;
+            return { ...loaded, jobId: await startChunkJob(deps.db, runId, "deep_reflection", loaded, { stage: "extracting" }) };
           });
-          if (!result.applied) break;
-          totals.chunks++;
-          for (const [op, count] of Object.entries(result.counts)) totals.operations[op] = (totals.operations[op] ?? 0) + count;
-        } catch (error) {
-          await step.run(`record-failure-${backlog.toSeq}`, () =>
-            finishJob(deps.db, backlog.jobId, { status: "failed", error: error instanceof Error ? error.message : String(error) }),
-          );
-          throw error;
+          if (!backlog) break;
+
+          try {
+            const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
+              deps.llm.extract({ turns: backlog.events.map((e) => ({ role: e.role, content: e.content, seq: e.seq })) }).catch(toStepError),
+            );
+            const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
+              const events = backlog.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
+              const outcome = await consolidate(deps, backlog.session, groundExtraction(extraction, events), {
+                actor: "deep-reflection",
+                guard: (tx) => advanceReflectedSeq(tx, sessionId, backlog.fromSeq, backlog.toSeq),
+                afterApply: async (tx, operations) => {
+                  await finishJob(tx, backlog.jobId, { status: "completed", result: { operations: countOperations(operations) } });
+                  await clearStageFailure(tx, target);
+                },
+              });
+              if (!outcome.applied) {
+                // Another run reflected this range first; its result stands.
+                await finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: outcome.reason } });
+                return { applied: false, counts: {} };
+              }
+              return { applied: true, counts: countOperations(outcome.operations) };
+            });
+            if (!result.applied) break;
+            totals.chunks++;
+            for (const [op, count] of Object.entries(result.counts)) totals.operations[op] = (totals.operations[op] ?? 0) + count;
+          } catch (error) {
+            await step.run(`record-failure-${backlog.toSeq}`, () =>
+              finishJob(deps.db, backlog.jobId, { status: "failed", error: error instanceof Error ? error.message : String(error) }),
+            );
+            throw error;
+          }
+          if (chunk === MAX_CHUNKS_PER_RUN - 1) await step.sendEvent("continue-reflection", reflectionRequested.create({ ...payload, reason: "manual" }));
         }
-        if (chunk === MAX_CHUNKS_PER_RUN - 1) await step.sendEvent("continue-reflection", reflectionRequested.create({ ...payload, reason: "manual" }));
-      }
-      // Insights and facts carry their embeddings; traits and historical versions are filled here.
-      if (totals.chunks > 0) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
-      return { session_id: sessionId, ...totals };
+        // Insights and facts carry their embeddings; traits and historical versions are filled here.
+        if (totals.chunks > 0) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
+        return { session_id: sessionId, ...totals };
+      });
     },
   );
 }

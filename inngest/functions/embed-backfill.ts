@@ -1,9 +1,11 @@
 import { findUnembedded, storeEmbeddings } from "../../src/memory/embeddings.js";
+import { clearStageFailure } from "../../src/pipeline/failures.js";
 import type { PipelineClient } from "../client.js";
 import { USER_KEY } from "./keys.js";
 import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
+import { countingFailures } from "./stage-failures.js";
 
 const MAX_BATCHES_PER_RUN = 50;
 
@@ -26,24 +28,28 @@ export function createEmbedBackfill(inngest: PipelineClient) {
     async ({ event, step, deps }) => {
       const payload = parsePayload(EmbeddingsRequestedSchema, event);
       const scope = { appId: payload.app_id, userId: payload.user_id };
-      let embedded = 0;
-      for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
-        const result = await step.run(`embed-batch-${batch}`, async () => {
-          const rows = await findUnembedded(deps.db, deps.embedder.model, deps.settings.embedBatchSize, scope);
-          if (rows.length === 0) return { found: 0, stored: 0 };
-          const vectors = await deps.embedder.embed(rows.map((row) => row.content)).catch(toStepError);
-          const stored = await storeEmbeddings(
-            deps.db,
-            deps.embedder.model,
-            rows.map((row, index) => ({ id: row.id, vector: vectors[index] as number[] })),
-          );
-          return { found: rows.length, stored };
-        });
-        embedded += result.stored;
-        if (result.found < deps.settings.embedBatchSize) return { embedded };
-      }
-      await step.sendEvent("continue-backfill", embeddingsRequested.create(payload));
-      return { embedded, continued: true };
+      const target = { stage: "embedding" as const, ...scope };
+      return countingFailures(step, deps, target, async () => {
+        let embedded = 0;
+        for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+          const result = await step.run(`embed-batch-${batch}`, async () => {
+            const rows = await findUnembedded(deps.db, deps.embedder.model, deps.settings.embedBatchSize, scope);
+            if (rows.length === 0) return { found: 0, stored: 0 };
+            const vectors = await deps.embedder.embed(rows.map((row) => row.content)).catch(toStepError);
+            const stored = await storeEmbeddings(
+              deps.db,
+              deps.embedder.model,
+              rows.map((row, index) => ({ id: row.id, vector: vectors[index] as number[] })),
+            );
+            await clearStageFailure(deps.db, target);
+            return { found: rows.length, stored };
+          });
+          embedded += result.stored;
+          if (result.found < deps.settings.embedBatchSize) return { embedded };
+        }
+        await step.sendEvent("continue-backfill", embeddingsRequested.create(payload));
+        return { embedded, continued: true };
+      });
     },
   );
 }

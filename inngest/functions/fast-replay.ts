@@ -1,12 +1,14 @@
-import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
 import { writeEpisode } from "../../src/memory/episodes.js";
 import { ruleImportance } from "../../src/memory/importance.js";
-import { unreflectedImportance } from "../../src/memory/reflection-backlog.js";
+import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
+import { requestReflection, unreflectedImportance } from "../../src/memory/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/memory/replay-backlog.js";
+import { clearStageFailure } from "../../src/pipeline/failures.js";
 import type { PipelineClient } from "../client.js";
 import { SessionEventSchema, embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../events.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
+import { countingFailures } from "./stage-failures.js";
 
 /** Seed 000 §8.1: a summary has at most 200 words. */
 export const SUMMARY_MAX_WORDS = 200;
@@ -17,7 +19,7 @@ const MAX_CHUNKS_PER_RUN = 20;
  * Fast replay (C1): after a session has been quiet for the debounce period, summarise the events
  * past its watermark into episodic memories, one per chunk, each with its source events, and ask
  * for their embeddings. Every step is idempotent through the watermark (C6) and recorded as a
- * consolidation job (C7).
+ * consolidation job (C7); a run that fails for good counts against the session (dead letters).
  */
 export function createFastReplay(inngest: PipelineClient, settings: { replayDebounce: string; replayDebounceTimeout: string }) {
   return inngest.createFunction(
@@ -37,70 +39,79 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
     async ({ event, step, runId, deps }) => {
       const payload = parsePayload(SessionEventSchema, event);
       const { session_id: sessionId, app_id, user_id } = payload;
+      const target = { stage: "replay" as const, appId: app_id, userId: user_id, sessionId };
       const written: string[] = [];
       let turns = 0;
 
-      for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
-        const backlog = await step.run(`load-backlog-${chunk}`, async () => {
-          const loaded = await loadReplayChunk(deps.db, sessionId, deps.settings.replayMaxEvents);
-          if (!loaded) return null;
-          // The job records the new events; the summary covers the whole chunk.
-          return { ...loaded, jobId: await startChunkJob(deps.db, runId, "fast_replay", loaded) };
+      return countingFailures(step, deps, target, async () => {
+        for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
+          const backlog = await step.run(`load-backlog-${chunk}`, async () => {
+            const loaded = await loadReplayChunk(deps.db, sessionId, deps.settings.replayMaxEvents);
+            if (!loaded) return null;
+            // The job records the new events; the summary covers the whole chunk.
+            return { ...loaded, jobId: await startChunkJob(deps.db, runId, "fast_replay", loaded) };
+          });
+          if (!backlog) break;
+
+          let summary: { text: string; sourceSeqs?: number[] };
+          try {
+            summary = await step.run(`summarize-${backlog.toSeq}`, () =>
+              deps.llm
+                .summarize({ turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })), maxWords: SUMMARY_MAX_WORDS })
+                .catch(toStepError),
+            );
+          } catch (error) {
+            await step.run(`record-failure-${backlog.toSeq}`, () =>
+              finishJob(deps.db, backlog.jobId, { status: "failed", error: error instanceof Error ? error.message : String(error) }),
+            );
+            throw error;
+          }
+
+          const result = await step.run(`write-episode-${backlog.toSeq}`, () =>
+            writeEpisode(
+              deps.db,
+              {
+                jobId: backlog.jobId,
+                session: backlog.session,
+                fromSeq: backlog.fromSeq,
+                chunkStart: backlog.chunkStart,
+                toSeq: backlog.toSeq,
+                summary: summary.text,
+                ...(summary.sourceSeqs ? { summarySeqs: summary.sourceSeqs } : {}),
+                importance: ruleImportance(backlog.events.map((e) => e.content)),
+                events: backlog.events.map((e) => ({ eventId: e.id, seq: e.seq, speaker: e.speaker, content: e.content, occurredAt: e.occurredAt, importance: e.importance })),
+                model: deps.llm.id,
+              },
+              (tx) => clearStageFailure(tx, target),
+            ),
+          );
+          if (!result.advanced) {
+            // Another run summarised this range first; its episode stands and ours would duplicate it.
+            await step.run(`record-skip-${backlog.toSeq}`, () => finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: result.reason } }));
+            break;
+          }
+          if (result.memoryId) written.push(result.memoryId);
+          turns += result.turns;
+          if (chunk === MAX_CHUNKS_PER_RUN - 1) {
+            await step.sendEvent("continue-backlog", sessionEventsAppended.create(payload));
+          }
+        }
+
+        if (written.length > 0 || turns > 0) {
+          await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
+        }
+        // Deep reflection costs an LLM call: start it before the session ends only when enough
+        // important things were said (seed 002 §2.6.3, importance_accumulated). The request is
+        // recorded on the session first, so the sweep finds it if the event is ever lost.
+        const requested = await step.run("request-reflection-if-important", async () => {
+          if ((await unreflectedImportance(deps.db, sessionId)) < deps.settings.reflectionImportanceThreshold) return false;
+          return (await requestReflection(deps.db, { sessionId })).length > 0;
         });
-        if (!backlog) break;
-
-        let summary: { text: string; sourceSeqs?: number[] };
-        try {
-          summary = await step.run(`summarize-${backlog.toSeq}`, () =>
-            deps.llm
-              .summarize({ turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })), maxWords: SUMMARY_MAX_WORDS })
-              .catch(toStepError),
-          );
-        } catch (error) {
-          await step.run(`record-failure-${backlog.toSeq}`, () =>
-            finishJob(deps.db, backlog.jobId, { status: "failed", error: error instanceof Error ? error.message : String(error) }),
-          );
-          throw error;
+        if (requested) {
+          await step.sendEvent("request-reflection", reflectionRequested.create({ session_id: sessionId, app_id, user_id, reason: "importance" }));
         }
-
-        const result = await step.run(`write-episode-${backlog.toSeq}`, () =>
-          writeEpisode(deps.db, {
-            jobId: backlog.jobId,
-            session: backlog.session,
-            fromSeq: backlog.fromSeq,
-            chunkStart: backlog.chunkStart,
-            toSeq: backlog.toSeq,
-            summary: summary.text,
-            ...(summary.sourceSeqs ? { summarySeqs: summary.sourceSeqs } : {}),
-            importance: ruleImportance(backlog.events.map((e) => e.content)),
-            events: backlog.events.map((e) => ({ eventId: e.id, seq: e.seq, speaker: e.speaker, content: e.content, occurredAt: e.occurredAt, importance: e.importance })),
-            model: deps.llm.id,
-          }),
-        );
-        if (!result.advanced) {
-          // Another run summarised this range first; its episode stands and ours would duplicate it.
-          await step.run(`record-skip-${backlog.toSeq}`, () =>
-            finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: result.reason } }),
-          );
-          break;
-        }
-        if (result.memoryId) written.push(result.memoryId);
-        turns += result.turns;
-        if (chunk === MAX_CHUNKS_PER_RUN - 1) {
-          await step.sendEvent("continue-backlog", sessionEventsAppended.create(payload));
-        }
-      }
-
-      if (written.length > 0 || turns > 0) {
-        await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
-      }
-      // Deep reflection costs an LLM call: start it before the session ends only when enough
-      // important things were said (seed 002 §2.6.3, importance_accumulated).
-      const importance = await step.run("unreflected-importance", () => unreflectedImportance(deps.db, sessionId));
-      if (importance >= deps.settings.reflectionImportanceThreshold) {
-        await step.sendEvent("request-reflection", reflectionRequested.create({ session_id: sessionId, app_id, user_id, reason: "importance" }));
-      }
-      return { session_id: sessionId, episodes: written, turns };
+        return { session_id: sessionId, episodes: written, turns };
+      });
     },
   );
 }

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, type Executor, queryRows } from "../db/database.js";
+import { lockUser } from "./memory-writes.js";
 import { type DecayParameters, decayedTraitConfidenceSql, resolveParameters, retentionSql } from "./retention.js";
 
 export interface DecayScope {
@@ -28,6 +29,12 @@ function dissolvable(scope: DecayScope): SQL {
   return sql`m.type = 'trait' AND m.expired_at IS NULL AND m.trait_stage <> 'dissolved' AND ${scopeSql(scope)}
              AND ((m.trait_stage = 'trend' AND m.window_end < now() AND m.reinforcement_count < 2)
                OR (m.trait_stage <> 'trend' AND ${decayedTraitConfidenceSql()} < 0.05))`;
+}
+
+/** The users (in the scope) holding more than `quota` current memories. */
+function usersOverQuota(scope: DecayScope, quota: number): SQL {
+  return sql`SELECT m.app_id, m.user_id FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}
+              GROUP BY m.app_id, m.user_id HAVING count(*) > ${quota} ORDER BY m.app_id, m.user_id`;
 }
 
 /** The lowest-retention episodes and insights of every user above `quota` current memories. */
@@ -67,6 +74,11 @@ function forgettable(scope: DecayScope, threshold: number, minAgeDays: number, r
   );
 }
 
+/** The user lock, when the scope is one user. */
+async function lockScope(tx: Executor, scope: DecayScope): Promise<void> {
+  if (scope.appId !== undefined && scope.userId !== undefined) await lockUser(tx, scope.appId, scope.userId);
+}
+
 function scopeSql(scope: DecayScope): SQL {
   const parts = [sql`TRUE`];
   if (scope.appId) parts.push(sql`m.app_id = ${scope.appId}`);
@@ -97,6 +109,9 @@ export async function decayBatch(db: Database, scope: DecayScope, parameters: De
   const expression = retentionSql(lambda);
   const after = cursor === null ? sql`TRUE` : sql`m.id > ${cursor}::uuid`;
   return db.transaction(async (tx) => {
+    // A pass for one user is one of that user's writers and takes their lock; a pass over the
+    // whole store relies on row locks (it only expires episodes and insights and refreshes retention).
+    await lockScope(tx, scope);
     const [batch] = await queryRows<{ size: number; last: string | null }>(
       tx,
       sql`WITH batch AS (
@@ -132,16 +147,29 @@ export interface DecayFinish {
   purged: number;
 }
 
-/** The end of a decay pass, after every batch: quota (R5), trait dissolution, purge. */
+/**
+ * The end of a decay pass, after every batch: quota (R5) user by user under each user's lock,
+ * then trait dissolution and purge.
+ */
 export async function finishDecay(db: Database, scope: DecayScope, parameters: DecayParameters): Promise<DecayFinish> {
-  return db.transaction(async (tx) => {
-    const overQuotaRows = parameters.quota
-      ? await updateWithHistory(
+  const overQuotaRows: Changed[] = [];
+  if (parameters.quota) {
+    const quota = parameters.quota;
+    for (const user of await queryRows<{ app_id: string; user_id: string }>(db, usersOverQuota(scope, quota))) {
+      const userScope = { appId: user.app_id, userId: user.user_id };
+      const forgotten = await db.transaction(async (tx) => {
+        await lockScope(tx, userScope);
+        return updateWithHistory(
           tx,
-          sql`UPDATE memories AS m SET expired_at = now(), updated_at = now() WHERE m.id IN (${overQuota(scope, parameters.quota)}) RETURNING m.id, m.app_id, m.user_id, m.retention`,
-          { operation: "DELETE", after: { expired: true }, reason: `over the quota of ${parameters.quota} memories` },
-        )
-      : [];
+          sql`UPDATE memories AS m SET expired_at = now(), updated_at = now() WHERE m.id IN (${overQuota(userScope, quota)}) RETURNING m.id, m.app_id, m.user_id, m.retention`,
+          { operation: "DELETE", after: { expired: true }, reason: `over the quota of ${quota} memories` },
+        );
+      });
+      overQuotaRows.push(...forgotten);
+    }
+  }
+  return db.transaction(async (tx) => {
+    await lockScope(tx, scope);
     const dissolved = await updateWithHistory(
       tx,
       sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = now() WHERE ${dissolvable(scope)} RETURNING m.id, m.app_id, m.user_id, m.retention`,

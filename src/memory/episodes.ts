@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/database.js";
 import { consolidationJobs, memories, sessions } from "../db/schema/index.js";
 import { canonicalJson, sha256Hex } from "../util/hash.js";
-import { insertMemories, writeHistory } from "./memory-writes.js";
+import { insertMemories, lockUser, writeHistory } from "./memory-writes.js";
 
 export interface EpisodeEvent {
   eventId: string;
@@ -39,14 +39,17 @@ export function contentHash(content: string): string {
 }
 
 /**
- * Fast replay's write, in one transaction (C6): advance the watermark from the value the summary
+ * Fast replay's write, in one transaction under the user's lock (C5, C6): advance the watermark from the value the summary
  * was computed after (a run that lost the race writes nothing), store each new event as a `turn`
  * episode (the raw episodes that retrieval searches, like Graphiti's episodic nodes), store the
  * chunk's summary with its provenance (rewriting the chunk's previous summary: rolling episodes),
  * and complete the job.
  */
-export async function writeEpisode(db: Database, input: WriteEpisodeInput): Promise<WriteEpisodeResult> {
+export async function writeEpisode(db: Database, input: WriteEpisodeInput, afterWrite?: (tx: Executor) => Promise<void>): Promise<WriteEpisodeResult> {
   return db.transaction(async (tx) => {
+    // The lock every writer of this user's derived memory takes (erasure, rebuild, reflection):
+    // a replay committing inside an erasure would leave turns behind, inside a rebuild duplicate them.
+    await lockUser(tx, input.session.appId, input.session.userId);
     const advanced = await tx
       .update(sessions)
       .set({ replayedSeq: input.toSeq, updatedAt: sql`now()` })
@@ -65,6 +68,7 @@ export async function writeEpisode(db: Database, input: WriteEpisodeInput): Prom
         progress: { done: input.toSeq - input.fromSeq },
       })
       .where(eq(consolidationJobs.id, input.jobId));
+    await afterWrite?.(tx);
     return { advanced: true, memoryId, turns } as const;
   });
 }

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
-import { memories, memoryHistory, sessions } from "../db/schema/index.js";
+import { memories, memoryHistory, pipelineFailures, sessions } from "../db/schema/index.js";
 import type { SessionProgress } from "../pipeline/notifier.js";
 import { lockUser } from "./memory-writes.js";
 
@@ -32,9 +32,13 @@ export async function resetDerivedMemory(db: Database, scope: { appId: string; u
       await tx.delete(memoryHistory).where(inArray(memoryHistory.memoryId, ids));
       await tx.delete(memories).where(inArray(memories.id, ids));
     }
+    // A rebuild starts the user's derivation afresh: old failure counts no longer apply.
+    await tx.delete(pipelineFailures).where(and(eq(pipelineFailures.appId, scope.appId), eq(pipelineFailures.userId, scope.userId)));
+    // Reflection is asked for every session up to its end, on the session itself: if the events
+    // sent after this commit are lost, the sweep still finds the work.
     const reset = await tx
       .update(sessions)
-      .set({ replayedSeq: 0, reflectedSeq: 0, updatedAt: sql`now()` })
+      .set({ replayedSeq: 0, reflectedSeq: 0, reflectionRequestedSeq: sql`${sessions.lastSeq}`, updatedAt: sql`now()` })
       .where(and(eq(sessions.appId, scope.appId), eq(sessions.userId, scope.userId)))
       .returning({ id: sessions.id, lastSeq: sessions.lastSeq, startedAt: sessions.startedAt });
     return {

@@ -42,6 +42,26 @@ export async function advanceReflectedSeq(tx: Executor, sessionId: string, fromS
   return moved.length > 0;
 }
 
+/**
+ * Records that deep reflection is wanted up to the sessions' current last event — one session,
+ * or every session of a user with unreflected events — before the request is sent, so a lost
+ * request is still found by the sweep. Returns the sessions marked.
+ */
+export async function requestReflection(
+  db: Pick<Database, "update">,
+  target: { sessionId: string } | { appId: string; userId: string; sessionId?: string },
+): Promise<{ id: string; appId: string; userId: string; lastSeq: number }[]> {
+  const where =
+    "appId" in target
+      ? and(eq(sessions.appId, target.appId), eq(sessions.userId, target.userId), target.sessionId ? eq(sessions.id, target.sessionId) : gt(sessions.lastSeq, sessions.reflectedSeq))
+      : eq(sessions.id, target.sessionId);
+  return db
+    .update(sessions)
+    .set({ reflectionRequestedSeq: sql`greatest(${sessions.reflectionRequestedSeq}, ${sessions.lastSeq})`, updatedAt: sql`now()` })
+    .where(where)
+    .returning({ id: sessions.id, appId: sessions.appId, userId: sessions.userId, lastSeq: sessions.lastSeq });
+}
+
 /** Importance of the events not reflected yet; reflection starts when it crosses the threshold. */
 export async function unreflectedImportance(db: Database, sessionId: string): Promise<number> {
   const [row] = await queryRows<{ total: number }>(

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
-import { type PipelineRuns, type PipelineView, readBacklog, settledStatus } from "./pipeline-view.js";
+import { type PipelineRuns, type PipelineView, statusWith } from "./pipeline-view.js";
 
 /**
  * Pipeline status when Inngest Cloud runs the functions: run counts come from our own
@@ -23,14 +23,13 @@ export function jobsPipelineView(db: Database, embeddingModel: string): Pipeline
                    (SELECT count(*)::int FROM sessions WHERE last_seq > replayed_seq ${where}) AS queued
               FROM consolidation_jobs WHERE TRUE ${where}`,
       );
-      const backlog = await readBacklog(db, scope, embeddingModel);
       const runs: PipelineRuns = {
         queued: Number(counts?.queued ?? 0),
         running: Number(counts?.running ?? 0),
         failed: Number(counts?.failed ?? 0),
         completed: Number(counts?.completed ?? 0),
       };
-      return settledStatus(scope.userId, "consolidation-jobs", runs, backlog);
+      return statusWith(db, scope, embeddingModel, "consolidation-jobs", runs);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { reflectionRequested, sessionEnded, sessionEventsAppended } from "../../inngest/events.js";
+import { embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../../inngest/events.js";
 
 export interface SessionProgress {
   session_id: string;
@@ -13,8 +13,10 @@ export interface PipelineNotifier {
   sessionEnded(progress: SessionProgress): Promise<void>;
   /** Asks for replay and reflection of whole sessions (a rebuild). */
   rederive(sessions: SessionProgress[]): Promise<void>;
-  /** Asks for deep reflection of sessions now, for an outside reason (a webhook, an operator). */
-  reflect(sessions: SessionProgress[], reason: "webhook" | "manual"): Promise<void>;
+  /** Asks for deep reflection of sessions now, for an outside reason (a webhook, an operator, a retry). */
+  reflect(sessions: SessionProgress[], reason: "webhook" | "manual" | "retry"): Promise<void>;
+  /** Asks for the embedding backfill of users' memories. */
+  embed(users: { app_id: string; user_id: string }[]): Promise<void>;
 }
 
 type Send = (events: { name: string; data: Record<string, unknown> }[]) => Promise<unknown>;
@@ -85,6 +87,10 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
     async reflect(sessions, reason) {
       if (sessions.length === 0) return;
       await send(sessions.map((progress) => reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason })));
+    },
+    async embed(users) {
+      if (users.length === 0) return;
+      await send(users.map((user) => embeddingsRequested.create(user)));
     },
   };
 }

@@ -1,13 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
-import { needsEmbedding } from "../memory/embeddings.js";
-
-export interface PipelineBacklog {
-  /** Committed events that fast replay has not summarised yet. */
-  unreplayed_events: number;
-  /** Current memories still waiting for a vector of the configured embedding model. */
-  unembedded_memories: number;
-}
+import type { Database } from "../db/database.js";
+import { type PipelineBacklog, type UserScope, readBacklog } from "./backlog.js";
+import { type ParkedStage, listParked } from "./failures.js";
 
 export interface PipelineRuns {
   queued: number;
@@ -18,38 +11,34 @@ export interface PipelineRuns {
 
 export interface PipelineStatusView extends PipelineRuns {
   user_id: string | null;
+  app_id: string | null;
   source: "embedded-executor" | "consolidation-jobs";
   backlog: PipelineBacklog;
-  /** Nothing queued or running and nothing left to replay or embed. */
+  /** Stages that failed too often and wait for `POST /v1/pipeline/retry`. */
+  parked: ParkedStage[];
+  /**
+   * The memory reflects the log: nothing queued or running, nothing left to replay, reflect or
+   * embed, nothing parked.
+   */
   settled: boolean;
 }
 
 /** Where run counts come from: the embedded executor's tables, or our own job records. */
 export interface PipelineView {
-  status(scope: { appId?: string; userId?: string }): Promise<PipelineStatusView>;
+  status(scope: UserScope): Promise<PipelineStatusView>;
 }
 
-export async function readBacklog(db: Database, scope: { appId?: string; userId?: string }, embeddingModel: string): Promise<PipelineBacklog> {
-  const scoped = (base: SQL) =>
-    sql.join(
-      [base, ...(scope.userId === undefined ? [] : [sql`user_id = ${scope.userId}`]), ...(scope.appId === undefined ? [] : [sql`app_id = ${scope.appId}`])],
-      sql` AND `,
-    );
-  const [row] = await queryRows<PipelineBacklog>(
-    db,
-    sql`SELECT
-          (SELECT coalesce(sum(last_seq - replayed_seq), 0)::int FROM sessions WHERE ${scoped(sql`TRUE`)}) AS unreplayed_events,
-          (SELECT count(*)::int FROM memories WHERE ${scoped(needsEmbedding(embeddingModel))}) AS unembedded_memories`,
-  );
-  return { unreplayed_events: Number(row?.unreplayed_events ?? 0), unembedded_memories: Number(row?.unembedded_memories ?? 0) };
-}
-
-export function settledStatus(userId: string | undefined, source: PipelineStatusView["source"], runs: PipelineRuns, backlog: PipelineBacklog): PipelineStatusView {
+/** The backlog and parked stages of a scope, combined with run counts into a status. */
+export async function statusWith(db: Database, scope: UserScope, embeddingModel: string, source: PipelineStatusView["source"], runs: PipelineRuns): Promise<PipelineStatusView> {
+  const [backlog, parked] = await Promise.all([readBacklog(db, scope, embeddingModel), listParked(db, scope)]);
+  const pending = backlog.unreplayed_events + backlog.unreflected_events + backlog.unembedded_memories;
   return {
-    user_id: userId ?? null,
+    user_id: scope.userId ?? null,
+    app_id: scope.appId ?? null,
     source,
     ...runs,
     backlog,
-    settled: runs.queued === 0 && runs.running === 0 && backlog.unreplayed_events === 0 && backlog.unembedded_memories === 0,
+    parked,
+    settled: runs.queued === 0 && runs.running === 0 && pending === 0 && parked.length === 0,
   };
 }

@@ -32,6 +32,7 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
     const memories = await count(sql`WITH gone AS (DELETE FROM memories WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
     const history = await count(sql`WITH gone AS (DELETE FROM memory_history WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
     const jobs = await count(sql`WITH gone AS (DELETE FROM consolidation_jobs WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
+    await tx.execute(sql`DELETE FROM pipeline_failures WHERE app_id = ${scope.appId} AND user_id = ${scope.userId}`);
     // Events go with their sessions (ON DELETE CASCADE).
     const sessions = await count(sql`WITH gone AS (DELETE FROM sessions WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
     return { sessions, events: Number(events), memories: Number(memories), history: Number(history), state: Number(state), jobs: Number(jobs), cancelled_runs: cancelled };

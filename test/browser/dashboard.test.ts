@@ -5,6 +5,7 @@ import { serve } from "@hono/node-server";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { recordStageFailure } from "../../src/pipeline/failures.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 /**
@@ -31,7 +32,7 @@ beforeAll(async () => {
   await call(runtime.app, "POST", "/v1/context", { user_id: "dana", query: "Where does Dana live?", max_tokens: 400 });
   await mkdir("test-artifacts", { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
-}, 90_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -42,10 +43,12 @@ afterAll(async () => {
 describe("dashboard", () => {
   it("shows memory health, retention, pipeline runs, a memory's history and sources, and the context inspector", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    // Limits for a loaded machine, not expectations: each wait ends as soon as the page is ready.
+    page.setDefaultTimeout(120_000);
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
     await page.goto(`${base}/dashboard?user_id=dana`);
-    await page.waitForSelector("body.loaded", { timeout: 15_000 });
+    await page.waitForSelector("body.loaded");
 
     const health = await page.locator("#health").innerText();
     expect(health).toMatch(/\d+\s+memories/);
@@ -77,5 +80,23 @@ describe("dashboard", () => {
     await page.screenshot({ path: "test-artifacts/dashboard-inspector.png", fullPage: true });
     expect(errors).toEqual([]);
     for (const file of ["test-artifacts/dashboard-overview.png", "test-artifacts/dashboard-inspector.png"]) expect((await stat(file)).size).toBeGreaterThan(20_000);
-  }, 60_000);
+  });
+
+  it("shows parked pipeline stages with their error and retries them", async () => {
+    const [session] = (await call(runtime.app, "GET", "/v1/sessions?user_id=dana")).body.sessions;
+    await recordStageFailure(runtime.database.db, { appId: "default", userId: "dana", stage: "reflection", sessionId: session.id }, { message: "400 the model refused the request", retryable: false });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    // Limits for a loaded machine, not expectations: each wait ends as soon as the page is ready.
+    page.setDefaultTimeout(120_000);
+    await page.goto(`${base}/dashboard?user_id=dana`);
+    await page.waitForSelector("body.loaded");
+    const parked = await page.locator("#parked").innerText();
+    expect(parked).toContain("reflection of session");
+    expect(parked).toContain("400 the model refused the request");
+    await page.screenshot({ path: "test-artifacts/dashboard-parked.png", fullPage: true });
+    await page.click("#retry");
+    await page.waitForFunction(() => !document.querySelector("#parked .parked"));
+    await waitForSettled(runtime.app, "dana");
+    expect((await call(runtime.app, "GET", "/v1/pipeline/status?user_id=dana")).body.parked).toEqual([]);
+  });
 });

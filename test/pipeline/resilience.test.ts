@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
@@ -9,6 +6,8 @@ import { queryRows } from "../../src/db/database.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import { type LanguageModel, ProviderError } from "../../src/providers/types.js";
 import { appendEvents } from "../../src/sessions/event-log.js";
+import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
+import { waitUntil } from "../fixtures/wait.js";
 import { call, createSession, message, startTestRuntime, testEnv, waitForSettled } from "../fixtures/runtime.js";
 
 const opened: Runtime[] = [];
@@ -50,18 +49,14 @@ describe("fast replay under faults", () => {
     expect(await count(runtime, sql`SELECT count(*)::int AS n FROM consolidation_jobs WHERE user_id = 'retry-user' AND status = 'completed'`)).toBe(1);
   });
 
-  it("fails the run on a non-retryable provider error, records the job error and leaves the watermark", async () => {
+  it("fails the run on a non-retryable provider error, records the job error, parks the session and leaves the watermark", async () => {
     const llm = failingThen([new ProviderError("400 invalid argument", false)]);
     const runtime = await start({}, llm);
     const sessionId = await createSession(runtime.app, "broken-user");
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "My favourite city is Kyoto.")] });
-    const deadline = Date.now() + 10_000;
-    let status = (await call(runtime.app, "GET", "/v1/pipeline/status?user_id=broken-user")).body;
-    while (status.failed === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      status = (await call(runtime.app, "GET", "/v1/pipeline/status?user_id=broken-user")).body;
-    }
-    expect(status).toMatchObject({ failed: 1, settled: false, backlog: { unreplayed_events: 1 } });
+    const status = async () => (await call(runtime.app, "GET", "/v1/pipeline/status?user_id=broken-user")).body;
+    await waitUntil(async () => (await status()).failed > 0, "the run to fail");
+    expect(await status()).toMatchObject({ failed: 1, settled: false, backlog: { unreplayed_events: 1 }, parked: [{ stage: "replay", session_id: sessionId }] });
     expect(llm.calls).toBe(1);
     const jobs = await queryRows<{ status: string; error: string }>(runtime.database.db, sql`SELECT status, error FROM consolidation_jobs WHERE user_id = 'broken-user'`);
     expect(jobs).toEqual([{ status: "failed", error: expect.stringContaining("400 invalid argument") }]);
@@ -107,13 +102,14 @@ describe("deep reflection under faults", () => {
 });
 
 describe("restart in the middle of a run", () => {
-  let dataDir: string | undefined;
+  let database: TestDatabase | undefined;
   afterEach(async () => {
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await Promise.all(opened.splice(0).map((runtime) => runtime.close()));
+    await database?.drop();
   });
 
   it("resumes the fast replay from its memoized steps after the process restarts", async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "memory-restart-"));
+    database = await freshDatabase({ persistent: true });
     let summarizeStarted = false;
     const hanging: LanguageModel = {
       id: "hanging-model",
@@ -123,18 +119,16 @@ describe("restart in the middle of a run", () => {
       },
       extract: offlineLanguageModel.extract,
     };
-    const first = await startRuntime(testEnv({ DATA_DIR: dataDir }), { providers: { llm: hanging } });
+    const first = await startRuntime(testEnv(database.env), { providers: { llm: hanging } });
     const sessionId = await createSession(first.app, "restart-user");
     await call(first.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I am training for the Berlin marathon in September.")] });
-    const deadline = Date.now() + 10_000;
-    while (!summarizeStarted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(summarizeStarted).toBe(true);
+    await waitUntil(() => summarizeStarted, "the summary to start");
     // Crash: stop without waiting for the run in flight, then close the database files.
     const crashedAt = new Date();
     await first.executor?.stop({ waitForRuns: false });
     await first.database.close();
 
-    const second = await startRuntime(testEnv({ DATA_DIR: dataDir }));
+    const second = await startRuntime(testEnv(database.env));
     opened.push(second);
     await waitForSettled(second.app, "restart-user");
     const memories = (await call(second.app, "GET", "/v1/memories?user_id=restart-user&subtype=summary")).body.memories;
