@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { SingleBar } from "cli-progress";
 import { z } from "zod";
-import type { Runtime } from "../functions/node-runtime.js";
+import { type Service, requestJson } from "./service.js";
 
 /** One JSONL line: an event and the conversation it belongs to (`session`, the caller's own id). */
 const LineSchema = z.object({
@@ -17,12 +17,12 @@ const LineSchema = z.object({
 });
 
 /**
- * Imports a JSONL file of events through the HTTP app (the same validation and append path as
- * any client), one session per distinct `session`, in order, with a progress bar on stderr.
+ * Imports a JSONL file of events through the HTTP API (the same validation and append path as
+ * any client; a running server's, or this process's), one session per distinct `session`, in order, with a progress bar on stderr.
  * Idempotency keys default to `<session>:<line>` and sessions are found again by their imported
  * id, so re-running an import stores nothing twice.
  */
-export async function importEvents(runtime: Runtime, file: string, options: { batch: number; progress: boolean }): Promise<{ events: number; stored: number; sessions: number; users: { appId: string; userId: string }[] }> {
+export async function importEvents(service: Pick<Service, "request">, file: string, options: { batch: number; progress: boolean }): Promise<{ events: number; stored: number; sessions: number; users: { appId: string; userId: string }[] }> {
   const lines: z.infer<typeof LineSchema>[] = [];
   let number = 0;
   for await (const raw of createInterface({ input: createReadStream(file) })) {
@@ -36,18 +36,11 @@ export async function importEvents(runtime: Runtime, file: string, options: { ba
   if (options.progress) bar.start(lines.length, 0, { sessions: 0 });
   const sessions = new Map<string, string>();
   let stored = 0;
-  const request = async (path: string, body: unknown) => {
-    const response = await runtime.app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const answer = (await response.json()) as Record<string, unknown>;
-    if (response.status >= 300) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const request = (path: string, body: unknown) => requestJson(service, "POST", path, body);
   // A re-run finds the sessions an earlier import created, so its idempotency keys still match.
   const findImported = async (line: z.infer<typeof LineSchema>): Promise<string | undefined> => {
     const query = new URLSearchParams({ user_id: line.user_id, app_id: line.app_id ?? "default", limit: "200" });
-    const response = await runtime.app.request(`/v1/sessions?${query}`);
-    if (response.status !== 200) throw new Error(`listing sessions failed: ${response.status} ${await response.text()}`);
-    const listed = (await response.json()) as { sessions: { id: string; metadata: Record<string, unknown> }[] };
+    const listed = await requestJson<{ sessions: { id: string; metadata: Record<string, unknown> }[] }>(service, "GET", `/v1/sessions?${query}`);
     const found = listed.sessions.find((session) => session.metadata["imported_session"] === line.session)?.id;
     if (found) sessions.set(line.session, found);
     return found;

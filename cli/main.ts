@@ -1,16 +1,17 @@
 import { Command, InvalidArgumentError } from "commander";
-import { type Runtime, startRuntime } from "../functions/node-runtime.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/api-keys.js";
 import { type Env, parseEnv } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
+import { DataDirInUseError } from "../src/db/data-dir-lock.js";
+import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
-import { runDecay } from "../src/memory/decay.js";
 import { findUnembedded, storeEmbeddings } from "../src/memory/embeddings.js";
-import { resetDerivedMemory } from "../src/memory/rebuild.js";
 import { DecayParametersSchema } from "../src/memory/retention.js";
-import { exportUser } from "./export-user.js";
+import { createProviders } from "../src/providers/index.js";
+import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { importEvents } from "./import-events.js";
+import { type Service, openService, requestJson } from "./service.js";
 
 /**
  * `npx mnemo <command>`: operations on the configured store (DATA_DIR or DATABASE_URL, as
@@ -23,13 +24,24 @@ const integer = (value: string) => {
   return parsed;
 };
 
-/** A runtime without the background executor unless a command needs the pipeline to run. */
-async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>, options: { pipeline: boolean } = { pipeline: false }): Promise<T> {
-  const runtime = await startRuntime(parseEnv({ ...process.env, EXECUTOR_ENABLED: options.pipeline ? "true" : "false", RATE_LIMIT_PER_MINUTE: "0" }));
+/** Runs a command against the service (a running server's HTTP API, or one in this process) and closes it. */
+async function withService<T>(work: (service: Service) => Promise<T>, options: { pipeline: boolean } = { pipeline: false }): Promise<T> {
+  const service = await openService(options);
   try {
-    return await work(runtime);
+    return await work(service);
   } finally {
-    await runtime.close();
+    await service.close();
+  }
+}
+
+/** Commands that need the database itself: refused (with the holder named) while a server holds PGlite's directory. */
+async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  const handle = await connectDatabase(env());
+  try {
+    if (handle.kind === "pglite") await migrateDatabase(handle);
+    return await work(handle);
+  } finally {
+    await handle.close();
   }
 }
 
@@ -46,13 +58,10 @@ program
   .command("migrate")
   .description("apply the committed migrations to the configured database")
   .action(async () => {
-    const handle = await connectDatabase(env());
-    try {
+    await withDatabase(async (handle) => {
       await migrateDatabase(handle);
       console.log(`migrations applied (${handle.kind})`);
-    } finally {
-      await handle.close();
-    }
+    });
   });
 
 program
@@ -61,14 +70,10 @@ program
   .requiredOption("--app <app_id>", "the app the key acts in")
   .option("--name <label>", "a label for listings", "default")
   .action(async (options: { app: string; name: string }) => {
-    const handle = await connectDatabase(env());
-    try {
-      if (handle.kind === "pglite") await migrateDatabase(handle);
+    await withDatabase(async (handle) => {
       const created = await createApiKey(handle.db, { appId: options.app, name: options.name });
       console.log(`created key ${created.id} for app "${options.app}". Store it now; it is not shown again:\n${created.key}`);
-    } finally {
-      await handle.close();
-    }
+    });
   });
 
 program
@@ -77,14 +82,10 @@ program
   .option("--app <app_id>", "only this app's keys")
   .option("--revoke <key_id>", "revoke this key")
   .action(async (options: { app?: string; revoke?: string }) => {
-    const handle = await connectDatabase(env());
-    try {
-      if (handle.kind === "pglite") await migrateDatabase(handle);
+    await withDatabase(async (handle) => {
       if (options.revoke) console.log((await revokeApiKey(handle.db, options.revoke)) ? `revoked ${options.revoke}` : `no live key ${options.revoke}`);
       else for (const key of await listApiKeys(handle.db, options.app)) console.log(`${key.id}  ${key.appId}  ${key.name}  ${key.prefix}…${key.revokedAt ? "  revoked" : ""}`);
-    } finally {
-      await handle.close();
-    }
+    });
   });
 
 program
@@ -94,13 +95,13 @@ program
   .option("--wait", "run the pipeline until the imported users' memory is derived")
   .option("--no-progress", "no progress bar")
   .action(async (file: string, options: { batch: number; wait?: boolean; progress: boolean }) => {
-    await withRuntime(
-      async (runtime) => {
-        const result = await importEvents(runtime, file, { batch: options.batch, progress: options.progress });
+    await withService(
+      async (service) => {
+        const result = await importEvents(service, file, { batch: options.batch, progress: options.progress });
         console.log(`imported ${result.events} events (${result.stored} new) into ${result.sessions} sessions`);
         if (options.wait) {
-          await runtime.background.settle();
-          for (const user of result.users) await waitForSettled(runtime.app, user.userId, { appId: user.appId, failOnFailedRuns: true, intervalMs: 250 });
+          await service.runtime?.background.settle();
+          for (const user of result.users) await waitForSettled(service, user.userId, { appId: user.appId, intervalMs: 250 });
           console.log("pipeline settled");
         }
       },
@@ -114,14 +115,14 @@ program
   .requiredOption("--user <user_id>")
   .option("--app <app_id>", "the app", "default")
   .action(async (options: { user: string; app: string }) => {
-    await withRuntime(
-      async (runtime) => {
-        const plan = await resetDerivedMemory(runtime.database.db, { appId: options.app, userId: options.user });
-        await runtime.notifier.rederive(plan.sessions);
-        await waitForSettled(runtime.app, options.user, { appId: options.app, failOnFailedRuns: true, intervalMs: 250 });
-        const current = await runtime.app.request(`/v1/memories?user_id=${encodeURIComponent(options.user)}&app_id=${encodeURIComponent(options.app)}&limit=500`);
-        const { memories } = (await current.json()) as { memories: unknown[] };
-        console.log(`removed ${plan.deletedMemories} derived memories; replayed ${plan.sessions.length} sessions; rebuilt: ${memories.length} current memories`);
+    await withService(
+      async (service) => {
+        const user = encodeURIComponent(options.user);
+        const plan = await requestJson<{ deleted_memories: number; sessions: number }>(service, "POST", `/v1/users/${user}/rebuild`, { app_id: options.app });
+        await service.runtime?.background.settle();
+        await waitForSettled(service, options.user, { appId: options.app, intervalMs: 250 });
+        const { memories } = await requestJson<{ memories: unknown[] }>(service, "GET", `/v1/memories?user_id=${user}&app_id=${encodeURIComponent(options.app)}&limit=500`);
+        console.log(`removed ${plan.deleted_memories} derived memories; replayed ${plan.sessions} sessions; rebuilt: ${memories.length} current memories`);
       },
       { pipeline: true },
     );
@@ -134,15 +135,15 @@ program
   .option("--app <app_id>", "the app", "default")
   .option("--batch <n>", "memories per embedding call", integer, 64)
   .action(async (options: { user?: string; app: string; batch: number }) => {
-    await withRuntime(async (runtime) => {
-      const { embedder } = runtime.providers;
+    await withDatabase(async (handle) => {
+      const embedder = createProviders(env(), createUseEmbedder).embedder;
       const scope = options.user ? { appId: options.app, userId: options.user } : undefined;
       let embedded = 0;
       for (;;) {
-        const rows = await findUnembedded(runtime.database.db, embedder.model, options.batch, scope);
+        const rows = await findUnembedded(handle.db, embedder.model, options.batch, scope);
         if (rows.length === 0) break;
         const vectors = await embedder.embed(rows.map((row) => row.content));
-        embedded += await storeEmbeddings(runtime.database.db, embedder.model, rows.map((row, index) => ({ id: row.id, vector: vectors[index] as number[] })));
+        embedded += await storeEmbeddings(handle.db, embedder.model, rows.map((row, index) => ({ id: row.id, vector: vectors[index] as number[] })));
         process.stderr.write(`\rembedded ${embedded}`);
       }
       console.log(`${embedded > 0 ? "\n" : ""}embedded ${embedded} memories with ${embedder.model}`);
@@ -159,9 +160,10 @@ program
   .action(async (options: { user?: string; app?: string; apply?: boolean; preset?: string }) => {
     const parameters = DecayParametersSchema.safeParse(options.preset ? { preset: options.preset } : {});
     if (!parameters.success) throw new InvalidArgumentError(`--preset: ${parameters.error.issues[0]?.message}`);
-    await withRuntime(async (runtime) => {
-      const report = await runDecay(runtime.database.db, { ...(options.user ? { userId: options.user } : {}), ...(options.app ? { appId: options.app } : {}) }, parameters.data, !options.apply);
-      console.log(JSON.stringify({ ...report, forgotten: report.forgotten.length, forgotten_ids: report.forgotten.map((memory) => memory.id) }, null, 2));
+    // The same request and the same answer as POST /v1/decay/run.
+    await withService(async (service) => {
+      const body = { ...parameters.data, dry_run: !options.apply, ...(options.user ? { user_id: options.user } : {}), ...(options.app ? { app_id: options.app } : {}) };
+      console.log(JSON.stringify(await requestJson(service, "POST", "/v1/decay/run", body), null, 2));
     });
   });
 
@@ -171,9 +173,34 @@ program
   .requiredOption("--user <user_id>")
   .option("--app <app_id>", "the app", "default")
   .action(async (options: { user: string; app: string }) => {
-    await withRuntime(async (runtime) => {
-      for await (const record of exportUser(runtime.database.db, { appId: options.app, userId: options.user })) process.stdout.write(`${JSON.stringify(record)}\n`);
+    // The API's own export: the same records (snake_case, ISO times) from a server or in-process.
+    await withService(async (service) => {
+      const query = new URLSearchParams({ app_id: options.app });
+      const response = await service.request(`/v1/users/${encodeURIComponent(options.user)}/export?${query}`);
+      if (response.status !== 200 || !response.body) throw new Error(`export: ${response.status} ${await response.text()}`);
+      for await (const chunk of response.body) process.stdout.write(chunk);
     });
+  });
+
+program
+  .command("retry")
+  .description("retry a user's failed or parked pipeline stages (dead letters) and wait until done")
+  .requiredOption("--user <user_id>")
+  .option("--app <app_id>", "the app", "default")
+  .option("--stage <stage>", "only this stage: replay, reflection or embedding")
+  .option("--no-wait", "send the retries and return")
+  .action(async (options: { user: string; app: string; stage?: string; wait: boolean }) => {
+    await withService(
+      async (service) => {
+        const answer = await requestJson<{ retried: unknown }>(service, "POST", "/v1/pipeline/retry", { user_id: options.user, app_id: options.app, ...(options.stage ? { stage: options.stage } : {}) });
+        console.log(JSON.stringify(answer.retried));
+        if (options.wait) {
+          await waitForSettled(service, options.user, { appId: options.app, intervalMs: 250 });
+          console.log("pipeline settled");
+        }
+      },
+      { pipeline: options.wait },
+    );
   });
 
 /** Runs a script that reads its own arguments, as if it had been started with what follows `command`. */
@@ -194,4 +221,8 @@ program
   .allowUnknownOption()
   .action(handOver("bench", () => import("../bench/index.js")));
 
-await program.parseAsync(process.argv);
+await program.parseAsync(process.argv).catch((error: unknown) => {
+  // Expected refusals get their message alone; anything else keeps its stack for a bug report.
+  process.stderr.write(`${error instanceof DataDirInUseError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,9 +1,12 @@
 import { Hono } from "hono";
+import { stream } from "hono/streaming";
 import { z } from "zod";
-import { eraseUser } from "../../src/users/erase-user.js";
 import { resetDerivedMemory } from "../../src/memory/rebuild.js";
+import { eraseUser } from "../../src/users/erase-user.js";
+import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
+import { eventJson, historyJson, memoryJson, sessionJson } from "../serializers.js";
 
 export const UserAppSchema = z.strictObject({ app_id: z.string().trim().min(1).max(200).default("default") });
 
@@ -15,10 +18,31 @@ export const userRoutes = new Hono<AppEnv>()
     const report = await eraseUser(c.var.deps.db, scope);
     return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report });
   })
+  // Data access: everything stored about the user, one JSON record per line, in the API's shapes.
+  .get("/:user_id/export", validate("query", UserAppSchema), async (c) => {
+    const scope = { appId: c.req.valid("query").app_id, userId: c.req.param("user_id") };
+    c.header("content-type", "application/x-ndjson; charset=utf-8");
+    return stream(c, async (out) => {
+      for await (const record of exportUser(c.var.deps.db, scope)) await out.write(`${JSON.stringify(exportJson(record))}\n`);
+    });
+  })
   .post("/:user_id/rebuild", validate("json", UserAppSchema), async (c) => {
-  const { db, notifier, background } = c.var.deps;
-  const scope = { appId: c.req.valid("json").app_id, userId: c.req.param("user_id") };
-  const plan = await resetDerivedMemory(db, scope);
-  background.run(c, "emit rebuild", () => notifier.rederive(plan.sessions));
-  return c.json({ user_id: scope.userId, app_id: scope.appId, deleted_memories: plan.deletedMemories, sessions: plan.sessions.length }, 202);
-});
+    const { db, notifier, background } = c.var.deps;
+    const scope = { appId: c.req.valid("json").app_id, userId: c.req.param("user_id") };
+    const plan = await resetDerivedMemory(db, scope);
+    background.run(c, "emit rebuild", () => notifier.rederive(plan.sessions));
+    return c.json({ user_id: scope.userId, app_id: scope.appId, deleted_memories: plan.deletedMemories, sessions: plan.sessions.length }, 202);
+  });
+
+function exportJson(record: ExportRecord) {
+  switch (record.kind) {
+    case "session":
+      return { kind: record.kind, ...sessionJson(record.row) };
+    case "event":
+      return { kind: record.kind, ...eventJson(record.row) };
+    case "memory":
+      return { kind: record.kind, ...memoryJson(record.row, record.sources) };
+    case "history":
+      return { kind: record.kind, memory_id: record.row.memoryId, ...historyJson(record.row) };
+  }
+}

@@ -1,19 +1,31 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Database } from "../src/db/database.js";
-import { memories, memoryHistory, memorySources, sessionEvents, sessions } from "../src/db/schema/index.js";
+import type { Database } from "../db/database.js";
+import { memories, memoryHistory, memorySources, sessionEvents, sessions } from "../db/schema/index.js";
+
+export type ExportRecord =
+  | { kind: "session"; row: typeof sessions.$inferSelect }
+  | { kind: "event"; row: typeof sessionEvents.$inferSelect }
+  | { kind: "memory"; row: typeof memories.$inferSelect; sources: { session_id: string; event_id: string; seq: number }[] }
+  | { kind: "history"; row: typeof memoryHistory.$inferSelect };
 
 /**
- * Everything stored about one user as JSONL records (`{kind, ...row}`): sessions, events,
- * memories with their sources, and history — what a data-access request asks for.
+ * Everything stored about one user, in order: sessions, their events, memories with their
+ * sources, and history — what a data-access request asks for. `GET /v1/users/:id/export` and
+ * `npx mnemo export` serialise it.
  */
-export async function* exportUser(db: Database, scope: { appId: string; userId: string }): AsyncGenerator<Record<string, unknown>> {
+export async function* exportUser(db: Database, scope: { appId: string; userId: string }): AsyncGenerator<ExportRecord> {
   const userSessions = await db.select().from(sessions).where(and(eq(sessions.appId, scope.appId), eq(sessions.userId, scope.userId))).orderBy(asc(sessions.createdAt));
-  for (const session of userSessions) yield { kind: "session", ...session };
+  for (const row of userSessions) yield { kind: "session", row };
   for (const session of userSessions) {
-    for (const event of await db.select().from(sessionEvents).where(eq(sessionEvents.sessionId, session.id)).orderBy(asc(sessionEvents.seq))) yield { kind: "event", ...event };
+    for (const row of await db.select().from(sessionEvents).where(eq(sessionEvents.sessionId, session.id)).orderBy(asc(sessionEvents.seq))) yield { kind: "event", row };
   }
   const rows = await db.select().from(memories).where(and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId))).orderBy(asc(memories.createdAt));
   const sources = rows.length > 0 ? await db.select().from(memorySources).where(inArray(memorySources.memoryId, rows.map((row) => row.id))) : [];
-  for (const { embedding: _embedding, ...row } of rows) yield { kind: "memory", ...row, sources: sources.filter((source) => source.memoryId === row.id) };
-  for (const entry of await db.select().from(memoryHistory).where(and(eq(memoryHistory.appId, scope.appId), eq(memoryHistory.userId, scope.userId))).orderBy(asc(memoryHistory.createdAt))) yield { kind: "history", ...entry };
+  for (const row of rows) {
+    const own = sources.filter((source) => source.memoryId === row.id).map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq }));
+    yield { kind: "memory", row, sources: own };
+  }
+  for (const row of await db.select().from(memoryHistory).where(and(eq(memoryHistory.appId, scope.appId), eq(memoryHistory.userId, scope.userId))).orderBy(asc(memoryHistory.createdAt))) {
+    yield { kind: "history", row };
+  }
 }

@@ -1,24 +1,28 @@
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestDatabase, freshDatabase, onPostgres } from "../fixtures/database.js";
 
-/** Every `npx mnemo` command, run as a user would: a child process on one data directory. */
+/** Every `npx mnemo` command, run as a user would: a child process on one database. */
 const execute = promisify(execFile);
-let dataDir: string;
+let files: string;
+let database: TestDatabase;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "memory-cli-"));
-  env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms", SWEEP_MIN_AGE: "1h" };
+  files = await mkdtemp(join(tmpdir(), "memory-cli-"));
+  database = await freshDatabase({ persistent: true });
+  env = { ...process.env, ...database.env, LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms", SWEEP_MIN_AGE: "1h" };
 });
 afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
+  await rm(files, { recursive: true, force: true });
+  await database.drop();
 });
 
-const mnemo = async (...args: string[]) => execute("node", ["bin/mnemo.mjs", ...args], { env, timeout: 90_000 });
+const mnemo = async (...args: string[]) => execute("node", ["bin/mnemo.mjs", ...args], { env, timeout: 150_000 });
 const failing = (...args: string[]) => mnemo(...args).then(
   () => {
     throw new Error(`mnemo ${args.join(" ")} should have failed`);
@@ -26,9 +30,39 @@ const failing = (...args: string[]) => mnemo(...args).then(
   (error: { code: number; stderr: string }) => error,
 );
 
+async function startServer(): Promise<{ server: ChildProcess; port: string }> {
+  const port = String(40_000 + Math.floor(Math.random() * 10_000));
+  const server = spawn("node", ["bin/mnemo.mjs", "start"], { env: { ...env, PORT: port, LOG_LEVEL: "info" }, stdio: ["ignore", "ignore", "pipe"] });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 120_000);
+    server.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("listening on")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    server.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}: ${output}`));
+    });
+  });
+  // The lock file names the URL right after "listening"; give the write a moment.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return { server, port };
+}
+
+async function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGTERM");
+  await exited;
+}
+
 describe("npx mnemo", () => {
   it("migrate", async () => {
-    expect((await mnemo("migrate")).stdout).toContain("migrations applied (pglite)");
+    expect((await mnemo("migrate")).stdout).toContain(`migrations applied (${onPostgres ? "pg" : "pglite"})`);
   });
 
   it("create-key and keys (list, revoke)", async () => {
@@ -39,10 +73,10 @@ describe("npx mnemo", () => {
     expect((await mnemo("keys", "--revoke", id as string)).stdout).toContain(`revoked ${id}`);
     expect((await mnemo("keys")).stdout).toContain("revoked");
     expect((await failing("create-key")).stderr).toContain("required option '--app <app_id>'");
-  }, 60_000);
+  });
 
   it("import (idempotent, with --wait), export, replay, backfill, decay", async () => {
-    const file = join(dataDir, "events.jsonl");
+    const file = join(files, "events.jsonl");
     await writeFile(
       file,
       [
@@ -59,7 +93,9 @@ describe("npx mnemo", () => {
     // Re-importing stores nothing twice (idempotency keys from the line numbers).
     expect((await mnemo("import", file, "--no-progress")).stdout).toContain("imported 3 events (0 new)");
 
-    const exported = (await mnemo("export", "--user", "ivy")).stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; content?: string });
+    const exported = (await mnemo("export", "--user", "ivy")).stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; content?: string; user_id?: string });
+    // The API's shapes: snake_case fields.
+    expect(exported.find((record) => record.kind === "session")?.user_id).toBe("ivy");
     expect(exported.filter((record) => record.kind === "session")).toHaveLength(2);
     expect(exported.filter((record) => record.kind === "event").map((record) => record.content)).toContain("I started learning the violin.");
     const memories = exported.filter((record) => record.kind === "memory");
@@ -74,37 +110,64 @@ describe("npx mnemo", () => {
     const dry = JSON.parse((await mnemo("decay", "--user", "ivy")).stdout) as { dry_run: boolean; recomputed: number };
     expect(dry).toMatchObject({ dry_run: true });
     expect(dry.recomputed).toBeGreaterThan(0);
-    const applied = JSON.parse((await mnemo("decay", "--user", "ivy", "--apply")).stdout) as { dry_run: boolean; forgotten: number };
-    expect(applied).toMatchObject({ dry_run: false, forgotten: 0 });
+    const applied = JSON.parse((await mnemo("decay", "--user", "ivy", "--apply")).stdout) as { dry_run: boolean; forgotten: unknown[] };
+    expect(applied).toMatchObject({ dry_run: false, forgotten: [] });
     expect((await failing("decay", "--preset", "aggressive")).stderr).toContain("--preset");
 
-    const bad = join(dataDir, "bad.jsonl");
+    const bad = join(files, "bad.jsonl");
     await writeFile(bad, `${JSON.stringify({ session: "x", content: "no user" })}\n`);
     expect((await failing("import", bad, "--no-progress")).stderr).toContain("bad.jsonl:1: user_id");
-  }, 120_000);
+  });
 
   it("start serves the API until stopped", async () => {
-    const port = String(40_000 + Math.floor(Math.random() * 10_000));
-    const server = spawn("node", ["bin/mnemo.mjs", "start"], { env: { ...env, PORT: port }, stdio: ["ignore", "ignore", "pipe"] });
+    const { server, port } = await startServer();
     try {
-      let output = "";
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 60_000);
-        server.stderr?.on("data", (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes("listening on")) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-      });
       const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
       expect(health.status).toBe("ok");
     } finally {
-      server.kill("SIGTERM");
-      await new Promise((resolve) => server.once("exit", resolve));
+      await stopServer(server);
     }
-  }, 90_000);
+  });
+
+  it.skipIf(onPostgres)("while a server holds the embedded database: data commands go to it over HTTP, the rest refuse, a second server refuses", async () => {
+    const { server, port } = await startServer();
+    try {
+      const file = join(files, "live.jsonl");
+      await writeFile(file, `${JSON.stringify({ session: "live-1", user_id: "lena", role: "user", content: "I keep bees on my balcony." })}\n`);
+      const imported = await mnemo("import", file, "--no-progress");
+      expect(imported.stderr).toContain(`using the server at http://127.0.0.1:${port}`);
+      expect(imported.stdout).toContain("imported 1 events (1 new) into 1 sessions");
+      // The server saw the import itself: nothing was written behind its back.
+      const listed = (await (await fetch(`http://127.0.0.1:${port}/v1/sessions?user_id=lena`)).json()) as { sessions: unknown[] };
+      expect(listed.sessions).toHaveLength(1);
+      const exported = (await mnemo("export", "--user", "lena")).stdout;
+      expect(exported).toContain("I keep bees on my balcony.");
+
+      const refused = await failing("create-key", "--app", "other");
+      expect(refused.stderr).toMatch(new RegExp(`DATA_DIR .* is in use by process ${server.pid}`));
+      expect(refused.stderr).not.toContain("    at ");
+      const second = await startServer().then(
+        async (started) => {
+          await stopServer(started.server);
+          throw new Error("a second server started on the same DATA_DIR");
+        },
+        (error: Error) => error,
+      );
+      expect(second.message).toContain("is in use by process");
+    } finally {
+      await stopServer(server);
+    }
+    // Stopped: the lock is gone and the files are this process's again.
+    expect((await mnemo("keys")).stdout).toBeDefined();
+    const after = (await mnemo("export", "--user", "lena")).stdout;
+    expect(after).toContain("I keep bees on my balcony.");
+  });
+
+  it.skipIf(onPostgres)("takes over the lock of a process that is gone", async () => {
+    // A pid that cannot be alive: the lock of a crashed server.
+    await writeFile(join(database.env["DATA_DIR"] as string, "mnemo.lock"), JSON.stringify({ pid: 2 ** 22 + 7, hostname: hostname(), started_at: new Date(0).toISOString(), url: "http://127.0.0.1:9" }));
+    expect((await mnemo("keys")).stdout).toBeDefined();
+  });
 
   it("eval and bench hand over to the evaluation and the benchmarks", async () => {
     // The full runs take minutes; CI runs the benchmark itself. Here: the commands are wired.

@@ -1,0 +1,69 @@
+import { type Runtime, startRuntime } from "../functions/node-runtime.js";
+import { type Env, parseEnv } from "../src/config/env.js";
+import { chooseDriver } from "../src/db/connect.js";
+import { DataDirInUseError, dataDirHolder } from "../src/db/data-dir-lock.js";
+
+/** What CLI commands send their work to: the HTTP API of a running server, or one started in this process. */
+export interface Service {
+  /** Like `app.request`: a path of the API and a request init. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Present when the service runs in this process (direct database access for maintenance). */
+  runtime: Runtime | undefined;
+  /** Where the work goes, for the user: "http://…" or "in-process". */
+  where: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The service a CLI command should use. PGlite is one process's database, so when a server
+ * already holds `DATA_DIR` (its lock file names its URL) the command talks to that server over
+ * HTTP instead of opening the files — a second process would write data the server never sees.
+ * `MNEMO_URL` sends the work to any server explicitly. Otherwise the service runs in this
+ * process, with the pipeline executor only when the command waits for the pipeline.
+ */
+export async function openService(options: { pipeline: boolean }): Promise<Service> {
+  const env = parseEnv(process.env);
+  const url = process.env["MNEMO_URL"] || (await runningServer(env));
+  if (url) return remoteService(url, process.env["MNEMO_API_KEY"] || env.ADMIN_API_KEY);
+  const runtime = await startRuntime(parseEnv({ ...process.env, EXECUTOR_ENABLED: options.pipeline ? "true" : "false", RATE_LIMIT_PER_MINUTE: "0" }));
+  return {
+    request: async (path, init) => runtime.app.request(path, init),
+    runtime,
+    where: "in-process",
+    close: () => runtime.close(),
+  };
+}
+
+/** The URL of the server holding the embedded data directory; refuses when its holder serves nothing. */
+async function runningServer(env: Env): Promise<string | undefined> {
+  if (chooseDriver(env) !== "pglite" || env.DATA_DIR.startsWith("memory://")) return undefined;
+  const holder = await dataDirHolder(env.DATA_DIR);
+  if (!holder) return undefined;
+  if (!holder.url) throw new DataDirInUseError(env.DATA_DIR, holder);
+  return holder.url;
+}
+
+function remoteService(base: string, apiKey: string | undefined): Service {
+  process.stderr.write(`using the server at ${base}\n`);
+  return {
+    async request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (apiKey) headers.set("authorization", `Bearer ${apiKey}`);
+      return fetch(new URL(path, base), { ...init, headers });
+    },
+    runtime: undefined,
+    where: base,
+    close: async () => undefined,
+  };
+}
+
+/** A JSON request that must succeed; the error names the path and what the server said. */
+export async function requestJson<T = Record<string, unknown>>(service: Pick<Service, "request">, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await service.request(path, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return (text ? JSON.parse(text) : {}) as T;
+}
