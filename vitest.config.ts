@@ -3,10 +3,14 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Each file boots its own embedded database and model; two cores run two files at a time.
+    // With TEST_DATABASE_URL: one migrated template database per run, copied for every runtime.
+    globalSetup: ["test/fixtures/global-setup.ts"],
+    // Each file boots its own databases and model; two cores run two files at a time.
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Limits, not expectations: waits end when their condition holds, so a generous limit costs
+    // nothing when things work and keeps a loaded machine (or a second suite beside this one) green.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
   },
 });

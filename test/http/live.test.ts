@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { call, createSession, message, startTestRuntime } from "../fixtures/runtime.js";
+import { SETTLE_TIMEOUT_MS, call, createSession, message, startTestRuntime } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
 beforeAll(async () => {
@@ -11,7 +11,7 @@ afterAll(() => runtime.close());
 type Frame = { event: string; data: any };
 
 /** Reads server-sent events from a streaming response until `done` says enough. */
-async function collect(response: Response, done: (frames: Frame[]) => boolean, timeoutMs = 15_000, returnOnTimeout = false): Promise<Frame[]> {
+async function collect(response: Response, done: (frames: Frame[]) => boolean, timeoutMs = SETTLE_TIMEOUT_MS, returnOnTimeout = false): Promise<Frame[]> {
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   const frames: Frame[] = [];
@@ -55,7 +55,7 @@ describe("live events (V1, server-sent events)", () => {
 
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "My daughter Lena starts school in Utrecht in August.")] });
     // Ask for context until the replayed memory is there to be hit.
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
     let used = 0;
     while (used === 0 && Date.now() < deadline) {
       const context = await call(runtime.app, "POST", "/v1/context", { user_id: "liv", query: "When does Lena start school?", max_tokens: 400 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { call, createSession, message, startTestRuntime } from "../fixtures/runtime.js";
+import { onPostgres } from "../fixtures/database.js";
 
 let runtime: Runtime;
 beforeAll(async () => {
@@ -141,6 +142,6 @@ describe("GET /healthz", () => {
   it("reports the database driver", async () => {
     const { status, body } = await call(runtime.app, "GET", "/healthz");
     expect(status).toBe(200);
-    expect(body).toMatchObject({ status: "ok", database: { driver: "pglite" } });
+    expect(body).toMatchObject({ status: "ok", database: { driver: onPostgres ? "pg" : "pglite" } });
   });
 });

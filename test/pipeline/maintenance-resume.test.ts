@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
@@ -8,19 +5,20 @@ import { decayRequested, embeddingsRequested } from "../../inngest/events.js";
 import { queryRows } from "../../src/db/database.js";
 import { createUseEmbedder } from "../../src/providers/offline/use-embedder.js";
 import type { Embedder } from "../../src/providers/types.js";
-import { testEnv } from "../fixtures/runtime.js";
+import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
+import { SETTLE_TIMEOUT_MS, testEnv } from "../fixtures/runtime.js";
 
-let dataDir: string | undefined;
+let database: TestDatabase | undefined;
 const opened: Runtime[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((runtime) => runtime.close()));
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  dataDir = undefined;
+  await database?.drop();
+  database = undefined;
 });
 
 async function start(env: Record<string, string>, embedder?: Embedder): Promise<Runtime> {
-  dataDir ??= await mkdtemp(join(tmpdir(), "memory-maintenance-"));
-  const runtime = await startRuntime(testEnv({ DATA_DIR: dataDir, ...env }), embedder ? { providers: { embedder } } : {});
+  database ??= await freshDatabase({ persistent: true });
+  const runtime = await startRuntime(testEnv({ ...database.env, ...env }), embedder ? { providers: { embedder } } : {});
   opened.push(runtime);
   return runtime;
 }
@@ -35,7 +33,7 @@ async function crash(runtime: Runtime): Promise<void> {
 const rows = <T>(runtime: Runtime, query: ReturnType<typeof sql>) => queryRows<T>(runtime.database.db, query);
 const count = async (runtime: Runtime, query: ReturnType<typeof sql>) => Number((await rows<{ n: number }>(runtime, query))[0]?.n);
 
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = SETTLE_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -1,11 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
 import type { Embedder } from "../../src/providers/types.js";
+import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
 import { call, testEnv, waitForSettled } from "../fixtures/runtime.js";
 
 /** A second embedding model: 8 dimensions from character codes, enough to tell models apart. */
@@ -15,15 +13,15 @@ const otherModel: Embedder = {
   embed: async (texts) => texts.map((text) => Array.from({ length: 8 }, (_, i) => ((text.charCodeAt(i) || 1) % 17) + 1)),
 };
 
-let dataDir: string | undefined;
+let database: TestDatabase | undefined;
 afterAll(async () => {
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 describe("embedding model change (M5)", () => {
   it("re-embeds every memory with the new model and never mixes vectors of two models", async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "memory-reembed-"));
-    const first = await startRuntime(testEnv({ DATA_DIR: dataDir }));
+    database = await freshDatabase({ persistent: true });
+    const first = await startRuntime(testEnv(database.env));
     for (const content of ["Ada keeps bees on her roof.", "Ada is learning Portuguese.", "Ada runs a pottery studio."]) {
       await call(first.app, "POST", "/v1/memories", { user_id: "ada", type: "insight", content });
     }
@@ -32,7 +30,7 @@ describe("embedding model change (M5)", () => {
     expect(await models(first)).toEqual(["use-lite-512/512", "use-lite-512/512", "use-lite-512/512"]);
     await first.close();
 
-    const second = await startRuntime(testEnv({ DATA_DIR: dataDir, SWEEP_CRON: "* * * * * *", SWEEP_MIN_AGE: "0s" }), { providers: { embedder: otherModel } });
+    const second = await startRuntime(testEnv({ ...database.env, SWEEP_CRON: "* * * * * *", SWEEP_MIN_AGE: "0s" }), { providers: { embedder: otherModel } });
     try {
       const status = (await call(second.app, "GET", "/v1/pipeline/status?user_id=ada")).body;
       expect(status.backlog.unembedded_memories).toBe(3);

@@ -8,33 +8,52 @@ import canonicalize from "canonicalize";
 import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/api-keys.js";
+import { connectDatabase } from "../../src/db/connect.js";
 import type { Database } from "../../src/db/database.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
 import * as schema from "../../src/db/schema/index.js";
+import { type TestDatabase, freshDatabase, onPostgres } from "../fixtures/database.js";
 
 /**
- * The Worker in workerd (`wrangler dev`), against a Postgres-wire server on loopback (PGlite
- * behind pglite-socket, standing in for Neon behind Hyperdrive) and a stand-in for Inngest
- * Cloud's event API that records what the Worker emits.
+ * The Worker in workerd (`wrangler dev`), against a Postgres on loopback standing in for Neon
+ * behind Hyperdrive — the suite's real Postgres with TEST_DATABASE_URL, else PGlite behind
+ * pglite-socket — and a stand-in for Inngest Cloud's event API that records what the Worker emits.
  */
 const SIGNING_KEY = "signkey-test-0123456789abcdef0123456789abcdef";
 const pgPort = 56_000 + Math.floor(Math.random() * 3000);
 const workerPort = 59_000 + Math.floor(Math.random() * 3000);
-let pglite: PGlite;
-let socket: PGLiteSocketServer;
+let pglite: PGlite | undefined;
+let socket: PGLiteSocketServer | undefined;
+let database: TestDatabase | undefined;
 let inngestCloud: Server;
 let wrangler: ChildProcess;
 let apiKey: string;
 const received: { name: string; data: Record<string, unknown> }[] = [];
 const base = `http://127.0.0.1:${workerPort}`;
 
-beforeAll(async () => {
+/** The connection string the Worker's Hyperdrive binding gets, with an API key created in that database. */
+async function startDatabase(): Promise<string> {
+  if (onPostgres) {
+    database = await freshDatabase();
+    const handle = await connectDatabase({ DATA_DIR: "memory://", ...database.env });
+    apiKey = (await createApiKey(handle.db, { appId: "edge", name: "worker-test" })).key;
+    await handle.close();
+    // Miniflare's Hyperdrive wants a password; the test server trusts local connections anyway.
+    const url = new URL(database.url as string);
+    url.password = url.password || "postgres";
+    return url.toString();
+  }
   pglite = await PGlite.create("memory://", { extensions: { vector } });
   const db = drizzle(pglite, { schema }) as unknown as Database;
   await migrateDatabase({ db, kind: "pglite", close: async () => undefined });
   apiKey = (await createApiKey(db, { appId: "edge", name: "worker-test" })).key;
   socket = new PGLiteSocketServer({ db: pglite, port: pgPort, host: "127.0.0.1", maxConnections: 8 });
   await socket.start();
+  return `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+}
+
+beforeAll(async () => {
+  const connectionString = await startDatabase();
 
   inngestCloud = createServer((request, response) => {
     let body = "";
@@ -54,7 +73,7 @@ beforeAll(async () => {
     {
       env: {
         ...process.env,
-        CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`,
+        CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: connectionString,
         WRANGLER_SEND_METRICS: "false",
         CI: "true",
       },
@@ -65,7 +84,7 @@ beforeAll(async () => {
   );
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wrangler dev did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`wrangler dev did not start:\n${output}`)), 150_000);
     const watch = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes("Ready on")) {
@@ -77,7 +96,7 @@ beforeAll(async () => {
     wrangler.stderr?.on("data", watch);
     wrangler.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)));
   });
-}, 90_000);
+});
 
 afterAll(async () => {
   if (wrangler?.pid) {
@@ -88,6 +107,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => inngestCloud?.close(() => resolve()));
   await socket?.stop();
   await pglite?.close();
+  await database?.drop();
 });
 
 async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${apiKey}` }) {
@@ -156,5 +176,5 @@ describe("the Worker in workerd", () => {
     expect(context.status).toBe(200);
     expect(context.body.prompt).toContain("Porto");
     expect(context.body.total_tokens).toBeLessThanOrEqual(400);
-  }, 60_000);
+  });
 });

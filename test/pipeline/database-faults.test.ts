@@ -1,0 +1,120 @@
+import { sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
+import { queryRows } from "../../src/db/database.js";
+import { onPostgres } from "../fixtures/database.js";
+import { admin } from "../fixtures/global-setup.js";
+import { type Cluster, startCluster } from "../fixtures/postgres-cluster.js";
+import { call, createSession, message, startTestRuntime, testEnv, waitForSettled } from "../fixtures/runtime.js";
+import { keyed } from "../fixtures/keyed.js";
+
+/**
+ * A real Postgres goes away: backends are terminated (a failover, an idle-connection reaper), the
+ * server restarts. The process must stay up, answer 503 with `retry-after` (never 500), lose no
+ * acknowledged event, store none twice, and let the pipeline resume by itself.
+ */
+let runtime: Runtime | undefined;
+let cluster: Cluster | undefined;
+afterEach(async () => {
+  await runtime?.close();
+  runtime = undefined;
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+/** Pipeline settings that recover quickly: leases of dead connections run out fast, the sweep runs every second. */
+const RECOVERING = { EXECUTOR_LEASE: "2s", SWEEP_CRON: "* * * * * *", SWEEP_MIN_AGE: "1s", DATABASE_CONNECT_TIMEOUT: "2s" };
+
+interface Traffic {
+  statuses: number[];
+  acknowledged: string[];
+  retryAfterMissing: number;
+}
+
+/**
+ * `clients` clients appending `perClient` events each, one at a time, as a careful client does:
+ * an idempotency key per event, and a 503 sent again after a moment until it is acknowledged.
+ */
+async function traffic(runtime: Runtime, sessionId: string, clients: number, perClient: number): Promise<Traffic> {
+  const result: Traffic = { statuses: [], acknowledged: [], retryAfterMissing: 0 };
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let index = 0; index < perClient; index++) {
+        const content = `client ${client} says ${index}`;
+        const body = { events: [message("user", content, { idempotency_key: `${client}:${index}` })] };
+        for (;;) {
+          const answer = await keyed(runtime.app, undefined, "POST", `/v1/sessions/${sessionId}/events`, body);
+          result.statuses.push(answer.status);
+          if (answer.status === 201) break;
+          if (!answer.headers.get("retry-after")) result.retryAfterMissing++;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        result.acknowledged.push(content);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }),
+  );
+  return result;
+}
+
+async function expectLogHoldsExactly(runtime: Runtime, sessionId: string, acknowledged: string[]): Promise<void> {
+  const log = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events?limit=1000`)).body.events as { seq: number; content: string }[];
+  expect(log.map((event) => event.seq)).toEqual(Array.from({ length: acknowledged.length }, (_, index) => index + 1));
+  expect(log.map((event) => event.content).sort()).toEqual([...acknowledged].sort());
+}
+
+describe.runIf(onPostgres)("database faults on a real Postgres", () => {
+  it("terminated backends mid-traffic: the process stays up, 503 only, every acknowledged event once, the pipeline resumes", async () => {
+    runtime = await startTestRuntime({ ...RECOVERING, DATABASE_POOL_MAX: "6" });
+    const started = runtime;
+    const sessionId = await createSession(started.app, "terminated");
+    const [{ datname }] = (await queryRows<{ datname: string }>(started.database.db, sql`SELECT current_database() AS datname`)) as [{ datname: string }];
+    let terminated = 0;
+    let killing = true;
+    const killer = (async () => {
+      while (killing) {
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        terminated += await admin(process.env["TEST_DATABASE_URL"] as string, async (client) => {
+          const { rowCount } = await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [datname]);
+          return rowCount ?? 0;
+        });
+      }
+    })();
+    const result = await traffic(started, sessionId, 4, 25);
+    killing = false;
+    await killer;
+
+    expect(terminated).toBeGreaterThan(10);
+    expect(new Set(result.statuses)).toEqual(new Set(result.statuses.filter((status) => status === 201 || status === 503)));
+    expect(result.statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
+    expect(result.retryAfterMissing).toBe(0);
+    await expectLogHoldsExactly(started, sessionId, result.acknowledged);
+    await waitForSettled(started.app, "terminated");
+    expect((await call(started.app, "GET", `/v1/sessions/${sessionId}`)).body).toMatchObject({ last_seq: 100, replayed_seq: 100 });
+    // No connection leaked by the failures: a pool of six serves a burst twice its size at once.
+    const burst = await Promise.all(Array.from({ length: 12 }, () => call(started.app, "GET", `/v1/sessions/${sessionId}`)));
+    expect(burst.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+  });
+
+  it("a Postgres restart mid-traffic: the process stays up, every acknowledged event once, the pipeline resumes", async () => {
+    cluster = await startCluster();
+    runtime = await startRuntime(testEnv({ ...RECOVERING, DATABASE_URL: cluster.url }));
+    const started = runtime;
+    const sessionId = await createSession(started.app, "restarted");
+    const running = traffic(started, sessionId, 3, 30);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await cluster.restart();
+    const down = await call(started.app, "GET", "/healthz");
+    expect([200, 503]).toContain(down.status);
+    const result = await running;
+
+    expect(result.statuses.every((status) => status === 201 || status === 503)).toBe(true);
+    // The restart did hit requests in flight, and they were told when to come back.
+    expect(result.statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
+    expect(result.retryAfterMissing).toBe(0);
+    await expectLogHoldsExactly(started, sessionId, result.acknowledged);
+    await waitForSettled(started.app, "restarted");
+    expect((await call(started.app, "GET", `/v1/sessions/${sessionId}`)).body).toMatchObject({ last_seq: 90, replayed_seq: 90 });
+    expect((await call(started.app, "GET", "/healthz")).status).toBe(200);
+  });
+});
