@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "./deps.js";
 import { authenticate } from "./middleware/auth.js";
 import { limitBody } from "./middleware/body-limit.js";
+import { wellFormedUrl } from "./middleware/well-formed-url.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
@@ -33,9 +34,21 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.use("/v1/*", limitBody(deps.maxBodyBytes));
+  app.use("/v1/*", wellFormedUrl());
+  const { security } = deps;
+  // Limits per address come before any authentication work, so a flood of bad keys costs nothing.
+  if (security.addressLimiter) app.use("/v1/*", security.addressLimiter);
   // The webhook authenticates by its signature, not by a key.
-  app.use("/v1/*", authenticate({ required: deps.security.authRequired, resolveKey: deps.security.resolveKey, publicPrefixes: ["/v1/webhooks/"] }));
-  if (deps.security.rateLimiter) app.use("/v1/*", deps.security.rateLimiter);
+  app.use(
+    "/v1/*",
+    authenticate({
+      required: security.authRequired,
+      resolveKey: security.resolveKey,
+      publicPrefixes: ["/v1/webhooks/"],
+      ...(security.authFailures ? { failures: { buckets: security.authFailures, address: security.address } } : {}),
+    }),
+  );
+  if (security.keyLimiter) app.use("/v1/*", security.keyLimiter);
   // Chained, so the app's type carries every route for the typed client (`client/`).
   const routed = app
     .route("/", healthRoutes)

@@ -122,6 +122,7 @@ function documentPaths(): Record<string, Record<string, unknown>> {
         ["400", "Invalid input; `details.issues[].field` names each field"],
         ...(operation.public ? [] : [["401", "Missing or invalid API key"], ["429", "Rate limited (see `retry-after`)"]]),
         ["404", "Not found (also anything of another app)"],
+        ...(operation.body ? [["415", "The body is not application/json"]] : []),
         ["503", "The database is unreachable (a restart, a failover); nothing was changed, retry after `retry-after` seconds"],
       ].map(([status, description]) => [status, { description, content: { "application/json": { schema: jsonSchema(ErrorSchema) } } }]),
     );

@@ -8,17 +8,19 @@ export type ErrorCode =
   | "not_found"
   | "conflict"
   | "payload_too_large"
+  | "unsupported_media_type"
   | "rate_limited"
   | "unprocessable"
   | "unavailable"
   | "internal";
 
-export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503> = {
+export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503> = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   unprocessable: 422,
   internal: 500,

@@ -6,7 +6,7 @@ import { webhookDeliveries } from "../../src/db/schema/index.js";
 import { requestReflection } from "../../src/memory/reflection-backlog.js";
 import { DomainError, notFound, unauthorized } from "../../src/errors.js";
 import type { AppEnv } from "../deps.js";
-import { invalidRequest } from "../middleware/validate.js";
+import { parseInput } from "../middleware/validate.js";
 
 export const ConsolidateSchema = z.strictObject({
   app_id: z.string().trim().min(1).max(200).default("default"),
@@ -26,14 +26,13 @@ export const webhookRoutes = new Hono<AppEnv>().post("/consolidate", async (c) =
   const body = await c.req.text();
   const check = await verifyWebhook(security.webhook.secret, c.req.header("webhook-signature"), body, security.webhook.toleranceSeconds);
   if (!check.ok) throw unauthorized(check.reason);
+  const { app_id, user_id, session_id } = parseInput(ConsolidateSchema, parseJson(body), "body");
   const window = sql`now() - make_interval(secs => ${security.webhook.toleranceSeconds * 2})`;
   await db.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, window));
-  const accepted = await db.insert(webhookDeliveries).values({ signature: check.signature }).onConflictDoNothing().returning();
+  // The user it named goes with the record, so erasure removes it too.
+  const accepted = await db.insert(webhookDeliveries).values({ signature: check.signature, appId: app_id, userId: user_id }).onConflictDoNothing().returning();
   if (accepted.length === 0) throw unauthorized("this delivery was already received (replayed signature)");
 
-  const parsed = ConsolidateSchema.safeParse(parseJson(body));
-  if (!parsed.success) throw invalidRequest(parsed.error, "body");
-  const { app_id, user_id, session_id } = parsed.data;
   // Recorded on the sessions before the event is sent: a lost event is found by the sweep.
   const rows = await requestReflection(db, { appId: app_id, userId: user_id, ...(session_id ? { sessionId: session_id } : {}) });
   if (session_id && rows.length === 0) throw notFound("session", session_id);
