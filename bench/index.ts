@@ -19,7 +19,7 @@ const { values } = parseArgs({ options: { iterations: { type: "string", default:
 const iterations = Number(values.iterations);
 const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
 // The rate limit is off: the benchmark sends thousands of requests a minute from one caller on purpose.
-const runtime = await startRuntime(parseEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "0" }));
+const runtime = await startRuntime(parseEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }));
 try {
   console.log(`embedded default: PGlite (${dataDir}), ${iterations} iterations, node ${process.version}\n`);
   const append = await benchAppend(runtime, iterations);

@@ -36,7 +36,7 @@ const counting: LanguageModel = {
   },
 };
 
-const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "200ms", REFLECTION_DEBOUNCE: "200ms", RATE_LIMIT_PER_MINUTE: "0" }), { providers: { llm: counting } });
+const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "200ms", REFLECTION_DEBOUNCE: "200ms", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }), { providers: { llm: counting } });
 const json = { "content-type": "application/json" };
 let events = 0;
 try {

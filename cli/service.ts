@@ -25,7 +25,7 @@ export async function openService(options: { pipeline: boolean }): Promise<Servi
   const env = parseEnv(process.env);
   const url = process.env["MNEMO_URL"] || (await runningServer(env));
   if (url) return remoteService(url, process.env["MNEMO_API_KEY"] || env.ADMIN_API_KEY);
-  const runtime = await startRuntime(parseEnv({ ...process.env, EXECUTOR_ENABLED: options.pipeline ? "true" : "false", RATE_LIMIT_PER_MINUTE: "0" }));
+  const runtime = await startRuntime(parseEnv({ ...process.env, EXECUTOR_ENABLED: options.pipeline ? "true" : "false", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }));
   return {
     request: async (path, init) => runtime.app.request(path, init),
     runtime,

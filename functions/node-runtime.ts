@@ -70,6 +70,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
         retryBaseMs: durationMs(env.EXECUTOR_RETRY_BASE),
         idleCheckMs: durationMs(env.EXECUTOR_POLL_INTERVAL),
         leaseMs: durationMs(env.EXECUTOR_LEASE),
+        retentionMs: durationMs(env.EXECUTOR_RETENTION),
         // PGlite on disk is locked to this process, so its interrupted runs are ours to resume at once.
         exclusive: database.kind === "pglite",
         log: logger.warn,
@@ -82,6 +83,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
       ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
       ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
+      ...(env.INNGEST_ENCRYPTION_KEY ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } } : {}),
       logger: toVariadicLogger(logger),
     },
     { db: database.db, llm: providers.llm, embedder: providers.embedder, settings },
@@ -105,7 +107,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     maxBodyBytes: env.MAX_BODY_BYTES,
     dashboard: await loadDashboard(resolveParameters(settings.decayParameters)),
     live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
-    security: await securityFromEnv(env, isLoopback(env.HOST)),
+    security: await securityFromEnv(env, isLoopback(env.HOST), "socket"),
     log: logger.error,
   });
   if (executor && env.EXECUTOR_ENABLED) await executor.start();

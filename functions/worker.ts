@@ -64,6 +64,7 @@ export default {
           ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
           ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
           ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
+      ...(env.INNGEST_ENCRYPTION_KEY ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } } : {}),
           logger: toVariadicLogger(logger),
         },
         { db, llm: providers.llm, embedder: providers.embedder, settings },
@@ -100,5 +101,5 @@ async function startIsolate(bindings: Bindings): Promise<Isolate> {
   const providers = createProviders(env, createHashingEmbedder);
   if (!env.INNGEST_SIGNING_KEY) throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
   // The key cache and rate-limit buckets outlive requests; key lookups use each request's connection.
-  return { env, settings: pipelineSettings(env), logger: createLogger(env.LOG_LEVEL), providers, security: await securityFromEnv(env, false), connectionString };
+  return { env, settings: pipelineSettings(env), logger: createLogger(env.LOG_LEVEL), providers, security: await securityFromEnv(env, false, "cf-connecting-ip"), connectionString };
 }

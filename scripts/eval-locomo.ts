@@ -27,7 +27,7 @@ const scores: Scores = { ours: {}, bm25: {}, newest: {} };
 const byCategory: Record<string, number[]> = {};
 const record = (system: string, budget: number, recall: number) => ((scores[system] as Record<number, number[]>)[budget] ??= []).push(recall);
 
-const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "200ms", REFLECTION_DEBOUNCE: "200ms", RATE_LIMIT_PER_MINUTE: "0" }));
+const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "200ms", REFLECTION_DEBOUNCE: "200ms", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }));
 try {
   for (const file of files) {
     const conversation = await loadLocomo(join(dir, file));

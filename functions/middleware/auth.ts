@@ -1,7 +1,8 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { KeyResolver, Principal } from "../../src/auth/api-keys.js";
 import { notFound, unauthorized } from "../../src/errors.js";
 import type { AppEnv } from "../deps.js";
+import { type TokenBuckets, rateLimited } from "./rate-limit.js";
 
 export interface AuthOptions {
   /** Without a key, requests are refused (401) — or, when false, act anonymously for any app. */
@@ -9,6 +10,11 @@ export interface AuthOptions {
   resolveKey: KeyResolver;
   /** Path prefixes that authenticate otherwise (the signed webhook). */
   publicPrefixes?: string[];
+  /**
+   * Failed key checks allowed per client address: once spent, a key from that address is
+   * refused (429) before it is hashed or looked up, so guessing keys costs the database nothing.
+   */
+  failures?: { buckets: TokenBuckets; address: (c: Context<AppEnv>) => string };
 }
 
 /** `Authorization: Bearer <key>` or `x-api-key: <key>`. A key that is presented is always checked. */
@@ -22,8 +28,14 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<AppEnv> {
       return next();
     }
     if (presented) {
+      const address = options.failures?.address(c);
+      const blocked = address === undefined ? undefined : options.failures?.buckets.check(address, false);
+      if (blocked !== undefined) throw rateLimited(c, blocked, "too many invalid API keys from this address");
       const resolved = await options.resolveKey(c.var.deps.db, presented);
-      if (!resolved) throw unauthorized("the API key is not valid");
+      if (!resolved) {
+        if (address !== undefined) options.failures?.buckets.check(address);
+        throw unauthorized("the API key is not valid");
+      }
       principal = resolved;
     } else if (options.required) {
       throw unauthorized("an API key is required (Authorization: Bearer <key>)");

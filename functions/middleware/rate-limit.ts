@@ -1,32 +1,53 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { DomainError } from "../../src/errors.js";
 import type { AppEnv } from "../deps.js";
 
 /**
- * Token bucket per caller (API key, else client address): `perMinute` requests on average with
- * bursts up to `burst`. State lives in this process or Worker isolate, so on Workers the limit is
- * per isolate — a first line of defence; Cloudflare's rate-limiting rules are the global one.
+ * Token buckets by caller: `perMinute` on average, bursts up to `burst`. State lives in this
+ * process or Worker isolate — a first line of defence; Cloudflare's rate-limiting rules are the
+ * global one.
  */
-export function rateLimit(options: { perMinute: number; burst: number; now?: () => number }): MiddlewareHandler<AppEnv> {
-  const now = options.now ?? Date.now;
-  const refillPerMs = options.perMinute / 60_000;
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  return async (c, next) => {
-    const principal = c.get("principal");
-    const caller = principal?.kind === "app" ? `key:${principal.keyId}` : principal?.kind === "admin" ? "admin" : `ip:${c.req.header("cf-connecting-ip") ?? c.req.header("x-forwarded-for") ?? "local"}`;
-    const at = now();
-    const bucket = buckets.get(caller) ?? { tokens: options.burst, at };
-    bucket.tokens = Math.min(options.burst, bucket.tokens + (at - bucket.at) * refillPerMs);
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly refillPerMs: number;
+
+  constructor(
+    readonly perMinute: number,
+    readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.refillPerMs = perMinute / 60_000;
+  }
+
+  /** Seconds to wait when `caller` has no token left, else undefined; `take` spends one. */
+  check(caller: string, take = true): number | undefined {
+    const at = this.now();
+    const bucket = this.buckets.get(caller) ?? { tokens: this.burst, at };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + (at - bucket.at) * this.refillPerMs);
     bucket.at = at;
     if (bucket.tokens < 1) {
-      buckets.set(caller, bucket);
-      const retryAfter = Math.ceil((1 - bucket.tokens) / refillPerMs / 1000);
-      c.header("retry-after", String(retryAfter));
-      throw new DomainError("rate_limited", `rate limit of ${options.perMinute} requests per minute exceeded; retry in ${retryAfter} s`, { retry_after_seconds: retryAfter });
+      this.buckets.set(caller, bucket);
+      return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
     }
-    bucket.tokens -= 1;
-    if (buckets.size > 50_000) buckets.clear();
-    buckets.set(caller, bucket);
+    if (take) bucket.tokens -= 1;
+    // Bounded memory under a flood of distinct callers.
+    if (this.buckets.size > 50_000) this.buckets.clear();
+    this.buckets.set(caller, bucket);
+    return undefined;
+  }
+}
+
+export function rateLimited(c: Context, retryAfter: number, message: string): DomainError {
+  c.header("retry-after", String(retryAfter));
+  return new DomainError("rate_limited", `${message}; retry in ${retryAfter} s`, { retry_after_seconds: retryAfter });
+}
+
+/** A limit per caller, where `identify` names the caller (undefined: not limited here). */
+export function rateLimit(buckets: TokenBuckets, identify: (c: Context<AppEnv>) => string | undefined, what: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = identify(c);
+    const wait = caller === undefined ? undefined : buckets.check(caller);
+    if (wait !== undefined) throw rateLimited(c, wait, `rate limit of ${buckets.perMinute} requests per minute per ${what} exceeded`);
     await next();
   };
 }

@@ -105,3 +105,45 @@ describe("rate limits", () => {
     }
   });
 });
+
+describe("abuse: limits before any authentication work", () => {
+  it("refuses keys from an address after AUTH_FAILURES_PER_MINUTE invalid ones, without touching the database", async () => {
+    const limited = await startTestRuntime({ AUTH_REQUIRED: "true", AUTH_FAILURES_PER_MINUTE: "3", EXECUTOR_ENABLED: "false" });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await keyed(limited.app, `mk_guess${i}`, "GET", "/v1/sessions?user_id=u")).status);
+      expect(statuses).toEqual([401, 401, 401]);
+      // The database is gone: a 429 now proves the key was refused before any lookup (a lookup would be a 503).
+      await limited.database.close();
+      const refused = await keyed(limited.app, "mk_guess3", "GET", "/v1/sessions?user_id=u");
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toContain("invalid API keys");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await limited.close().catch(() => undefined);
+    }
+  });
+
+  it("limits per client address before authentication; x-forwarded-for counts only behind TRUST_PROXY", async () => {
+    const request = (app: { request: (path: string, init?: RequestInit) => Response | Promise<Response> }, forwardedFor: string) =>
+      app.request("/v1/sessions?user_id=u", { headers: { "x-forwarded-for": forwardedFor, authorization: "Bearer mk_not_a_key" } });
+    const direct = await startTestRuntime({ AUTH_REQUIRED: "true", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "60", RATE_LIMIT_ADDRESS_BURST: "2", AUTH_FAILURES_PER_MINUTE: "0", EXECUTOR_ENABLED: "false" });
+    try {
+      // Without a trusted proxy a client cannot escape its bucket by inventing addresses.
+      const statuses = [];
+      for (const address of ["10.0.0.1", "10.0.0.2", "10.0.0.3"]) statuses.push((await request(direct.app, address)).status);
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      await direct.close();
+    }
+    const proxied = await startTestRuntime({ AUTH_REQUIRED: "true", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "60", RATE_LIMIT_ADDRESS_BURST: "2", AUTH_FAILURES_PER_MINUTE: "0", TRUST_PROXY: "1", EXECUTOR_ENABLED: "false" });
+    try {
+      // Behind one trusted proxy the last x-forwarded-for entry is the client: each has its own bucket.
+      const statuses = [];
+      for (const address of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "spoofed, 10.0.0.1", "10.0.0.1"]) statuses.push((await request(proxied.app, address)).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
