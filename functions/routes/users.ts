@@ -16,6 +16,8 @@ export const userRoutes = new Hono<AppEnv>()
   .delete("/:user_id", validate("query", UserAppSchema), async (c) => {
     const scope = { appId: c.req.valid("query").app_id, userId: c.req.param("user_id") };
     const report = await eraseUser(c.var.deps.db, scope);
+    // Nor in this process: appends not yet announced to the pipeline are dropped.
+    c.var.deps.notifier.forgetUser(scope);
     return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report });
   })
   // Data access: everything stored about the user, one JSON record per line, in the API's shapes.

@@ -29,10 +29,20 @@ export const EnvSchema = z.object({
   ADMIN_API_KEY: z.string().min(32, "ADMIN_API_KEY must be at least 32 characters").optional(),
   /** Seconds a validated key is remembered (revocation takes effect within this time). */
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
-  /** Requests per minute per key (or per client address without one); 0 turns the limit off. */
+  /** Requests per minute per API key; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
-  /** Requests a caller may send in a burst above the average rate. */
+  /** Requests a key may send in a burst above the average rate. */
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(1000),
+  /** Requests per minute per client address, counted before any authentication work; 0 turns it off. */
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(0).default(30_000),
+  RATE_LIMIT_ADDRESS_BURST: z.coerce.number().int().min(1).default(5000),
+  /** Invalid API keys per minute per client address before keys from it are refused unchecked; 0 turns it off. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+  /**
+   * Reverse proxies in front of the Node server that append to `x-forwarded-for` (0: none; the
+   * header is then ignored, as a client could write anything into it). Workers use `cf-connecting-ip`.
+   */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   /** Shared secret for `POST /v1/webhooks/consolidate` (HMAC-SHA256); unset turns the webhook off. */
   WEBHOOK_SECRET: z.string().min(16, "WEBHOOK_SECRET must be at least 16 characters").optional(),
   /** How old a webhook signature's timestamp may be, in seconds, before it is refused. */
@@ -62,6 +72,17 @@ export const EnvSchema = z.object({
   INNGEST_BASE_URL: z.string().url().optional(),
   INNGEST_EVENT_KEY: z.string().min(1).optional(),
   INNGEST_SIGNING_KEY: z.string().min(1).optional(),
+  /**
+   * Encrypts every step and function output end to end (they hold users' words: loaded events,
+   * summaries, extractions), so Inngest Cloud's store — and the embedded executor's tables — keep
+   * only ciphertext. Rotate by moving the old key into INNGEST_ENCRYPTION_FALLBACK_KEYS.
+   */
+  INNGEST_ENCRYPTION_KEY: z.string().min(32, "INNGEST_ENCRYPTION_KEY must be at least 32 characters").optional(),
+  /** Comma-separated older keys that still decrypt runs in flight during a rotation. */
+  INNGEST_ENCRYPTION_FALLBACK_KEYS: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value.split(",").map((key) => key.trim()).filter(Boolean) : [])),
   /** Quiet period before a session's new events are summarised (Inngest debounce). */
   REPLAY_DEBOUNCE: DurationSchema.default("2s"),
   /** Longest a busy session waits for its summary while events keep arriving. */
@@ -90,6 +111,11 @@ export const EnvSchema = z.object({
   PIPELINE_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(3),
   /** How long a claimed run of the embedded executor stays its process's without renewal. */
   EXECUTOR_LEASE: DurationSchema.default("30s"),
+  /** How long the embedded executor keeps finished runs and their memoized steps (which hold users' words). */
+  EXECUTOR_RETENTION: z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d)$/, 'expected a duration such as "12h" or "7d"')
+    .default("7d"),
   /** When scheduled decay runs (default daily at 03:00 UTC) and with which preset (seed 000 §8.2). */
   DECAY_CRON: z.string().min(9).default("0 3 * * *"),
   DECAY_PRESET: z.enum(["default", "high_interaction", "low_interaction", "sensitive", "knowledge"]).default("default"),
@@ -130,8 +156,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 
 /** Milliseconds of a duration string validated by the schema above. */
 export function durationMs(duration: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(duration);
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(duration);
   if (!match) throw new Error(`Not a duration: ${duration}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as "ms" | "s" | "m" | "h"];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "ms" | "s" | "m" | "h" | "d"];
   return Number(match[1]) * unit;
 }

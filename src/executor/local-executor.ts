@@ -12,6 +12,7 @@ import {
   claimDueRun,
   enqueueRun,
   msUntilNextDue,
+  pruneFinishedRuns,
   recoverInterruptedRuns,
   renewLease,
   requeueExpiredLeases,
@@ -39,8 +40,13 @@ export interface LocalExecutorOptions {
    * own from before a restart and resumes at once. On a shared Postgres, leases decide.
    */
   exclusive?: boolean;
+  /** Finished runs (and their steps) are deleted this long after they finished. */
+  retentionMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
+
+/** How often finished runs past their retention are deleted. */
+const PRUNE_EVERY_MS = 10 * 60_000;
 
 const DEFAULT_LEASE_MS = 30_000;
 
@@ -64,6 +70,7 @@ export class LocalExecutor {
   private running = false;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  private nextPruneAt = 0;
 
   constructor(private readonly options: LocalExecutorOptions) {}
 
@@ -157,6 +164,11 @@ export class LocalExecutor {
       try {
         const expired = await requeueExpiredLeases(this.options.db);
         if (expired > 0) this.options.log?.("took over runs whose lease ran out", { count: expired });
+        if (this.options.retentionMs !== undefined && Date.now() >= this.nextPruneAt) {
+          this.nextPruneAt = Date.now() + PRUNE_EVERY_MS;
+          const pruned = await pruneFinishedRuns(this.options.db, this.options.retentionMs);
+          if (pruned > 0) this.options.log?.("pruned finished runs past their retention", { count: pruned });
+        }
         while (this.active.size < parallelism) {
           const run = await claimDueRun(this.options.db, randomUUID(), this.leaseMs);
           if (!run) break;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type SQL, and, asc, eq, sql } from "drizzle-orm";
-import { type Database, type Executor, queryRows } from "../db/database.js";
+import { type Database, queryRows } from "../db/database.js";
 import { executorRuns, executorSteps } from "../db/schema/index.js";
 import { evaluateKey } from "./expressions.js";
 import type { RegisteredFunction } from "./function-config.js";
@@ -204,17 +204,6 @@ export async function stillClaimed(db: Database, claim: Claim): Promise<boolean>
   return row !== undefined;
 }
 
-/** Cancels a user's queued and running runs; a running one stops before its next step. */
-export async function cancelUserRuns(db: Executor, scope: { appId: string; userId: string }): Promise<number> {
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE executor_runs SET status = 'cancelled', lease_until = NULL, claim_token = NULL, debounce_key = NULL, finished_at = now(), updated_at = now()
-         WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND status IN ('queued', 'running')
-        RETURNING id`,
-  );
-  return rows.length;
-}
-
 /**
  * For a process that owns its database alone (PGlite): after a restart no run is still
  * executing anywhere, so runs left `running` go back to the queue at once and resume from their
@@ -226,6 +215,18 @@ export async function recoverInterruptedRuns(db: Database): Promise<number> {
     .set({ status: "queued", leaseUntil: null, claimToken: null, debounceKey: null, runAt: sql`now()`, updatedAt: sql`now()` })
     .where(eq(executorRuns.status, "running"))
     .returning({ id: executorRuns.id });
+  return rows.length;
+}
+
+/**
+ * Deletes finished runs (with their memoized steps, which hold users' words) older than
+ * `retentionMs`: the executor's tables would otherwise grow without bound. Returns how many.
+ */
+export async function pruneFinishedRuns(db: Database, retentionMs: number): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`DELETE FROM executor_runs WHERE finished_at < now() - make_interval(secs => ${retentionMs / 1000}) AND status IN ('completed', 'failed', 'cancelled') RETURNING id`,
+  );
   return rows.length;
 }
 
@@ -261,6 +262,9 @@ export async function pipelineStatus(db: Database, scope: RunScope = {}): Promis
 
 export interface RunSummary {
   id: string;
+  app_id: string | null;
+  user_id: string | null;
+  session_id: string | null;
   function_id: string;
   status: string;
   attempt: number;
@@ -274,7 +278,7 @@ export interface RunSummary {
 export async function recentRuns(db: Database, scope: { appId: string; userId: string }, limit: number): Promise<RunSummary[]> {
   return queryRows<RunSummary>(
     db,
-    sql`SELECT r.id, r.function_id, r.status, r.attempt, r.error, r.created_at, r.finished_at,
+    sql`SELECT r.id, r.app_id, r.user_id, r.event -> 'data' ->> 'session_id' AS session_id, r.function_id, r.status, r.attempt, r.error, r.created_at, r.finished_at,
                coalesce((SELECT json_agg(json_build_object('name', s.name, 'error', s.error, 'created_at', s.created_at) ORDER BY s.position)
                            FROM executor_steps s WHERE s.run_id = r.id), '[]'::json) AS steps
           FROM executor_runs r WHERE r.app_id = ${scope.appId} AND r.user_id = ${scope.userId} ORDER BY r.created_at DESC LIMIT ${limit}`,

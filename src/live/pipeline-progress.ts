@@ -8,7 +8,7 @@ type JobRow = { id: string; job_type: string; status: string; session_id: string
  * Commit order is not timestamp order (`now()` is a transaction's start), so each read looks back
  * this far and drops what it already reported.
  */
-const LOOKBACK = "10 seconds";
+const LOOKBACK_SECONDS = 10;
 
 /**
  * Reads what changed for a user since the last call: consolidation jobs that started or finished,
@@ -16,13 +16,24 @@ const LOOKBACK = "10 seconds";
  * embedded executor, or Inngest Cloud calling another instance.
  */
 export class PipelineProgressReader {
+  /** How many reported items the reader remembers (for tests of its bound). */
+  get remembered(): number {
+    return this.reportedJobs.size + this.reportedDecay.size;
+  }
+
   private since: string | undefined;
-  private readonly reportedJobs = new Set<string>();
-  private readonly reportedDecay = new Set<string>();
+  /**
+   * What was reported, with when it changed: a read only looks back LOOKBACK_SECONDS, so older
+   * entries can never come again and are dropped — a stream's state stays bounded however long it
+   * stays open.
+   */
+  private readonly reportedJobs = new Map<string, number>();
+  private readonly reportedDecay = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
     private readonly scope: LiveScope,
+    private readonly lookbackSeconds = LOOKBACK_SECONDS,
   ) {}
 
   async next(): Promise<LiveEvent[]> {
@@ -33,26 +44,27 @@ export class PipelineProgressReader {
       this.since = now;
       return [];
     }
-    const from = sql`${this.since}::timestamptz - interval '${sql.raw(LOOKBACK)}'`;
+    const from = sql`${this.since}::timestamptz - make_interval(secs => ${this.lookbackSeconds})`;
     const session = this.scope.sessionId ? sql`AND (session_id = ${this.scope.sessionId}::uuid OR session_id IS NULL)` : sql``;
     const jobs = await queryRows<JobRow>(
       this.db,
-      sql`SELECT id, job_type, status, session_id, from_seq, to_seq, progress, result, error, greatest(started_at, coalesce(completed_at, started_at))::text AS changed_at
+      // A job's last change is its completion, else its start (consolidation_jobs_changed_idx).
+      sql`SELECT id, job_type, status, session_id, from_seq, to_seq, progress, result, error, coalesce(completed_at, started_at)::text AS changed_at
             FROM consolidation_jobs
            WHERE app_id = ${this.scope.appId} AND user_id = ${this.scope.userId} ${session}
-             AND greatest(started_at, coalesce(completed_at, started_at)) > ${from}
+             AND coalesce(completed_at, started_at) > ${from}
            ORDER BY changed_at`,
     );
-    const decayed = await queryRows<{ id: string }>(
+    const decayed = await queryRows<{ id: string; created_at: string }>(
       this.db,
-      sql`SELECT id FROM memory_history WHERE app_id = ${this.scope.appId} AND user_id = ${this.scope.userId} AND actor = 'decay' AND created_at > ${from}`,
+      sql`SELECT id, created_at::text AS created_at FROM memory_history WHERE app_id = ${this.scope.appId} AND user_id = ${this.scope.userId} AND actor = 'decay' AND created_at > ${from}`,
     );
     this.since = now;
     const events: LiveEvent[] = [];
     for (const job of jobs) {
       const key = `${job.id}:${job.status}`;
       if (this.reportedJobs.has(key)) continue;
-      this.reportedJobs.add(key);
+      this.reportedJobs.set(key, Date.parse(job.changed_at));
       events.push({
         type: "ACTIVITY_SNAPSHOT",
         messageId: job.id,
@@ -62,8 +74,11 @@ export class PipelineProgressReader {
       });
     }
     const forgotten = decayed.filter((row) => !this.reportedDecay.has(row.id));
-    for (const row of forgotten) this.reportedDecay.add(row.id);
+    for (const row of forgotten) this.reportedDecay.set(row.id, Date.parse(row.created_at));
     if (forgotten.length > 0) events.push({ type: "CUSTOM", name: "decay", value: { forgotten: forgotten.length }, timestamp: Date.now() });
+    // The next read starts at `now − lookback`: nothing that changed before it can come again.
+    const horizon = Date.parse(now) - this.lookbackSeconds * 1000;
+    for (const reported of [this.reportedJobs, this.reportedDecay]) for (const [key, at] of reported) if (at <= horizon) reported.delete(key);
     return events;
   }
 }

@@ -17,6 +17,8 @@ export interface PipelineNotifier {
   reflect(sessions: SessionProgress[], reason: "webhook" | "manual" | "retry"): Promise<void>;
   /** Asks for the embedding backfill of users' memories. */
   embed(users: { app_id: string; user_id: string }[]): Promise<void>;
+  /** Drops what is still waiting to be announced for an erased user (nothing of theirs is left to process). */
+  forgetUser(scope: { appId: string; userId: string }): void;
 }
 
 type Send = (events: { name: string; data: Record<string, unknown> }[]) => Promise<unknown>;
@@ -87,6 +89,14 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
     async reflect(sessions, reason) {
       if (sessions.length === 0) return;
       await send(sessions.map((progress) => reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason })));
+    },
+    forgetUser(scope) {
+      for (const window of windows.values()) {
+        if (window.pending?.app_id !== scope.appId || window.pending.user_id !== scope.userId) continue;
+        delete window.pending;
+        for (const resolve of window.waiters.splice(0)) resolve();
+        window.failures.length = 0;
+      }
     },
     async embed(users) {
       if (users.length === 0) return;

@@ -1,6 +1,5 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
-import { cancelUserRuns } from "../executor/run-store.js";
 import { lockUser } from "../memory/memory-writes.js";
 
 export interface ErasureReport {
@@ -10,31 +9,56 @@ export interface ErasureReport {
   history: number;
   state: number;
   jobs: number;
-  cancelled_runs: number;
+  /** Pipeline runs of the user (queued, running or finished) deleted with their memoized steps. */
+  pipeline_runs: number;
+  /** Memoized steps of other runs (the sweep's) that named the user. */
+  pipeline_steps: number;
+  webhook_deliveries: number;
+  failures: number;
 }
 
 /**
  * Erases everything stored about one user of one app, in one transaction: sessions and their
  * events, session/user state, memories with their vectors, sources and trait evidence, history,
- * consolidation jobs; queued or running pipeline runs for the user are cancelled first, so none
- * writes again afterwards. The user lock serialises this with consolidation in flight.
+ * consolidation jobs, dead letters, webhook deliveries, and the embedded executor's runs with
+ * their memoized steps (which hold the user's words: loaded backlogs, summaries, extractions) —
+ * deleted, not just cancelled, so a run in flight finds its row gone and writes nothing more.
+ * The user lock serialises this with every other writer of the user's derived memory.
  */
 export async function eraseUser(db: Database, scope: { appId: string; userId: string }): Promise<ErasureReport> {
   return db.transaction(async (tx) => {
-    const cancelled = await cancelUserRuns(tx, scope);
+    const deleted = async (statement: SQL) => Number((await queryRows<{ n: number }>(tx, sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int AS n FROM gone`))[0]?.n ?? 0);
+    const user = sql`app_id = ${scope.appId} AND user_id = ${scope.userId}`;
+    // Runs first (their rows lock before the user lock, as the executor's own writes do).
+    const runs = await deleted(sql`DELETE FROM executor_runs WHERE ${user}`);
+    // The sweep's steps list the sessions and users it re-sent.
+    const steps = await deleted(
+      sql`DELETE FROM executor_steps WHERE jsonb_path_exists(data, '$[*] ? (@.app_id == $app && @.user_id == $user)', jsonb_build_object('app', ${scope.appId}::text, 'user', ${scope.userId}::text))`,
+    );
     await lockUser(tx, scope.appId, scope.userId);
-    const count = async (statement: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(tx, statement))[0]?.n ?? 0;
-    const events = await count(sql`SELECT count(*)::int AS n FROM session_events e JOIN sessions s ON s.id = e.session_id WHERE s.app_id = ${scope.appId} AND s.user_id = ${scope.userId}`);
-    const state = await count(sql`WITH gone AS (
-        DELETE FROM scoped_state WHERE app_id = ${scope.appId} AND ((scope = 'user' AND owner_id = ${scope.userId})
-          OR (scope = 'session' AND owner_id IN (SELECT id::text FROM sessions WHERE app_id = ${scope.appId} AND user_id = ${scope.userId})))
-        RETURNING 1) SELECT count(*)::int AS n FROM gone`);
-    const memories = await count(sql`WITH gone AS (DELETE FROM memories WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
-    const history = await count(sql`WITH gone AS (DELETE FROM memory_history WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
-    const jobs = await count(sql`WITH gone AS (DELETE FROM consolidation_jobs WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
-    await tx.execute(sql`DELETE FROM pipeline_failures WHERE app_id = ${scope.appId} AND user_id = ${scope.userId}`);
+    const [counted] = await queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM session_events e JOIN sessions s ON s.id = e.session_id WHERE s.app_id = ${scope.appId} AND s.user_id = ${scope.userId}`);
+    const state = await deleted(
+      sql`DELETE FROM scoped_state WHERE app_id = ${scope.appId} AND ((scope = 'user' AND owner_id = ${scope.userId})
+            OR (scope = 'session' AND owner_id IN (SELECT id::text FROM sessions WHERE ${user})))`,
+    );
+    const memories = await deleted(sql`DELETE FROM memories WHERE ${user}`);
+    const history = await deleted(sql`DELETE FROM memory_history WHERE ${user}`);
+    const jobs = await deleted(sql`DELETE FROM consolidation_jobs WHERE ${user}`);
+    const failures = await deleted(sql`DELETE FROM pipeline_failures WHERE ${user}`);
+    const deliveries = await deleted(sql`DELETE FROM webhook_deliveries WHERE ${user}`);
     // Events go with their sessions (ON DELETE CASCADE).
-    const sessions = await count(sql`WITH gone AS (DELETE FROM sessions WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
-    return { sessions, events: Number(events), memories: Number(memories), history: Number(history), state: Number(state), jobs: Number(jobs), cancelled_runs: cancelled };
+    const sessions = await deleted(sql`DELETE FROM sessions WHERE ${user}`);
+    return {
+      sessions,
+      events: Number(counted?.n ?? 0),
+      memories,
+      history,
+      state,
+      jobs,
+      pipeline_runs: runs,
+      pipeline_steps: steps,
+      webhook_deliveries: deliveries,
+      failures,
+    };
   });
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { PipelineProgressReader } from "../../src/live/pipeline-progress.js";
 import { SETTLE_TIMEOUT_MS, call, createSession, message, startTestRuntime } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
@@ -84,5 +86,20 @@ describe("live events (V1, server-sent events)", () => {
     expect(seen.map((frame) => frame.event)).toEqual(["CUSTOM"]);
     expect((await call(runtime.app, "GET", "/v1/live")).status).toBe(400);
     expect((await call(runtime.app, "GET", "/v1/live?user_id=x&session_id=nope")).status).toBe(400);
+  });
+});
+
+describe("a live stream's memory", () => {
+  it("forgets what it reported once it can no longer come again, however long the stream stays open", async () => {
+    const reader = new PipelineProgressReader(runtime.database.db, { appId: "default", userId: "long-stream" }, 1);
+    await reader.next();
+    await runtime.database.db.execute(
+      sql`INSERT INTO consolidation_jobs (id, app_id, user_id, job_type, status, started_at, completed_at) VALUES (gen_random_uuid(), 'default', 'long-stream', 'fast_replay', 'completed', now(), now())`,
+    );
+    expect((await reader.next()).map((event) => event.type)).toEqual(["ACTIVITY_SNAPSHOT"]);
+    expect(reader.remembered).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await reader.next()).toEqual([]);
+    expect(reader.remembered).toBe(0);
   });
 });

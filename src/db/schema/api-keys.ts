@@ -16,8 +16,13 @@ export const apiKeys = pgTable("api_keys", {
   revokedAt: timestampTz("revoked_at"),
 });
 
-/** Signed webhook deliveries already accepted, so a replayed delivery is refused. */
+/**
+ * Signed webhook deliveries already accepted, so a replayed delivery is refused; kept for twice
+ * the tolerance window, with the user they named so erasure removes them too.
+ */
 export const webhookDeliveries = pgTable("webhook_deliveries", {
   signature: text("signature").primaryKey(),
+  appId: text("app_id"),
+  userId: text("user_id"),
   receivedAt: timestampTz("received_at").notNull().defaultNow(),
 });

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { timestampTz } from "./columns.js";
 
@@ -23,5 +24,9 @@ export const consolidationJobs = pgTable(
     startedAt: timestampTz("started_at").notNull().defaultNow(),
     completedAt: timestampTz("completed_at"),
   },
-  (table) => [index("consolidation_jobs_user_idx").on(table.appId, table.userId, table.startedAt.desc())],
+  (table) => [
+    index("consolidation_jobs_user_idx").on(table.appId, table.userId, table.startedAt.desc()),
+    // What changed lately (a job's last change is its completion, else its start), read by live streams every second.
+    index("consolidation_jobs_changed_idx").on(table.appId, table.userId, sql`coalesce(${table.completedAt}, ${table.startedAt})`),
+  ],
 );

@@ -47,7 +47,9 @@ export const executorRuns = pgTable(
   },
   (table) => [
     index("executor_runs_due_idx").on(table.runAt).where(sql`${table.status} = 'queued'`),
-    index("executor_runs_user_idx").on(table.userId, table.status),
+    index("executor_runs_user_idx").on(table.appId, table.userId, table.status),
+    // Pruning finished runs after EXECUTOR_RETENTION.
+    index("executor_runs_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} IS NOT NULL`),
     index("executor_runs_lease_idx").on(table.leaseUntil).where(sql`${table.status} = 'running'`),
     uniqueIndex("executor_runs_debounce_idx")
       .on(table.functionId, table.debounceKey)

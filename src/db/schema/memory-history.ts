@@ -19,5 +19,9 @@ export const memoryHistory = pgTable(
     reason: text("reason"),
     createdAt: timestampTz("created_at").notNull().defaultNow(),
   },
-  (table) => [index("memory_history_memory_idx").on(table.memoryId, table.createdAt)],
+  (table) => [
+    index("memory_history_memory_idx").on(table.memoryId, table.createdAt),
+    // A user's recent changes: live streams (every second), the health panel, export and erasure.
+    index("memory_history_user_idx").on(table.appId, table.userId, table.createdAt),
+  ],
 );
