@@ -2,6 +2,7 @@ import { Inngest, dependencyInjectionMiddleware } from "inngest";
 import type { Database } from "../src/db/database.js";
 import type { DecayParameters } from "../src/memory/retention.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
+import { stepEncryption } from "./step-encryption.js";
 
 /** What the pipeline functions need, injected per client instead of imported as globals. */
 export interface PipelineDeps {
@@ -38,6 +39,11 @@ export interface PipelineClientOptions {
   fetch?: typeof fetch;
   /** The SDK's own log lines (step errors, retries) go to the service's logger. */
   logger?: Record<"debug" | "info" | "warn" | "error", (...args: unknown[]) => void>;
+  /**
+   * End-to-end encryption of step and function outputs (which hold users' words): Inngest Cloud —
+   * and the embedded executor alike — store only ciphertext. Older keys still decrypt during a rotation.
+   */
+  encryption?: { key: string; fallbackKeys?: string[] };
 }
 
 export const APP_ID = "memory-pipeline";
@@ -59,7 +65,10 @@ export function createPipelineClient(options: PipelineClientOptions, deps: Pipel
     ...(options.signingKey ? { signingKey: options.signingKey } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
-    middleware: [dependencyInjectionMiddleware({ deps })],
+    middleware: [
+      dependencyInjectionMiddleware({ deps }),
+      ...(options.encryption ? [stepEncryption([options.encryption.key, ...(options.encryption.fallbackKeys ?? [])])] : []),
+    ],
   });
 }
 

@@ -90,3 +90,18 @@ describe("the data directory lock", () => {
     await (await acquireDataDirLock(dir)).release();
   });
 });
+
+describe("step encryption (AES-256-GCM through WebCrypto)", () => {
+  it("round-trips values, never repeats a ciphertext, decrypts with an older key during a rotation, and refuses a foreign key", async () => {
+    const { AesGcmEncryption } = await import("../../inngest/step-encryption.js");
+    const old = new AesGcmEncryption(["old-key-0123456789abcdef0123456789"]);
+    const value = { events: [{ content: "My locker code is 4711." }] };
+    const sealed = await old.encrypt(value);
+    expect(sealed).not.toContain("4711");
+    expect(await old.encrypt(value)).not.toBe(sealed);
+    const rotated = new AesGcmEncryption(["new-key-0123456789abcdef0123456789", "old-key-0123456789abcdef0123456789"]);
+    expect(await rotated.decrypt(sealed)).toEqual(value);
+    expect(await rotated.decrypt(await rotated.encrypt(value))).toEqual(value);
+    await expect(new AesGcmEncryption(["someone-elses-key-0123456789abcdef"]).decrypt(sealed)).rejects.toThrow(/could not be decrypted/);
+  });
+});
