@@ -99,6 +99,8 @@ export function historyJson(row: typeof memoryHistory.$inferSelect) {
 export function jobJson(row: typeof consolidationJobs.$inferSelect) {
   return {
     id: row.id,
+    app_id: row.appId,
+    user_id: row.userId,
     job_type: row.jobType,
     status: row.status,
     session_id: row.sessionId,

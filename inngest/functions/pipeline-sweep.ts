@@ -28,7 +28,7 @@ export function createPipelineSweep(inngest: PipelineClient, settings: { sweepCr
           unreflected.map((backlog) => reflectionRequested.create({ session_id: backlog.session_id, app_id: backlog.app_id, user_id: backlog.user_id, reason: "sweep" })),
         );
       }
-      const users = await step.run("find-unembedded", () => findUsersWithUnembedded(deps.db, deps.embedder.model, SWEEP_LIMIT));
+      const users = await step.run("find-unembedded", () => findUsersWithUnembedded(deps.db, deps.embedder.model, minAge, SWEEP_LIMIT));
       if (users.length > 0) {
         await step.sendEvent("re-request-embeddings", users.map((user) => embeddingsRequested.create(user)));
       }

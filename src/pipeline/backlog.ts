@@ -89,10 +89,16 @@ export async function findUnreflected(db: Database, minAgeMs: number, limit: num
   );
 }
 
-/** Users with current memories needing a vector from `model`, unless their backfill is parked. */
-export async function findUsersWithUnembedded(db: Database, model: string, limit: number): Promise<{ app_id: string; user_id: string }[]> {
+/**
+ * Users with current memories needing a vector from `model` written at least `minAgeMs` ago (a
+ * newer one is most likely waiting for the backfill its writer asked for), unless their
+ * backfill is parked.
+ */
+export async function findUsersWithUnembedded(db: Database, model: string, minAgeMs: number, limit: number): Promise<{ app_id: string; user_id: string }[]> {
   return queryRows<{ app_id: string; user_id: string }>(
     db,
-    sql`SELECT DISTINCT s.app_id, s.user_id FROM memories s WHERE ${needsEmbedding(model)} AND ${notParked("embedding", sql`''`)} LIMIT ${limit}`,
+    sql`SELECT DISTINCT s.app_id, s.user_id FROM memories s
+         WHERE ${needsEmbedding(model)} AND s.created_at < now() - make_interval(secs => ${minAgeMs / 1000})
+           AND ${notParked("embedding", sql`''`)} LIMIT ${limit}`,
   );
 }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { OPERATIONS } from "../../functions/openapi.js";
 import { createApiKey } from "../../src/auth/api-keys.js";
 import { keyed } from "../fixtures/keyed.js";
 import { message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
@@ -12,6 +13,8 @@ const TENANTS = [
   { app: "globex", user: "alice", marker: "zqglobexalice" },
 ] as const;
 type Tenant = (typeof TENANTS)[number];
+/** App-level data (instructions) carries the app's marker: every user of the app may see it. */
+const appMarker = (app: string) => `zqapp${app}`;
 
 const ADMIN = "admin-key-for-isolation-tests-0123456789";
 let runtime: Runtime;
@@ -21,94 +24,178 @@ const sessions: { id: string; tenant: Tenant }[] = [];
 const memories: { id: string; tenant: Tenant }[] = [];
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ AUTH_REQUIRED: "true", ADMIN_API_KEY: ADMIN, RATE_LIMIT_PER_MINUTE: "0" });
+  runtime = await startTestRuntime({ AUTH_REQUIRED: "true", ADMIN_API_KEY: ADMIN, RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_SECRET: "isolation-webhook-secret" });
   for (const app of ["acme", "globex"]) keys[app] = (await createApiKey(runtime.database.db, { appId: app, name: "isolation" })).key;
 });
 afterAll(() => runtime.close());
 
-const tenant = fc.constantFrom(...TENANTS);
-const word = fc.constantFrom("garden", "violin", "Porto", "marathon", "chess", "coffee");
-const operation = fc.oneof(
-  fc.record({ kind: fc.constant("session" as const), tenant }),
-  fc.record({ kind: fc.constant("append" as const), tenant, word }),
-  fc.record({ kind: fc.constant("memory" as const), tenant, word }),
-  fc.record({ kind: fc.constant("search" as const), tenant, word }),
-  fc.record({ kind: fc.constant("context" as const), tenant, word }),
-  fc.record({ kind: fc.constant("list" as const), tenant }),
-  fc.record({ kind: fc.constant("read-session" as const), tenant, pick: fc.nat() }),
-  fc.record({ kind: fc.constant("read-memory" as const), tenant, pick: fc.nat() }),
-);
-type Operation = typeof operation extends fc.Arbitrary<infer T> ? T : never;
-
-const others = (self: Tenant) => TENANTS.filter((other) => other !== self).map((other) => other.marker);
-
-/** Runs one operation as `tenant` and checks that nothing of another tenant came back. */
-async function apply(op: Operation): Promise<void> {
-  const self = op.tenant;
-  const key = keys[self.app];
-  const send = (method: string, path: string, body?: unknown) => keyed(runtime.app, key, method, path, body);
-  let answer: { status: number; body: unknown };
-  switch (op.kind) {
-    case "session": {
-      answer = await send("POST", "/v1/sessions", { user_id: self.user });
-      expect(answer.status).toBe(201);
-      sessions.push({ id: (answer.body as { id: string }).id, tenant: self });
-      break;
-    }
-    case "append": {
-      const own = sessions.filter((session) => session.tenant === self).at(-1);
-      if (!own) return;
-      answer = await send("POST", `/v1/sessions/${own.id}/events`, { events: [message("user", `${self.marker} talks about ${op.word}.`)] });
-      break;
-    }
-    case "memory": {
-      answer = await send("POST", "/v1/memories", { user_id: self.user, type: "insight", content: `${self.marker} likes ${op.word} a lot.` });
-      const created = (answer.body as { memory?: { id: string } }).memory;
-      if (created) memories.push({ id: created.id, tenant: self });
-      break;
-    }
-    case "search":
-      answer = await send("POST", "/v1/memories/search", { user_id: self.user, query: `${op.word} ${others(self).join(" ")}`, min_relevance: 0 });
-      break;
-    case "context":
-      answer = await send("POST", "/v1/context", { user_id: self.user, query: `${op.word} ${others(self).join(" ")}`, max_tokens: 1500 });
-      break;
-    case "list":
-      answer = await send("GET", `/v1/memories?user_id=${self.user}&limit=500`);
-      expect((await send("GET", `/v1/sessions?user_id=${self.user}`)).status).toBe(200);
-      break;
-    case "read-session":
-    case "read-memory": {
-      const pool = op.kind === "read-session" ? sessions : memories;
-      const target = pool[op.pick % Math.max(1, pool.length)];
-      if (!target) return;
-      answer = await send("GET", op.kind === "read-session" ? `/v1/sessions/${target.id}/events` : `/v1/memories/${target.id}`);
-      // Within one app, the app's key reaches all its users; across apps, nothing exists.
-      expect(answer.status).toBe(target.tenant.app === self.app ? 200 : 404);
-      return;
-    }
-  }
-  expect(answer.status, `${op.kind} as ${self.app}/${self.user}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
-  const text = JSON.stringify(answer.body);
-  for (const marker of others(self)) expect(text, `${op.kind} as ${self.app}/${self.user}`).not.toContain(marker);
+interface Draw {
+  self: Tenant;
+  word: string;
+  pick: number;
 }
 
+/** A request one tenant makes; `target` is the resource it names by id, when it names one. */
+interface Planned {
+  method: string;
+  path: string;
+  body?: unknown;
+  target?: { tenant: Tenant };
+  /** Statuses that are fine besides 2xx (an ended session refuses appends: 409). */
+  alsoFine?: number[];
+  /** Reads a stream: only its first chunk is checked. */
+  stream?: boolean;
+  /** Authenticates otherwise (the signed webhook): sent without the key, must refuse. */
+  unsigned?: boolean;
+}
+
+const q = (self: Tenant, extra: Record<string, string> = {}) => new URLSearchParams({ user_id: self.user, ...extra }).toString();
+const pickFrom = <T,>(pool: T[], pick: number): T | undefined => pool[pick % Math.max(1, pool.length)];
+const ownSession = (self: Tenant) => sessions.filter((session) => session.tenant === self).at(-1);
+
+/**
+ * One request per documented operation, as a tenant would make it. Keyed like the OpenAPI list:
+ * a route added to the API without a request here fails the completeness check below, so no
+ * route escapes the isolation property.
+ */
+const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
+  "GET /healthz": () => ({ method: "GET", path: "/healthz" }),
+  "POST /v1/sessions": ({ self }) => ({ method: "POST", path: "/v1/sessions", body: { user_id: self.user, metadata: { note: self.marker } } }),
+  "GET /v1/sessions": ({ self }) => ({ method: "GET", path: `/v1/sessions?${q(self)}` }),
+  "GET /v1/sessions/:id": ({ pick }) => bySession("GET", pick, ""),
+  "POST /v1/sessions/:id/end": ({ pick }) => bySession("POST", pick, "/end"),
+  "PATCH /v1/sessions/:id/state": ({ self, pick }) => bySession("PATCH", pick, "/state", { session: { note: self.marker }, user: { note: self.marker } }),
+  "POST /v1/sessions/:id/events": ({ self, word }) => {
+    const own = ownSession(self);
+    return own && { method: "POST", path: `/v1/sessions/${own.id}/events`, body: { events: [message("user", `${self.marker} talks about ${word}.`)] }, target: own, alsoFine: [409] };
+  },
+  "GET /v1/sessions/:id/events": ({ pick }) => bySession("GET", pick, "/events"),
+  "POST /v1/context": ({ self, word }) => ({ method: "POST", path: "/v1/context", body: { user_id: self.user, query: `${word} ${others(self).join(" ")}`, max_tokens: 1500 } }),
+  "POST /v1/memories/search": ({ self, word }) => ({ method: "POST", path: "/v1/memories/search", body: { user_id: self.user, query: `${word} ${others(self).join(" ")}`, min_relevance: 0 } }),
+  "GET /v1/memories/index": ({ self }) => ({ method: "GET", path: `/v1/memories/index?${q(self)}` }),
+  "POST /v1/memories/expand": ({ self }) =>
+    memories.length === 0 ? undefined : { method: "POST", path: "/v1/memories/expand", body: { user_id: self.user, ids: memories.slice(-20).map((memory) => memory.id) } },
+  "POST /v1/adk/search_memory": ({ self, word }) => ({ method: "POST", path: "/v1/adk/search_memory", body: { user_id: self.user, query: `${word} ${others(self).join(" ")}` } }),
+  "POST /v1/memories": ({ self, word }) => ({ method: "POST", path: "/v1/memories", body: { user_id: self.user, type: "insight", content: `${self.marker} likes ${word} a lot.` } }),
+  "GET /v1/memories": ({ self }) => ({ method: "GET", path: `/v1/memories?${q(self, { limit: "500", include_expired: "true" })}` }),
+  "GET /v1/memories/health": ({ self }) => ({ method: "GET", path: `/v1/memories/health?${q(self)}` }),
+  "GET /v1/memories/retention": ({ self }) => ({ method: "GET", path: `/v1/memories/retention?${q(self)}` }),
+  "GET /v1/memories/:id": ({ pick }) => byMemory("GET", pick, ""),
+  "PATCH /v1/memories/:id": ({ pick }) => byMemory("PATCH", pick, "", { pinned: true }),
+  "DELETE /v1/memories/:id": ({ pick }) => byMemory("DELETE", pick, ""),
+  "GET /v1/memories/:id/history": ({ pick }) => byMemory("GET", pick, "/history"),
+  "PUT /v1/instructions/:key": ({ self }) => ({ method: "PUT", path: "/v1/instructions/greeting", body: { content: `Greet warmly. ${appMarker(self.app)}` } }),
+  "GET /v1/instructions/:key": () => ({ method: "GET", path: "/v1/instructions/greeting", alsoFine: [404] }),
+  "GET /v1/instructions/:key/versions": () => ({ method: "GET", path: "/v1/instructions/greeting/versions", alsoFine: [404] }),
+  "POST /v1/decay/run": ({ self }) => ({ method: "POST", path: "/v1/decay/run", body: { user_id: self.user, dry_run: true, min_age_days: 0, threshold: 1 } }),
+  "GET /v1/pipeline/status": ({ self }) => ({ method: "GET", path: `/v1/pipeline/status?${q(self)}` }),
+  "GET /v1/pipeline/runs": ({ self }) => ({ method: "GET", path: `/v1/pipeline/runs?${q(self)}` }),
+  "POST /v1/pipeline/retry": ({ self }) => ({ method: "POST", path: "/v1/pipeline/retry", body: { user_id: self.user } }),
+  "GET /v1/pipeline/jobs": ({ self }) => ({ method: "GET", path: `/v1/pipeline/jobs?${q(self)}` }),
+  "POST /v1/users/:user_id/rebuild": ({ self }) => ({ method: "POST", path: `/v1/users/${self.user}/rebuild`, body: {} }),
+  "DELETE /v1/users/:user_id": ({ self, pick }) => (pick % 5 === 0 ? { method: "DELETE", path: `/v1/users/${self.user}` } : undefined),
+  "GET /v1/users/:user_id/export": ({ self }) => ({ method: "GET", path: `/v1/users/${self.user}/export`, stream: true }),
+  "GET /v1/live": ({ self }) => ({ method: "GET", path: `/v1/live?${q(self)}`, stream: true }),
+  "POST /v1/mcp": ({ self, word }) => ({
+    method: "POST",
+    path: "/v1/mcp",
+    body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search_memory", arguments: { user_id: self.user, query: `${word} ${others(self).join(" ")}` } } },
+  }),
+  "POST /v1/webhooks/consolidate": ({ self }) => ({ method: "POST", path: "/v1/webhooks/consolidate", body: { user_id: self.user }, unsigned: true }),
+};
+
+function bySession(method: string, pick: number, suffix: string, body?: unknown): Planned | undefined {
+  const target = pickFrom(sessions, pick);
+  return target && { method, path: `/v1/sessions/${target.id}${suffix}`, target, ...(body === undefined ? {} : { body }) };
+}
+
+function byMemory(method: string, pick: number, suffix: string, body?: unknown): Planned | undefined {
+  const target = pickFrom(memories, pick);
+  return target && { method, path: `/v1/memories/${target.id}${suffix}`, target, alsoFine: [404, 409], ...(body === undefined ? {} : { body }) };
+}
+
+const others = (self: Tenant) => TENANTS.filter((other) => other !== self).map((other) => other.marker);
+const otherApps = (self: Tenant) => ["acme", "globex"].filter((app) => app !== self.app).map(appMarker);
+const operationKey = (operation: { method: string; path: string }) => `${operation.method.toUpperCase()} ${operation.path}`;
+
+/** Every `app_id` anywhere in a JSON answer. */
+function appIds(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) appIds(item, found);
+  else if (value && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "app_id" && typeof item === "string") found.push(item);
+      else appIds(item, found);
+    }
+  }
+  return found;
+}
+
+async function send(self: Tenant, planned: Planned): Promise<{ status: number; text: string }> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  if (!planned.unsigned) headers["authorization"] = `Bearer ${keys[self.app]}`;
+  const response = await runtime.app.request(planned.path, { method: planned.method, headers, ...(planned.body === undefined ? {} : { body: JSON.stringify(planned.body) }) });
+  if (!planned.stream || !response.body) return { status: response.status, text: await response.text() };
+  // A stream (live events, an export): its first chunk, then hang up.
+  const reader = response.body.getReader();
+  const first = await Promise.race([reader.read(), new Promise<{ value: undefined }>((resolve) => setTimeout(() => resolve({ value: undefined }), 5000))]);
+  await reader.cancel();
+  return { status: response.status, text: first.value ? new TextDecoder().decode(first.value) : "" };
+}
+
+/** Runs one operation as one tenant and checks it saw nothing of another tenant. */
+async function apply(key: string, draw: Draw): Promise<void> {
+  const planned = REQUESTS[key]?.(draw);
+  if (!planned) return;
+  const { self } = draw;
+  const { status, text } = await send(self, planned);
+  const where = `${key} as ${self.app}/${self.user} → ${status} ${text.slice(0, 300)}`;
+  if (planned.unsigned) {
+    expect(status, where).toBe(401);
+    return;
+  }
+  if (planned.target && planned.target.tenant.app !== self.app) {
+    // Another app's resource does not exist for this key: 404, never 403, and nothing changed.
+    expect(status, where).toBe(404);
+    return;
+  }
+  expect(status < 300 || (planned.alsoFine ?? []).includes(status) || (planned.target !== undefined && status === 404), where).toBe(true);
+  if (key === "POST /v1/sessions" && status === 201) sessions.push({ id: (JSON.parse(text) as { id: string }).id, tenant: self });
+  if (key === "POST /v1/memories" && status === 201) memories.push({ id: (JSON.parse(text) as { memory: { id: string } }).memory.id, tenant: self });
+  // Within one app the key reaches every user of the app by id, by design; markers are checked
+  // for everything else.
+  if (planned.target && planned.target.tenant !== self) return;
+  for (const marker of [...others(self), ...otherApps(self)]) expect(text, where).not.toContain(marker);
+  if (!planned.stream && text.startsWith("{")) for (const app of appIds(JSON.parse(text))) expect(app, where).toBe(self.app);
+}
+
+const KEYS = Object.keys(REQUESTS);
+const draw = fc.record({ self: fc.constantFrom(...TENANTS), word: fc.constantFrom("garden", "violin", "Porto", "marathon", "chess", "coffee"), pick: fc.nat() });
+
 describe("tenant isolation", () => {
-  it("never shows one tenant another's sessions, events or memories, whatever the order of operations", async () => {
+  it("has a request for every documented route (a new route cannot escape the property)", () => {
+    expect(OPERATIONS.map(operationKey).filter((key) => !(key in REQUESTS))).toEqual([]);
+    expect(KEYS.filter((key) => !OPERATIONS.some((operation) => operationKey(operation) === key))).toEqual([]);
+  });
+
+  it("never shows one tenant another's data on any route, whatever the order of operations", async () => {
+    // Every route once per tenant first, so each is exercised whatever the random draws.
+    for (const self of TENANTS) for (const key of KEYS) await apply(key, { self, word: "garden", pick: sessions.length + memories.length });
     await fc.assert(
-      fc.asyncProperty(fc.array(operation, { minLength: 5, maxLength: 25 }), async (operations) => {
-        for (const op of operations) await apply(op);
+      fc.asyncProperty(fc.array(fc.record({ key: fc.constantFrom(...KEYS), draw }), { minLength: 10, maxLength: 40 }), async (operations) => {
+        for (const { key, draw: drawn } of operations) await apply(key, drawn);
         // Again after the pipeline has derived memories from the appended events.
         const asAdmin = { request: (path: string) => runtime.app.request(path, { headers: { authorization: `Bearer ${ADMIN}` } }) };
         for (const self of TENANTS) await waitForSettled(asAdmin, self.user);
         for (const self of TENANTS) {
-          for (const kind of ["search", "context", "list"] as const) await apply({ kind, tenant: self, word: "garden" } as Operation);
+          for (const key of ["POST /v1/memories/search", "POST /v1/context", "GET /v1/memories", "GET /v1/users/:user_id/export", "GET /v1/pipeline/runs", "GET /v1/pipeline/jobs"]) {
+            await apply(key, { self, word: "garden", pick: 0 });
+          }
         }
       }),
       // No shrinking: a failure reports the sequence as it ran (shrinking re-runs the pipeline many times).
-      { numRuns: 8, endOnFailure: true },
+      { numRuns: 6, endOnFailure: true },
     );
-  }, 300_000);
+  }, 600_000);
 });
 
 describe("the same user id in two apps", () => {
@@ -123,6 +210,10 @@ describe("the same user id in two apps", () => {
       const listed = await keyed(runtime.app, keys[app], "GET", "/v1/memories?user_id=twin");
       expect(listed.body.memories.length).toBeGreaterThan(0);
       expect(listed.body.memories.every((memory: { embedded: boolean }) => memory.embedded)).toBe(true);
+      // Each app's key sees only its own app's runs of the user, and its own counts.
+      const runs = await keyed(runtime.app, keys[app], "GET", "/v1/pipeline/runs?user_id=twin");
+      expect(runs.body.runs.length).toBeGreaterThan(0);
+      expect(runs.body.runs.every((run: { app_id: string }) => run.app_id === app)).toBe(true);
     }
   });
 });
