@@ -12,8 +12,14 @@ const json = { "content-type": "application/json" };
  */
 export async function benchAppend(runtime: Runtime, iterations: number): Promise<{ raw: Summary; rows: Summary[] }> {
   const { db } = runtime.database;
-  await db.execute(sql`CREATE TABLE IF NOT EXISTS bench_raw_insert (id uuid PRIMARY KEY, session_id uuid NOT NULL, seq int NOT NULL, content text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
-  const created = await runtime.app.request("/v1/sessions", { method: "POST", headers: json, body: JSON.stringify({ user_id: "bench-user" }) });
+  await db.execute(
+    sql`CREATE TABLE IF NOT EXISTS bench_raw_insert (id uuid PRIMARY KEY, session_id uuid NOT NULL, seq int NOT NULL, content text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  const created = await runtime.app.request("/v1/sessions", {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ user_id: "bench-user" }),
+  });
   const sessionId = ((await created.json()) as { id: string }).id;
   const content = "I moved to Lisbon last spring and I cycle along the river every morning before work.";
 
@@ -21,9 +27,12 @@ export async function benchAppend(runtime: Runtime, iterations: number): Promise
   const append: number[] = [];
   const appendKeyed: number[] = [];
   const readYourWrites: number[] = [];
-  const rawInsert = (seq: number) => db.execute(sql`INSERT INTO bench_raw_insert (id, session_id, seq, content) VALUES (${randomUUID()}, ${sessionId}, ${seq}, ${content})`);
+  const rawInsert = (seq: number) =>
+    db.execute(sql`INSERT INTO bench_raw_insert (id, session_id, seq, content) VALUES (${randomUUID()}, ${sessionId}, ${seq}, ${content})`);
   const appendOne = (body: Record<string, unknown>) =>
-    Promise.resolve(runtime.app.request(`/v1/sessions/${sessionId}/events`, { method: "POST", headers: json, body: JSON.stringify({ events: [body] }) })).then(async (response) => {
+    Promise.resolve(
+      runtime.app.request(`/v1/sessions/${sessionId}/events`, { method: "POST", headers: json, body: JSON.stringify({ events: [body] }) }),
+    ).then(async (response) => {
       if (response.status !== 201) throw new Error(`append failed: ${response.status} ${await response.text()}`);
       return (await response.json()) as { last_seq: number };
     });

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
+import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { benchAppend } from "./append.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchRetrieval } from "./retrieval.js";
-import { waitForSettled } from "../functions/wait-for-settled.js";
 import { printTable } from "./stats.js";
 
 /**
@@ -15,11 +15,19 @@ import { printTable } from "./stats.js";
  * data directory, pipeline running), each next to its floor measured in the same run. Absolute
  * numbers vary by machine; the ratio is what the targets are stated in.
  */
-const { values } = parseArgs({ options: { iterations: { type: "string", default: "1000" }, "retrieval-iterations": { type: "string", default: "30" }, scale: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    iterations: { type: "string", default: "1000" },
+    "retrieval-iterations": { type: "string", default: "30" },
+    scale: { type: "boolean", default: false },
+  },
+});
 const iterations = Number(values.iterations);
 const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
 // The rate limit is off: the benchmark sends thousands of requests a minute from one caller on purpose.
-const runtime = await startRuntime(parseEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }));
+const runtime = await startRuntime(
+  parseEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }),
+);
 try {
   console.log(`embedded default: PGlite (${dataDir}), ${iterations} iterations, node ${process.version}\n`);
   const append = await benchAppend(runtime, iterations);
@@ -44,11 +52,17 @@ try {
   // Maintenance (decay, backfill, append under their load) on the largest size.
   const maintenance = await benchMaintenance(runtime, sizes.at(-1) as number);
   const { decay, backfill } = maintenance;
-  console.log(`\ndecay pass over ${decay.memories} memories (${decay.forgotten} forgotten): direct ${(decay.directMs / 1000).toFixed(2)} s, as the pipeline function ${(decay.pipelineMs / 1000).toFixed(2)} s (target ≤ 5 s); floor: one raw UPDATE of every retention ${(decay.rawMs / 1000).toFixed(2)} s`);
-  console.log(`embedding backfill: ${backfill.perSecond.toFixed(0)} memories/s through the pipeline (target ≥ 100); floor: the embedder alone ${backfill.embedderOnlyPerSecond.toFixed(0)}/s`);
+  console.log(
+    `\ndecay pass over ${decay.memories} memories (${decay.forgotten} forgotten): direct ${(decay.directMs / 1000).toFixed(2)} s, as the pipeline function ${(decay.pipelineMs / 1000).toFixed(2)} s (target ≤ 5 s); floor: one raw UPDATE of every retention ${(decay.rawMs / 1000).toFixed(2)} s`,
+  );
+  console.log(
+    `embedding backfill: ${backfill.perSecond.toFixed(0)} memories/s through the pipeline (target ≥ 100); floor: the embedder alone ${backfill.embedderOnlyPerSecond.toFixed(0)}/s`,
+  );
   printTable([maintenance.appendUnderLoad.raw, ...maintenance.appendUnderLoad.rows], maintenance.appendUnderLoad.raw);
   const underLoad = (maintenance.appendUnderLoad.rows[0]?.p50 ?? Number.NaN) / maintenance.appendUnderLoad.raw.p50;
-  console.log(`append p50 during backfill + decay / raw insert p50 in the same window = ${underLoad.toFixed(2)} (target ≤ 3); / idle raw insert p50 = ${((maintenance.appendUnderLoad.rows[0]?.p50 ?? Number.NaN) / append.raw.p50).toFixed(2)}`);
+  console.log(
+    `append p50 during backfill + decay / raw insert p50 in the same window = ${underLoad.toFixed(2)} (target ≤ 3); / idle raw insert p50 = ${((maintenance.appendUnderLoad.rows[0]?.p50 ?? Number.NaN) / append.raw.p50).toFixed(2)}`,
+  );
   console.log(JSON.stringify({ bench: "maintenance", ...maintenance, ratioUnderLoad: underLoad }));
 } finally {
   await runtime.close();

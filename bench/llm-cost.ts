@@ -36,12 +36,26 @@ const counting: LanguageModel = {
   },
 };
 
-const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "200ms", REFLECTION_DEBOUNCE: "200ms", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }), { providers: { llm: counting } });
+const runtime = await startRuntime(
+  parseEnv({
+    DATA_DIR: "memory://",
+    LOG_LEVEL: "error",
+    REPLAY_DEBOUNCE: "200ms",
+    REFLECTION_DEBOUNCE: "200ms",
+    RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
+  }),
+  { providers: { llm: counting } },
+);
 const json = { "content-type": "application/json" };
 let events = 0;
 try {
   for (const session of conversation.sessions) {
-    const created = await runtime.app.request("/v1/sessions", { method: "POST", headers: json, body: JSON.stringify({ user_id: "cost", started_at: session.startedAt.toISOString() }) });
+    const created = await runtime.app.request("/v1/sessions", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ user_id: "cost", started_at: session.startedAt.toISOString() }),
+    });
     const { id } = (await created.json()) as { id: string };
     const body = session.turns.map((turn, i) => ({
       type: "message",
@@ -57,12 +71,18 @@ try {
   await waitForSettled(runtime.app, "cost", { intervalMs: 200 });
   const per100 = (value: number) => ((value * 100) / events).toFixed(1);
   console.log(`${conversation.sessions.length} sessions, ${events} events (${values.file})\n`);
-  console.log(`${"call".padEnd(12)} ${"calls/100 ev".padStart(13)} ${"prompt tok/100 ev".padStart(18)} ${"output tok/100 ev".padStart(18)}`);
+  console.log(
+    `${"call".padEnd(12)} ${"calls/100 ev".padStart(13)} ${"prompt tok/100 ev".padStart(18)} ${"output tok/100 ev".padStart(18)}`,
+  );
   for (const [name, row] of Object.entries(usage)) {
-    console.log(`${name.padEnd(12)} ${per100(row.calls).padStart(13)} ${per100(row.prompt).padStart(18)} ${per100(row.output).padStart(18)}`);
+    console.log(
+      `${name.padEnd(12)} ${per100(row.calls).padStart(13)} ${per100(row.prompt).padStart(18)} ${per100(row.output).padStart(18)}`,
+    );
   }
   const total = usage.summarize.calls + usage.extract.calls;
-  console.log(`${"total".padEnd(12)} ${per100(total).padStart(13)} ${per100(usage.summarize.prompt + usage.extract.prompt).padStart(18)} ${per100(usage.summarize.output + usage.extract.output).padStart(18)}`);
+  console.log(
+    `${"total".padEnd(12)} ${per100(total).padStart(13)} ${per100(usage.summarize.prompt + usage.extract.prompt).padStart(18)} ${per100(usage.summarize.output + usage.extract.output).padStart(18)}`,
+  );
   console.log(JSON.stringify({ bench: "llm-cost", events, usage }));
 } finally {
   await runtime.close();

@@ -4,8 +4,8 @@ import type { Runtime } from "../functions/node-runtime.js";
 import { decayRequested, embeddingsRequested } from "../inngest/events.js";
 import { queryRows } from "../src/db/database.js";
 import { executorRuns } from "../src/db/schema/index.js";
-import { runDecay } from "../src/memory/decay.js";
-import { DecayParametersSchema, retentionSql } from "../src/memory/retention.js";
+import { runDecay } from "../src/memory/lifecycle/decay.js";
+import { DecayParametersSchema, retentionSql } from "../src/memory/lifecycle/retention.js";
 import { seedMemories } from "./retrieval.js";
 import { type Summary, summarize, time } from "./stats.js";
 
@@ -30,7 +30,9 @@ export async function benchMaintenance(runtime: Runtime, size: number): Promise<
   // A realistic spread: last used when written, 0-3 uses, stored retention stale (1) so every
   // memory needs its value recomputed — the most work a pass can have.
   const staleAll = () => db.execute(sql`UPDATE memories SET retention = 1 WHERE user_id = ${userId} AND expired_at IS NULL`);
-  await db.execute(sql`UPDATE memories SET created_at = valid_at, last_accessed_at = valid_at, access_count = abs(hashtext(id::text)) % 4, retention = 1 WHERE user_id = ${userId}`);
+  await db.execute(
+    sql`UPDATE memories SET created_at = valid_at, last_accessed_at = valid_at, access_count = abs(hashtext(id::text)) % 4, retention = 1 WHERE user_id = ${userId}`,
+  );
   await db.execute(sql`VACUUM ANALYZE memories`);
 
   const parameters = DecayParametersSchema.parse({});
@@ -39,13 +41,19 @@ export async function benchMaintenance(runtime: Runtime, size: number): Promise<
     forgotten = (await runDecay(db, { userId }, parameters, false)).forgotten.length;
   });
   await staleAll();
-  const rawMs = await time(() => db.execute(sql`UPDATE memories AS m SET retention = ${retentionSql(0.1)} WHERE m.user_id = ${userId} AND m.expired_at IS NULL`));
+  const rawMs = await time(() =>
+    db.execute(sql`UPDATE memories AS m SET retention = ${retentionSql(0.1)} WHERE m.user_id = ${userId} AND m.expired_at IS NULL`),
+  );
   await staleAll();
   await db.execute(sql`VACUUM memories`);
   const pipelineMs = await time(() => runDecayThroughPipeline(runtime, userId));
 
   // Backfill: memories written without vectors, embedded by the pipeline function.
-  const texts = Array.from({ length: BACKFILL_COUNT }, (_, i) => `Backfill note ${i}: the user mentioned ${["a trip to Porto", "a new bike", "their sister's wedding", "learning the cello"][i % 4]} on day ${i % 90}.`);
+  const texts = Array.from(
+    { length: BACKFILL_COUNT },
+    (_, i) =>
+      `Backfill note ${i}: the user mentioned ${["a trip to Porto", "a new bike", "their sister's wedding", "learning the cello"][i % 4]} on day ${i % 90}.`,
+  );
   const backfillUser = `backfill-${size}`;
   await db.execute(sql`
     INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, metadata)
@@ -54,7 +62,9 @@ export async function benchMaintenance(runtime: Runtime, size: number): Promise<
   await staleAll();
 
   // Append latency while the backfill and a decay pass run, next to raw inserts in the same window.
-  const session = (await (await runtime.app.request("/v1/sessions", { method: "POST", headers: json, body: JSON.stringify({ user_id: "bench-load" }) })).json()) as { id: string };
+  const session = (await (
+    await runtime.app.request("/v1/sessions", { method: "POST", headers: json, body: JSON.stringify({ user_id: "bench-load" }) })
+  ).json()) as { id: string };
   const raw: number[] = [];
   const append: number[] = [];
   const backfillStarted = performance.now();
@@ -69,15 +79,26 @@ export async function benchMaintenance(runtime: Runtime, size: number): Promise<
     // Requests arrive as I/O events; yielding lets timers and the embedder's replies run, as they
     // would between requests on a server (PGlite answers in microtasks, which alone starve them).
     await new Promise((resolve) => setImmediate(resolve));
-    raw.push(await time(() => db.execute(sql`INSERT INTO bench_raw_insert (id, session_id, seq, content) VALUES (${randomUUID()}, ${session.id}, ${i}, 'load')`)));
+    raw.push(
+      await time(() =>
+        db.execute(sql`INSERT INTO bench_raw_insert (id, session_id, seq, content) VALUES (${randomUUID()}, ${session.id}, ${i}, 'load')`),
+      ),
+    );
     append.push(
       await time(async () => {
-        const response = await runtime.app.request(`/v1/sessions/${session.id}/events`, { method: "POST", headers: json, body: JSON.stringify({ events: [{ type: "message", role: "user", content: `message ${i} during maintenance` }] }) });
+        const response = await runtime.app.request(`/v1/sessions/${session.id}/events`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({ events: [{ type: "message", role: "user", content: `message ${i} during maintenance` }] }),
+        });
         if (response.status !== 201) throw new Error(`append failed: ${response.status}`);
       }),
     );
     if (backfillMs === 0 && i % 20 === 0) {
-      const [left] = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = ${backfillUser} AND embedding IS NULL`);
+      const [left] = await queryRows<{ n: number }>(
+        db,
+        sql`SELECT count(*)::int AS n FROM memories WHERE user_id = ${backfillUser} AND embedding IS NULL`,
+      );
       if (Number(left?.n) === 0) backfillMs = performance.now() - backfillStarted;
     }
   }
@@ -89,7 +110,11 @@ export async function benchMaintenance(runtime: Runtime, size: number): Promise<
   });
   return {
     decay: { memories: size, rawMs, directMs, pipelineMs, forgotten },
-    backfill: { memories: BACKFILL_COUNT, embedderOnlyPerSecond: (512 / embedderOnlyMs) * 1000, perSecond: (BACKFILL_COUNT / backfillMs) * 1000 },
+    backfill: {
+      memories: BACKFILL_COUNT,
+      embedderOnlyPerSecond: (512 / embedderOnlyMs) * 1000,
+      perSecond: (BACKFILL_COUNT / backfillMs) * 1000,
+    },
     appendUnderLoad: {
       raw: summarize("raw INSERT during backfill + decay", raw),
       rows: [summarize("append 1 event during backfill + decay", append)],
@@ -100,7 +125,13 @@ export async function benchMaintenance(runtime: Runtime, size: number): Promise<
 /** Sends a decay request for one user and waits until the pipeline run has completed. */
 async function runDecayThroughPipeline(runtime: Runtime, userId: string): Promise<void> {
   const { db } = runtime.database;
-  const done = async () => (await db.select({ id: executorRuns.id }).from(executorRuns).where(and(eq(executorRuns.functionId, "memory-pipeline-decay"), eq(executorRuns.status, "completed")))).length;
+  const done = async () =>
+    (
+      await db
+        .select({ id: executorRuns.id })
+        .from(executorRuns)
+        .where(and(eq(executorRuns.functionId, "memory-pipeline-decay"), eq(executorRuns.status, "completed")))
+    ).length;
   const before = await done();
   await runtime.inngest.send(decayRequested.create({ user_id: userId, cursor: null }));
   while ((await done()) === before) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -3,7 +3,28 @@ import type { Runtime } from "../functions/node-runtime.js";
 import { queryRows } from "../src/db/database.js";
 import { type Summary, summarize, time } from "./stats.js";
 
-const TOPICS = ["cats", "hiking", "jazz", "Lisbon", "marathon", "cello", "gardening", "chess", "sailing", "pottery", "coffee", "tea", "Berlin", "photography", "baking", "cycling", "poetry", "astronomy", "surfing", "yoga"];
+const TOPICS = [
+  "cats",
+  "hiking",
+  "jazz",
+  "Lisbon",
+  "marathon",
+  "cello",
+  "gardening",
+  "chess",
+  "sailing",
+  "pottery",
+  "coffee",
+  "tea",
+  "Berlin",
+  "photography",
+  "baking",
+  "cycling",
+  "poetry",
+  "astronomy",
+  "surfing",
+  "yoga",
+];
 const json = { "content-type": "application/json" };
 
 /**
@@ -42,14 +63,25 @@ export async function benchRetrieval(runtime: Runtime, count: number, iterations
     const query = queries[i % queries.length] as string;
     const vector = `[${(vectors[i % vectors.length] as number[]).join(",")}]`;
     const rawTime = await time(() =>
-      queryRows(runtime.database.db, sql`SELECT id FROM memories WHERE app_id = 'default' AND user_id = ${userId} AND embedding_model = ${model} ORDER BY embedding <=> ${vector}::halfvec LIMIT 10`),
+      queryRows(
+        runtime.database.db,
+        sql`SELECT id FROM memories WHERE app_id = 'default' AND user_id = ${userId} AND embedding_model = ${model} ORDER BY embedding <=> ${vector}::halfvec LIMIT 10`,
+      ),
     );
     const contextTime = await time(async () => {
-      const response = await runtime.app.request("/v1/context", { method: "POST", headers: json, body: JSON.stringify({ user_id: userId, query, max_tokens: 2000 }) });
+      const response = await runtime.app.request("/v1/context", {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ user_id: userId, query, max_tokens: 2000 }),
+      });
       if (response.status !== 200) throw new Error(`context failed: ${await response.text()}`);
     });
     const searchTime = await time(async () => {
-      const response = await runtime.app.request("/v1/memories/search", { method: "POST", headers: json, body: JSON.stringify({ user_id: userId, query, limit: 10 }) });
+      const response = await runtime.app.request("/v1/memories/search", {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ user_id: userId, query, limit: 10 }),
+      });
       if (response.status !== 200) throw new Error(`search failed: ${await response.text()}`);
     });
     // Time slice (R4): one day of episodes, somewhere in the seeded range (one memory per minute).

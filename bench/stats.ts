@@ -26,10 +26,11 @@ export async function time(work: () => Promise<unknown>): Promise<number> {
 
 export function printTable(rows: Summary[], baseline: Summary): void {
   const format = (value: number) => value.toFixed(3).padStart(9);
-  console.log(`${"measurement".padEnd(44)} ${"n".padStart(6)} ${"p50 ms".padStart(9)} ${"p95 ms".padStart(9)} ${"p99 ms".padStart(9)} ${"p50 ×raw".padStart(9)}`);
+  console.log(
+    `${"measurement".padEnd(44)} ${"n".padStart(6)} ${"p50 ms".padStart(9)} ${"p95 ms".padStart(9)} ${"p99 ms".padStart(9)} ${"p50 ×raw".padStart(9)}`,
+  );
   for (const row of rows) {
     const ratio = (row.p50 / baseline.p50).toFixed(2).padStart(9);
     console.log(`${row.name.padEnd(44)} ${String(row.n).padStart(6)} ${format(row.p50)} ${format(row.p95)} ${format(row.p99)} ${ratio}`);
   }
 }
-

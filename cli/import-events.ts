@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { SingleBar } from "cli-progress";
 import { z } from "zod";
-import { type Service, requestJson } from "./service.js";
+import { requestJson, type Service } from "./service.js";
 
 /** One JSONL line: an event and the conversation it belongs to (`session`, the caller's own id). */
 const LineSchema = z.object({
@@ -22,17 +22,26 @@ const LineSchema = z.object({
  * Idempotency keys default to `<session>:<line>` and sessions are found again by their imported
  * id, so re-running an import stores nothing twice.
  */
-export async function importEvents(service: Pick<Service, "request">, file: string, options: { batch: number; progress: boolean }): Promise<{ events: number; stored: number; sessions: number; users: { appId: string; userId: string }[] }> {
+export async function importEvents(
+  service: Pick<Service, "request">,
+  file: string,
+  options: { batch: number; progress: boolean },
+): Promise<{ events: number; stored: number; sessions: number; users: { appId: string; userId: string }[] }> {
   const lines: z.infer<typeof LineSchema>[] = [];
   let number = 0;
   for await (const raw of createInterface({ input: createReadStream(file) })) {
     number++;
     if (!raw.trim()) continue;
     const parsed = LineSchema.safeParse(JSON.parse(raw));
-    if (!parsed.success) throw new Error(`${file}:${number}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    if (!parsed.success)
+      throw new Error(`${file}:${number}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
     lines.push({ ...parsed.data, idempotency_key: parsed.data.idempotency_key ?? `${parsed.data.session}:${number}` });
   }
-  const bar = new SingleBar({ format: "importing [{bar}] {value}/{total} events | {sessions} sessions", stream: process.stderr, noTTYOutput: options.progress });
+  const bar = new SingleBar({
+    format: "importing [{bar}] {value}/{total} events | {sessions} sessions",
+    stream: process.stderr,
+    noTTYOutput: options.progress,
+  });
   if (options.progress) bar.start(lines.length, 0, { sessions: 0 });
   const sessions = new Map<string, string>();
   let stored = 0;
@@ -40,7 +49,11 @@ export async function importEvents(service: Pick<Service, "request">, file: stri
   // A re-run finds the sessions an earlier import created, so its idempotency keys still match.
   const findImported = async (line: z.infer<typeof LineSchema>): Promise<string | undefined> => {
     const query = new URLSearchParams({ user_id: line.user_id, app_id: line.app_id ?? "default", limit: "200" });
-    const listed = await requestJson<{ sessions: { id: string; metadata: Record<string, unknown> }[] }>(service, "GET", `/v1/sessions?${query}`);
+    const listed = await requestJson<{ sessions: { id: string; metadata: Record<string, unknown> }[] }>(
+      service,
+      "GET",
+      `/v1/sessions?${query}`,
+    );
     const found = listed.sessions.find((session) => session.metadata["imported_session"] === line.session)?.id;
     if (found) sessions.set(line.session, found);
     return found;
@@ -51,7 +64,11 @@ export async function importEvents(service: Pick<Service, "request">, file: stri
     while (end < lines.length && end - start < options.batch && lines[end]?.session === first.session) end++;
     let sessionId = sessions.get(first.session) ?? (await findImported(first));
     if (!sessionId) {
-      const created = await request("/v1/sessions", { user_id: first.user_id, ...(first.app_id ? { app_id: first.app_id } : {}), metadata: { imported_session: first.session } });
+      const created = await request("/v1/sessions", {
+        user_id: first.user_id,
+        ...(first.app_id ? { app_id: first.app_id } : {}),
+        metadata: { imported_session: first.session },
+      });
       sessionId = created["id"] as string;
       sessions.set(first.session, sessionId);
     }
@@ -62,6 +79,10 @@ export async function importEvents(service: Pick<Service, "request">, file: stri
     if (options.progress) bar.update(start, { sessions: sessions.size });
   }
   if (options.progress) bar.stop();
-  const users = [...new Map(lines.map((line) => [`${line.app_id ?? "default"}\u0000${line.user_id}`, { appId: line.app_id ?? "default", userId: line.user_id }])).values()];
+  const users = [
+    ...new Map(
+      lines.map((line) => [`${line.app_id ?? "default"}\u0000${line.user_id}`, { appId: line.app_id ?? "default", userId: line.user_id }]),
+    ).values(),
+  ];
   return { events: lines.length, stored, sessions: sessions.size, users };
 }

@@ -6,12 +6,12 @@ import { connectDatabase } from "../src/db/connect.js";
 import { DataDirInUseError } from "../src/db/data-dir-lock.js";
 import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
-import { findUnembedded, storeEmbeddings } from "../src/memory/embeddings.js";
-import { DecayParametersSchema } from "../src/memory/retention.js";
+import { DecayParametersSchema } from "../src/memory/lifecycle/retention.js";
+import { findUnembedded, storeEmbeddings } from "../src/memory/write/embeddings.js";
 import { createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { importEvents } from "./import-events.js";
-import { type Service, openService, requestJson } from "./service.js";
+import { openService, requestJson, type Service } from "./service.js";
 
 /**
  * `npx mnemo <command>`: operations on the configured store (DATA_DIR or DATABASE_URL, as
@@ -83,8 +83,11 @@ program
   .option("--revoke <key_id>", "revoke this key")
   .action(async (options: { app?: string; revoke?: string }) => {
     await withDatabase(async (handle) => {
-      if (options.revoke) console.log((await revokeApiKey(handle.db, options.revoke)) ? `revoked ${options.revoke}` : `no live key ${options.revoke}`);
-      else for (const key of await listApiKeys(handle.db, options.app)) console.log(`${key.id}  ${key.appId}  ${key.name}  ${key.prefix}…${key.revokedAt ? "  revoked" : ""}`);
+      if (options.revoke)
+        console.log((await revokeApiKey(handle.db, options.revoke)) ? `revoked ${options.revoke}` : `no live key ${options.revoke}`);
+      else
+        for (const key of await listApiKeys(handle.db, options.app))
+          console.log(`${key.id}  ${key.appId}  ${key.name}  ${key.prefix}…${key.revokedAt ? "  revoked" : ""}`);
     });
   });
 
@@ -118,11 +121,19 @@ program
     await withService(
       async (service) => {
         const user = encodeURIComponent(options.user);
-        const plan = await requestJson<{ deleted_memories: number; sessions: number }>(service, "POST", `/v1/users/${user}/rebuild`, { app_id: options.app });
+        const plan = await requestJson<{ deleted_memories: number; sessions: number }>(service, "POST", `/v1/users/${user}/rebuild`, {
+          app_id: options.app,
+        });
         await service.runtime?.background.settle();
         await waitForSettled(service, options.user, { appId: options.app, intervalMs: 250 });
-        const { memories } = await requestJson<{ memories: unknown[] }>(service, "GET", `/v1/memories?user_id=${user}&app_id=${encodeURIComponent(options.app)}&limit=500`);
-        console.log(`removed ${plan.deleted_memories} derived memories; replayed ${plan.sessions} sessions; rebuilt: ${memories.length} current memories`);
+        const { memories } = await requestJson<{ memories: unknown[] }>(
+          service,
+          "GET",
+          `/v1/memories?user_id=${user}&app_id=${encodeURIComponent(options.app)}&limit=500`,
+        );
+        console.log(
+          `removed ${plan.deleted_memories} derived memories; replayed ${plan.sessions} sessions; rebuilt: ${memories.length} current memories`,
+        );
       },
       { pipeline: true },
     );
@@ -143,7 +154,11 @@ program
         const rows = await findUnembedded(handle.db, embedder.model, options.batch, scope);
         if (rows.length === 0) break;
         const vectors = await embedder.embed(rows.map((row) => row.content));
-        embedded += await storeEmbeddings(handle.db, embedder.model, rows.map((row, index) => ({ id: row.id, vector: vectors[index] as number[] })));
+        embedded += await storeEmbeddings(
+          handle.db,
+          embedder.model,
+          rows.map((row, index) => ({ id: row.id, vector: vectors[index] as number[] })),
+        );
         process.stderr.write(`\rembedded ${embedded}`);
       }
       console.log(`${embedded > 0 ? "\n" : ""}embedded ${embedded} memories with ${embedder.model}`);
@@ -162,7 +177,12 @@ program
     if (!parameters.success) throw new InvalidArgumentError(`--preset: ${parameters.error.issues[0]?.message}`);
     // The same request and the same answer as POST /v1/decay/run.
     await withService(async (service) => {
-      const body = { ...parameters.data, dry_run: !options.apply, ...(options.user ? { user_id: options.user } : {}), ...(options.app ? { app_id: options.app } : {}) };
+      const body = {
+        ...parameters.data,
+        dry_run: !options.apply,
+        ...(options.user ? { user_id: options.user } : {}),
+        ...(options.app ? { app_id: options.app } : {}),
+      };
       console.log(JSON.stringify(await requestJson(service, "POST", "/v1/decay/run", body), null, 2));
     });
   });
@@ -192,7 +212,11 @@ program
   .action(async (options: { user: string; app: string; stage?: string; wait: boolean }) => {
     await withService(
       async (service) => {
-        const answer = await requestJson<{ retried: unknown }>(service, "POST", "/v1/pipeline/retry", { user_id: options.user, app_id: options.app, ...(options.stage ? { stage: options.stage } : {}) });
+        const answer = await requestJson<{ retried: unknown }>(service, "POST", "/v1/pipeline/retry", {
+          user_id: options.user,
+          app_id: options.app,
+          ...(options.stage ? { stage: options.stage } : {}),
+        });
         console.log(JSON.stringify(answer.retried));
         if (options.wait) {
           await waitForSettled(service, options.user, { appId: options.app, intervalMs: 250 });
@@ -223,6 +247,8 @@ program
 
 await program.parseAsync(process.argv).catch((error: unknown) => {
   // Expected refusals get their message alone; anything else keeps its stack for a bug report.
-  process.stderr.write(`${error instanceof DataDirInUseError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof DataDirInUseError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -25,7 +25,14 @@ export async function openService(options: { pipeline: boolean }): Promise<Servi
   const env = parseEnv(process.env);
   const url = process.env["MNEMO_URL"] || (await runningServer(env));
   if (url) return remoteService(url, process.env["MNEMO_API_KEY"] || env.ADMIN_API_KEY);
-  const runtime = await startRuntime(parseEnv({ ...process.env, EXECUTOR_ENABLED: options.pipeline ? "true" : "false", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }));
+  const runtime = await startRuntime(
+    parseEnv({
+      ...process.env,
+      EXECUTOR_ENABLED: options.pipeline ? "true" : "false",
+      RATE_LIMIT_PER_MINUTE: "0",
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
+    }),
+  );
   return {
     request: async (path, init) => runtime.app.request(path, init),
     runtime,
@@ -58,7 +65,12 @@ function remoteService(base: string, apiKey: string | undefined): Service {
 }
 
 /** A JSON request that must succeed; the error names the path and what the server said. */
-export async function requestJson<T = Record<string, unknown>>(service: Pick<Service, "request">, method: string, path: string, body?: unknown): Promise<T> {
+export async function requestJson<T = Record<string, unknown>>(
+  service: Pick<Service, "request">,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const response = await service.request(path, {
     method,
     ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),

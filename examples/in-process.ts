@@ -8,9 +8,16 @@ import { parseEnv } from "../src/config/env.js";
  * providers, so they need no server, no network and no keys. Against a deployed service, use
  * `createMemoryClient("https://…", { apiKey })` instead.
  */
-export async function startInProcess(): Promise<{ runtime: Runtime; client: ReturnType<typeof createMemoryClient>; settled: (userId: string) => Promise<void> }> {
-  const runtime = await startRuntime(parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms" }));
-  const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) => Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
+export async function startInProcess(): Promise<{
+  runtime: Runtime;
+  client: ReturnType<typeof createMemoryClient>;
+  settled: (userId: string) => Promise<void>;
+}> {
+  const runtime = await startRuntime(
+    parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms" }),
+  );
+  const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) =>
+    Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
   const client = createMemoryClient("http://memory.local", { fetch: fetchInProcess as typeof fetch });
   const settled = (userId: string) => waitForSettled(runtime.app, userId, { intervalMs: 100 });
   return { runtime, client, settled };

@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import type { Principal } from "../src/auth/api-keys.js";
-import type { LiveEvents } from "../src/live/live-events.js";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
-import type { AccessRecorder } from "../src/memory/access-recorder.js";
+import type { LiveEvents } from "../src/live/live-events.js";
+import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
-import type { PipelineView } from "../src/pipeline/pipeline-view.js";
+import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
 import type { BackgroundTasks } from "./background.js";
 import type { DashboardSettings } from "./routes/dashboard.js";

@@ -1,23 +1,23 @@
 import { Hono } from "hono";
 import { serve as serveInngest } from "inngest/hono";
-import { type PipelineClient, createPipelineClient } from "../inngest/client.js";
+import { createPipelineClient, type PipelineClient } from "../inngest/client.js";
 import { createPipelineFunctions } from "../inngest/index.js";
-import { type Env, durationMs } from "../src/config/env.js";
+import { durationMs, type Env } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
 import { connectDatabase } from "../src/db/connect.js";
 import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
-import { AccessRecorder } from "../src/memory/access-recorder.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
-import { executorPipelineView } from "../src/pipeline/executor-view.js";
-import { type PipelineNotifier, createPipelineNotifier } from "../src/pipeline/notifier.js";
-import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
-import { type Providers, createProviders } from "../src/providers/index.js";
+import { LiveEvents } from "../src/live/live-events.js";
+import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
+import { resolveParameters } from "../src/memory/lifecycle/retention.js";
+import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
+import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
+import { jobsPipelineView } from "../src/pipeline/status/jobs-view.js";
+import { createProviders, type Providers } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
-import { resolveParameters } from "../src/memory/retention.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
-import { LiveEvents } from "../src/live/live-events.js";
 import { BackgroundTasks } from "./background.js";
 import { loadDashboard } from "./routes/dashboard.js";
 import { isLoopback, securityFromEnv } from "./security.js";
@@ -83,7 +83,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
       ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
       ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
-      ...(env.INNGEST_ENCRYPTION_KEY ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } } : {}),
+      ...(env.INNGEST_ENCRYPTION_KEY
+        ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } }
+        : {}),
       logger: toVariadicLogger(logger),
     },
     { db: database.db, llm: providers.llm, embedder: providers.embedder, settings },
@@ -100,7 +102,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     tokenizer: o200kTokenizer,
     embedder: providers.embedder,
     notifier,
-    pipeline: executor ? executorPipelineView(database.db, providers.embedder.model) : jobsPipelineView(database.db, providers.embedder.model),
+    pipeline: executor
+      ? executorPipelineView(database.db, providers.embedder.model)
+      : jobsPipelineView(database.db, providers.embedder.model),
     ...(embedded ? {} : { inngestHandler }),
     background,
     accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),
@@ -121,7 +125,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     notifier,
     inngest,
-    async close() { 
+    async close() {
       await background.settle();
       await executor?.stop();
       await database.close();

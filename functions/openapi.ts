@@ -1,11 +1,17 @@
 import { z } from "zod";
 import { ContextRequestSchema, ContextWindowSchema } from "../src/context/schemas.js";
-import { InstructionQuerySchema, PutInstructionSchema } from "../src/memory/instructions.js";
-import { CreateMemorySchema, PatchMemorySchema } from "../src/memory/memory-commands.js";
-import { ExpandMemoriesSchema, MemoryIndexQuerySchema } from "../src/memory/memory-index.js";
-import { ListMemoriesQuerySchema } from "../src/memory/memory-read.js";
-import { SearchMemorySchema } from "../src/memory/search.js";
-import { AppendEventsSchema, CreateSessionSchema, ListSessionsQuerySchema, PatchStateSchema, ReadEventsQuerySchema } from "../src/sessions/schemas.js";
+import { InstructionQuerySchema, PutInstructionSchema } from "../src/memory/procedural/instructions.js";
+import { ListMemoriesQuerySchema } from "../src/memory/read/memory-read.js";
+import { ExpandMemoriesSchema, MemoryIndexQuerySchema } from "../src/memory/recall/memory-index.js";
+import { SearchMemorySchema } from "../src/memory/recall/search.js";
+import { CreateMemorySchema, PatchMemorySchema } from "../src/memory/write/memory-commands.js";
+import {
+  AppendEventsSchema,
+  CreateSessionSchema,
+  ListSessionsQuerySchema,
+  PatchStateSchema,
+  ReadEventsQuerySchema,
+} from "../src/sessions/schemas.js";
 import { AdkSearchSchema } from "./routes/adk.js";
 import { DecayRunSchema } from "./routes/decay.js";
 import { LiveQuerySchema } from "./routes/live.js";
@@ -49,43 +55,94 @@ export const OPERATIONS: Operation[] = [
   op("get", "/v1/sessions/:id", "sessions", "A session with its watermarks and scoped state"),
   op("post", "/v1/sessions/:id/end", "sessions", "End a session (idempotent); flushes replay, starts reflection"),
   op("patch", "/v1/sessions/:id/state", "sessions", "Apply session/user/app state deltas (E3)", { body: PatchStateSchema }),
-  op("post", "/v1/sessions/:id/events", "sessions", "Append events (E2): gapless seq, idempotency keys", { body: AppendEventsSchema, success: created }),
+  op("post", "/v1/sessions/:id/events", "sessions", "Append events (E2): gapless seq, idempotency keys", {
+    body: AppendEventsSchema,
+    success: created,
+  }),
   op("get", "/v1/sessions/:id/events", "sessions", "Read the log in sequence order", { query: ReadEventsQuerySchema }),
-  op("post", "/v1/context", "retrieval", "Assemble a token-budgeted context window", { body: ContextRequestSchema, success: { status: 200, description: "The window", schema: ContextWindowSchema } }),
+  op("post", "/v1/context", "retrieval", "Assemble a token-budgeted context window", {
+    body: ContextRequestSchema,
+    success: { status: 200, description: "The window", schema: ContextWindowSchema },
+  }),
   op("post", "/v1/memories/search", "retrieval", "Hybrid search with relevance gating (S1, S2)", { body: SearchMemorySchema }),
   op("get", "/v1/memories/index", "retrieval", "Compact memory index for prompts (S6)", { query: MemoryIndexQuerySchema }),
   op("post", "/v1/memories/expand", "retrieval", "The full memories behind index ids", { body: ExpandMemoriesSchema }),
   op("post", "/v1/adk/search_memory", "retrieval", "Google ADK MemoryService.search_memory shape", { body: AdkSearchSchema }),
   op("post", "/v1/memories", "memories", "Structured ingestion through consolidation", { body: CreateMemorySchema, success: created }),
   op("get", "/v1/memories", "memories", "A user's memories: current, time slice, as of, all versions", { query: ListMemoriesQuerySchema }),
-  op("get", "/v1/memories/health", "memories", "Memory health: counts by type, retention histogram, low retention, forgotten in 7 days, top accessed", { query: RetentionQuerySchema }),
+  op(
+    "get",
+    "/v1/memories/health",
+    "memories",
+    "Memory health: counts by type, retention histogram, low retention, forgotten in 7 days, top accessed",
+    { query: RetentionQuerySchema },
+  ),
   op("get", "/v1/memories/retention", "memories", "Retention distribution (R3)", { query: RetentionQuerySchema }),
   op("get", "/v1/memories/:id", "memories", "One memory with its source events (M3)"),
   op("patch", "/v1/memories/:id", "memories", "Pin or unpin a memory", { body: PatchMemorySchema }),
   op("delete", "/v1/memories/:id", "memories", "Soft delete (history kept)"),
   op("get", "/v1/memories/:id/history", "memories", "Every change of a memory (M4)"),
-  op("put", "/v1/instructions/:key", "memories", "Add the next version of a procedural instruction", { body: PutInstructionSchema, success: created }),
-  op("get", "/v1/instructions/:key", "memories", "Latest or given version of an instruction", { query: InstructionQuerySchema }),
-  op("get", "/v1/instructions/:key/versions", "memories", "All versions of an instruction", { query: InstructionQuerySchema.pick({ app_id: true }) }),
-  op("post", "/v1/decay/run", "operations", "Run a decay pass now (dry run by default)", { body: DecayRunSchema }),
-  op("get", "/v1/pipeline/status", "operations", "Queued/running/failed runs, backlog (replay, reflection, embeddings), parked stages, settled", { query: StatusQuerySchema }),
-  op("get", "/v1/pipeline/runs", "operations", "A user's latest pipeline runs with their steps and errors (embedded executor)", { query: RunsQuerySchema }),
-  op("post", "/v1/pipeline/retry", "operations", "Retry a user's failed or parked pipeline stages", { body: RetrySchema, success: accepted }),
-  op("get", "/v1/pipeline/jobs", "operations", "Consolidation jobs with progress and errors (C7)", { query: JobsQuerySchema }),
-  op("post", "/v1/users/:user_id/rebuild", "operations", "Derive a user's memory again from the log (E4)", { body: UserAppSchema, success: accepted }),
-  op("delete", "/v1/users/:user_id", "operations", "Erase everything about a user", { query: UserAppSchema }),
-  op("get", "/v1/users/:user_id/export", "operations", "Everything stored about a user: sessions, events, memories with sources, history (one JSON record per line)", {
-    query: UserAppSchema,
-    success: { status: 200, description: "Records `{kind: session | event | memory | history, …}`", contentType: "application/x-ndjson" },
+  op("put", "/v1/instructions/:key", "memories", "Add the next version of a procedural instruction", {
+    body: PutInstructionSchema,
+    success: created,
   }),
+  op("get", "/v1/instructions/:key", "memories", "Latest or given version of an instruction", { query: InstructionQuerySchema }),
+  op("get", "/v1/instructions/:key/versions", "memories", "All versions of an instruction", {
+    query: InstructionQuerySchema.pick({ app_id: true }),
+  }),
+  op("post", "/v1/decay/run", "operations", "Run a decay pass now (dry run by default)", { body: DecayRunSchema }),
+  op(
+    "get",
+    "/v1/pipeline/status",
+    "operations",
+    "Queued/running/failed runs, backlog (replay, reflection, embeddings), parked stages, settled",
+    { query: StatusQuerySchema },
+  ),
+  op("get", "/v1/pipeline/runs", "operations", "A user's latest pipeline runs with their steps and errors (embedded executor)", {
+    query: RunsQuerySchema,
+  }),
+  op("post", "/v1/pipeline/retry", "operations", "Retry a user's failed or parked pipeline stages", {
+    body: RetrySchema,
+    success: accepted,
+  }),
+  op("get", "/v1/pipeline/jobs", "operations", "Consolidation jobs with progress and errors (C7)", { query: JobsQuerySchema }),
+  op("post", "/v1/users/:user_id/rebuild", "operations", "Derive a user's memory again from the log (E4)", {
+    body: UserAppSchema,
+    success: accepted,
+  }),
+  op("delete", "/v1/users/:user_id", "operations", "Erase everything about a user", { query: UserAppSchema }),
+  op(
+    "get",
+    "/v1/users/:user_id/export",
+    "operations",
+    "Everything stored about a user: sessions, events, memories with sources, history (one JSON record per line)",
+    {
+      query: UserAppSchema,
+      success: { status: 200, description: "Records `{kind: session | event | memory | history, …}`", contentType: "application/x-ndjson" },
+    },
+  ),
   op("get", "/v1/live", "operations", "Live AG-UI events for a user or session (server-sent events)", {
     query: LiveQuerySchema,
-    success: { status: 200, description: "ACTIVITY_SNAPSHOT (consolidation), STATE_DELTA (context budget), CUSTOM memory_hits / decay", contentType: "text/event-stream" },
+    success: {
+      status: 200,
+      description: "ACTIVITY_SNAPSHOT (consolidation), STATE_DELTA (context budget), CUSTOM memory_hits / decay",
+      contentType: "text/event-stream",
+    },
   }),
-  op("post", "/v1/mcp", "operations", "MCP server (streamable HTTP, stateless): tools add_memory, search_memory, get_context, forget_memory", {
-    success: { status: 200, description: "JSON-RPC response" },
+  op(
+    "post",
+    "/v1/mcp",
+    "operations",
+    "MCP server (streamable HTTP, stateless): tools add_memory, search_memory, get_context, forget_memory",
+    {
+      success: { status: 200, description: "JSON-RPC response" },
+    },
+  ),
+  op("post", "/v1/webhooks/consolidate", "operations", "Signed request for deep reflection", {
+    body: ConsolidateSchema,
+    success: accepted,
+    public: true,
   }),
-  op("post", "/v1/webhooks/consolidate", "operations", "Signed request for deep reflection", { body: ConsolidateSchema, success: accepted, public: true }),
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any", target: "draft-2020-12" });
@@ -97,9 +154,15 @@ export function openApiDocument(serverUrl?: string) {
   paths ??= documentPaths();
   return {
     openapi: "3.1.0",
-    info: { title: "mnemo-pipeline", version: "0.1.0", description: "Event-sourced memory for LLM agents: sessions, events, memories, context windows." },
+    info: {
+      title: "mnemo-pipeline",
+      version: "0.1.0",
+      description: "Event-sourced memory for LLM agents: sessions, events, memories, context windows.",
+    },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
-    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An app's API key (`npx mnemo create-key`)" } } },
+    components: {
+      securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An app's API key (`npx mnemo create-key`)" } },
+    },
     security: [{ apiKey: [] }],
     tags: [{ name: "sessions" }, { name: "retrieval" }, { name: "memories" }, { name: "operations" }],
     paths,
@@ -113,14 +176,29 @@ function documentPaths(): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {
     const path = operation.path.replace(/:(\w+)/g, "{$1}");
-    const pathParameters = [...operation.path.matchAll(/:(\w+)/g)].map((match) => ({ name: match[1], in: "path", required: true, schema: { type: "string" } }));
+    const pathParameters = [...operation.path.matchAll(/:(\w+)/g)].map((match) => ({
+      name: match[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
     const queryParameters = operation.query
-      ? Object.entries(operation.query.shape).map(([name, schema]) => ({ name, in: "query", required: !(schema as z.ZodType).safeParse(undefined).success, schema: jsonSchema(schema as z.ZodType) }))
+      ? Object.entries(operation.query.shape).map(([name, schema]) => ({
+          name,
+          in: "query",
+          required: !(schema as z.ZodType).safeParse(undefined).success,
+          schema: jsonSchema(schema as z.ZodType),
+        }))
       : [];
     const errors = Object.fromEntries(
       [
         ["400", "Invalid input; `details.issues[].field` names each field"],
-        ...(operation.public ? [] : [["401", "Missing or invalid API key"], ["429", "Rate limited (see `retry-after`)"]]),
+        ...(operation.public
+          ? []
+          : [
+              ["401", "Missing or invalid API key"],
+              ["429", "Rate limited (see `retry-after`)"],
+            ]),
         ["404", "Not found (also anything of another app)"],
         ...(operation.body ? [["415", "The body is not application/json"]] : []),
         ["503", "The database is unreachable (a restart, a failover); nothing was changed, retry after `retry-after` seconds"],
@@ -133,11 +211,19 @@ function documentPaths(): Record<string, Record<string, unknown>> {
       tags: [operation.tag],
       ...(operation.public ? { security: [] } : {}),
       ...(pathParameters.length + queryParameters.length > 0 ? { parameters: [...pathParameters, ...queryParameters] } : {}),
-      ...(operation.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(operation.body) } } } } : {}),
+      ...(operation.body
+        ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(operation.body) } } } }
+        : {}),
       responses: {
         [String(operation.success.status)]: {
           description: operation.success.description,
-          content: { [operation.success.contentType ?? "application/json"]: { schema: operation.success.schema ? jsonSchema(operation.success.schema) : { type: operation.success.contentType ? "string" : "object" } } },
+          content: {
+            [operation.success.contentType ?? "application/json"]: {
+              schema: operation.success.schema
+                ? jsonSchema(operation.success.schema)
+                : { type: operation.success.contentType ? "string" : "object" },
+            },
+          },
         },
         ...errors,
       },

@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { type KeyResolver, createKeyResolver } from "../src/auth/api-keys.js";
-import { sha256 } from "../src/util/hash.js";
+import { createKeyResolver, type KeyResolver } from "../src/auth/api-keys.js";
 import type { Env } from "../src/config/env.js";
+import { sha256 } from "../src/util/hash.js";
 import type { AppEnv } from "./deps.js";
 import { type AddressSource, clientAddress } from "./middleware/client-address.js";
-import { TokenBuckets, rateLimit } from "./middleware/rate-limit.js";
+import { rateLimit, TokenBuckets } from "./middleware/rate-limit.js";
 
 /** How requests are authenticated and limited; the same on Node and Workers. */
 export interface Security {
@@ -36,13 +36,26 @@ export async function securityFromEnv(env: Env, loopbackOnly: boolean, addressSo
   };
   return {
     authRequired,
-    resolveKey: createKeyResolver({ cacheMs: env.API_KEY_CACHE_SECONDS * 1000, ...(env.ADMIN_API_KEY ? { adminKeyHash: await sha256(env.ADMIN_API_KEY) } : {}) }),
+    resolveKey: createKeyResolver({
+      cacheMs: env.API_KEY_CACHE_SECONDS * 1000,
+      ...(env.ADMIN_API_KEY ? { adminKeyHash: await sha256(env.ADMIN_API_KEY) } : {}),
+    }),
     address,
     ...(env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE > 0
-      ? { addressLimiter: rateLimit(new TokenBuckets(env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, env.RATE_LIMIT_ADDRESS_BURST), address, "client address") }
+      ? {
+          addressLimiter: rateLimit(
+            new TokenBuckets(env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, env.RATE_LIMIT_ADDRESS_BURST),
+            address,
+            "client address",
+          ),
+        }
       : {}),
-    ...(env.AUTH_FAILURES_PER_MINUTE > 0 ? { authFailures: new TokenBuckets(env.AUTH_FAILURES_PER_MINUTE, env.AUTH_FAILURES_PER_MINUTE) } : {}),
-    ...(env.RATE_LIMIT_PER_MINUTE > 0 ? { keyLimiter: rateLimit(new TokenBuckets(env.RATE_LIMIT_PER_MINUTE, env.RATE_LIMIT_BURST), keyOf, "API key") } : {}),
+    ...(env.AUTH_FAILURES_PER_MINUTE > 0
+      ? { authFailures: new TokenBuckets(env.AUTH_FAILURES_PER_MINUTE, env.AUTH_FAILURES_PER_MINUTE) }
+      : {}),
+    ...(env.RATE_LIMIT_PER_MINUTE > 0
+      ? { keyLimiter: rateLimit(new TokenBuckets(env.RATE_LIMIT_PER_MINUTE, env.RATE_LIMIT_BURST), keyOf, "API key") }
+      : {}),
     ...(env.WEBHOOK_SECRET ? { webhook: { secret: env.WEBHOOK_SECRET, toleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS } } : {}),
   };
 }

@@ -1,9 +1,9 @@
 import type { consolidationJobs, memoryHistory } from "../src/db/schema/index.js";
-import type { InstructionRow } from "../src/memory/instructions.js";
-import type { ScoredMemory } from "../src/memory/scoring.js";
-import type { MemoryRow } from "../src/memory/memory-read.js";
-import type { ScopedState } from "../src/sessions/scoped-state.js";
+import type { InstructionRow } from "../src/memory/procedural/instructions.js";
+import type { MemoryRow } from "../src/memory/read/memory-read.js";
+import type { ScoredMemory } from "../src/memory/recall/scoring.js";
 import type { SessionEventRow } from "../src/sessions/event-log.js";
+import type { ScopedState } from "../src/sessions/scoped-state.js";
 import type { SessionRow } from "../src/sessions/session-store.js";
 
 /** The public JSON of a session: snake_case, ISO timestamps. */
@@ -116,7 +116,14 @@ export function jobJson(row: typeof consolidationJobs.$inferSelect) {
 }
 
 export function instructionJson(row: InstructionRow) {
-  return { app_id: row.appId, key: row.key, version: row.version, content: row.content, metadata: row.metadata, created_at: row.createdAt.toISOString() };
+  return {
+    app_id: row.appId,
+    key: row.key,
+    version: row.version,
+    content: row.content,
+    metadata: row.metadata,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 export function scoredMemoryJson(memory: ScoredMemory) {

@@ -1,5 +1,5 @@
 import type { PipelineSettings } from "../inngest/client.js";
-import { type Env, durationMs } from "../src/config/env.js";
+import { durationMs, type Env } from "../src/config/env.js";
 
 /** The pipeline functions' settings from configuration; the same on Node and Workers. */
 export function pipelineSettings(env: Env): PipelineSettings {

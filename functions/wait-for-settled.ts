@@ -22,7 +22,8 @@ export async function waitForSettled(app: Requester, userId: string, options: Se
     const status = (await response.json()) as { settled: boolean; parked?: unknown[] };
     if (response.status !== 200) throw new Error(`pipeline status for ${userId}: ${response.status} ${JSON.stringify(status)}`);
     last = status;
-    if (status.parked && status.parked.length > 0) throw new Error(`pipeline stages parked for ${userId} (retry with POST /v1/pipeline/retry): ${JSON.stringify(status.parked)}`);
+    if (status.parked && status.parked.length > 0)
+      throw new Error(`pipeline stages parked for ${userId} (retry with POST /v1/pipeline/retry): ${JSON.stringify(status.parked)}`);
     if (status.settled) return;
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
   }

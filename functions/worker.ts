@@ -2,19 +2,19 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import type { ExecutionContext } from "hono";
 import { serve as serveInngest } from "inngest/hono";
 import pg from "pg";
-import { type PipelineSettings, createPipelineClient } from "../inngest/client.js";
+import { createPipelineClient, type PipelineSettings } from "../inngest/client.js";
 import { createPipelineFunctions } from "../inngest/index.js";
-import { type Env, durationMs, parseEnv } from "../src/config/env.js";
+import { durationMs, type Env, parseEnv } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
 import type { Database } from "../src/db/database.js";
 import * as schema from "../src/db/schema/index.js";
-import { AccessRecorder } from "../src/memory/access-recorder.js";
-import { createPipelineNotifier } from "../src/pipeline/notifier.js";
-import { jobsPipelineView } from "../src/pipeline/jobs-view.js";
-import { type Providers, createProviders } from "../src/providers/index.js";
-import { createHashingEmbedder } from "../src/providers/offline/hashing-embedder.js";
-import { type Logger, createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { LiveEvents } from "../src/live/live-events.js";
+import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
+import { createPipelineNotifier } from "../src/pipeline/notifier.js";
+import { jobsPipelineView } from "../src/pipeline/status/jobs-view.js";
+import { createProviders, type Providers } from "../src/providers/index.js";
+import { createHashingEmbedder } from "../src/providers/offline/hashing-embedder.js";
+import { createLogger, type Logger, toVariadicLogger } from "../src/util/logger.js";
 import { createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
 import { type Security, securityFromEnv } from "./security.js";
@@ -64,7 +64,9 @@ export default {
           ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
           ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
           ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
-      ...(env.INNGEST_ENCRYPTION_KEY ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } } : {}),
+          ...(env.INNGEST_ENCRYPTION_KEY
+            ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } }
+            : {}),
           logger: toVariadicLogger(logger),
         },
         { db, llm: providers.llm, embedder: providers.embedder, settings },
@@ -83,7 +85,7 @@ export default {
         accessRecorder: new AccessRecorder(db, 0),
         maxBodyBytes: env.MAX_BODY_BYTES,
         live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
-    security,
+        security,
         log: logger.error,
       });
       return await app.fetch(request, bindings, ctx);
@@ -99,7 +101,15 @@ async function startIsolate(bindings: Bindings): Promise<Isolate> {
   if (!connectionString) throw new Error("no database: bind Hyperdrive as HYPERDRIVE (or set DATABASE_URL)");
   const env = parseEnv({ ...strings, INNGEST_MODE: "cloud", DATABASE_URL: connectionString });
   const providers = createProviders(env, createHashingEmbedder);
-  if (!env.INNGEST_SIGNING_KEY) throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
+  if (!env.INNGEST_SIGNING_KEY)
+    throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
   // The key cache and rate-limit buckets outlive requests; key lookups use each request's connection.
-  return { env, settings: pipelineSettings(env), logger: createLogger(env.LOG_LEVEL), providers, security: await securityFromEnv(env, false, "cf-connecting-ip"), connectionString };
+  return {
+    env,
+    settings: pipelineSettings(env),
+    logger: createLogger(env.LOG_LEVEL),
+    providers,
+    security: await securityFromEnv(env, false, "cf-connecting-ip"),
+    connectionString,
+  };
 }

@@ -1,6 +1,6 @@
-import { Inngest, dependencyInjectionMiddleware } from "inngest";
+import { dependencyInjectionMiddleware, Inngest } from "inngest";
 import type { Database } from "../src/db/database.js";
-import type { DecayParameters } from "../src/memory/retention.js";
+import type { DecayParameters } from "../src/memory/lifecycle/retention.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
 import { stepEncryption } from "./step-encryption.js";
 

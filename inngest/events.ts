@@ -15,7 +15,11 @@ export const sessionEnded = eventType("memory/session.ended", {
 
 /** Asks for deep reflection of a session: importance crossed the threshold, or a rebuild. */
 export const reflectionRequested = eventType("memory/reflection.requested", {
-  schema: z.object({ ...UserScope, session_id: z.uuid(), reason: z.enum(["importance", "rebuild", "manual", "webhook", "sweep", "retry"]) }),
+  schema: z.object({
+    ...UserScope,
+    session_id: z.uuid(),
+    reason: z.enum(["importance", "rebuild", "manual", "webhook", "sweep", "retry"]),
+  }),
 });
 
 /** Asks the backfill to embed a user's memories that were written without a vector. */

@@ -7,7 +7,13 @@ import { createPipelineSweep } from "./functions/pipeline-sweep.js";
 
 /** Every pipeline function, bound to one client; served at `/api/inngest`. */
 export function createPipelineFunctions(inngest: PipelineClient, settings: PipelineSettings) {
-  return [createFastReplay(inngest, settings), createDeepReflection(inngest, settings), createEmbedBackfill(inngest), createPipelineSweep(inngest, settings), createDecay(inngest, settings)];
+  return [
+    createFastReplay(inngest, settings),
+    createDeepReflection(inngest, settings),
+    createEmbedBackfill(inngest),
+    createPipelineSweep(inngest, settings),
+    createDecay(inngest, settings),
+  ];
 }
 
 export type PipelineFunction = ReturnType<typeof createPipelineFunctions>[number];

@@ -15,14 +15,25 @@ export class AesGcmEncryption extends EncryptionService {
     if (secrets.length === 0) throw new Error("step encryption needs at least one key");
     // Keys are long random secrets from the environment; SHA-256 turns each into 256 key bits.
     this.keys = Promise.all(
-      secrets.map(async (secret) => crypto.subtle.importKey("raw", await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)), "AES-GCM", false, ["encrypt", "decrypt"])),
+      secrets.map(async (secret) =>
+        crypto.subtle.importKey("raw", await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)), "AES-GCM", false, [
+          "encrypt",
+          "decrypt",
+        ]),
+      ),
     );
   }
 
   async encrypt(value: unknown): Promise<string> {
     const [key] = await this.keys;
     const nonce = crypto.getRandomValues(new Uint8Array(12));
-    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce }, key as CryptoKey, new TextEncoder().encode(JSON.stringify(value ?? null))));
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv: nonce },
+        key as CryptoKey,
+        new TextEncoder().encode(JSON.stringify(value ?? null)),
+      ),
+    );
     const combined = new Uint8Array(nonce.length + sealed.length);
     combined.set(nonce);
     combined.set(sealed, nonce.length);

@@ -31,7 +31,10 @@ export class MnemoMemoryService {
   async addSessionToMemory(session: AdkSession): Promise<void> {
     const id = await this.sessionFor(session);
     const events = session.events.flatMap((event, index) => {
-      const text = (event.content?.parts ?? []).map((part) => part.text ?? "").join("").trim();
+      const text = (event.content?.parts ?? [])
+        .map((part) => part.text ?? "")
+        .join("")
+        .trim();
       if (!text) return [];
       return [
         {
@@ -48,14 +51,20 @@ export class MnemoMemoryService {
   }
 
   async searchMemory(request: { appName: string; userId: string; query: string }): Promise<{ memories: AdkMemoryEntry[] }> {
-    const response = await expectOk(this.client.v1.adk.search_memory.$post({ json: { app_name: request.appName, user_id: request.userId, query: request.query } }));
+    const response = await expectOk(
+      this.client.v1.adk.search_memory.$post({ json: { app_name: request.appName, user_id: request.userId, query: request.query } }),
+    );
     return (await response.json()) as { memories: AdkMemoryEntry[] };
   }
 
   private async sessionFor(session: AdkSession): Promise<string> {
     const known = this.sessions.get(session.id);
     if (known) return known;
-    const created = await expectOk(this.client.v1.sessions.$post({ json: { user_id: session.userId, app_id: session.appName, metadata: { adk_session_id: session.id } } }));
+    const created = await expectOk(
+      this.client.v1.sessions.$post({
+        json: { user_id: session.userId, app_id: session.appName, metadata: { adk_session_id: session.id } },
+      }),
+    );
     const { id } = (await created.json()) as { id: string };
     this.sessions.set(session.id, id);
     return id;

@@ -35,7 +35,9 @@ export async function memoryContext(
   });
   if (!response.ok) throw new Error(`memory context failed: ${response.status} ${await response.text()}`);
   const window = await response.json();
-  const memoriesUsed = window.sections.filter((section) => section.kind === "memories" || section.kind === "facts").reduce((sum, section) => sum + section.items.length, 0);
+  const memoriesUsed = window.sections
+    .filter((section) => section.kind === "memories" || section.kind === "facts")
+    .reduce((sum, section) => sum + section.items.length, 0);
   return { system: window.prompt, memoriesUsed };
 }
 

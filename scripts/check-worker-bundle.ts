@@ -10,7 +10,9 @@ import { z } from "zod";
 const FORBIDDEN = ["@electric-sql/pglite", "@energetic-ai", "@tensorflow", "croner", "@hono/node-server"];
 const GZIP_BUDGET_BYTES = 2 * 1024 * 1024;
 
-const MetafileSchema = z.object({ outputs: z.record(z.string(), z.object({ inputs: z.record(z.string(), z.object({ bytesInOutput: z.number() })).optional() })) });
+const MetafileSchema = z.object({
+  outputs: z.record(z.string(), z.object({ inputs: z.record(z.string(), z.object({ bytesInOutput: z.number() })).optional() })),
+});
 const meta = MetafileSchema.parse(JSON.parse(await readFile("dist/meta.json", "utf8")));
 const bundle = await readFile("dist/worker.js");
 const byPackage = new Map<string, number>();
@@ -22,8 +24,11 @@ for (const output of Object.values(meta.outputs)) {
   }
 }
 const gzipped = gzipSync(bundle).length;
-console.log(`worker bundle: ${(bundle.length / 1024).toFixed(0)} KiB, ${(gzipped / 1024).toFixed(0)} KiB gzipped (budget ${GZIP_BUDGET_BYTES / 1024} KiB)`);
-for (const [name, bytes] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`  ${name.padEnd(28)} ${(bytes / 1024).toFixed(0).padStart(6)} KiB`);
+console.log(
+  `worker bundle: ${(bundle.length / 1024).toFixed(0)} KiB, ${(gzipped / 1024).toFixed(0)} KiB gzipped (budget ${GZIP_BUDGET_BYTES / 1024} KiB)`,
+);
+for (const [name, bytes] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8))
+  console.log(`  ${name.padEnd(28)} ${(bytes / 1024).toFixed(0).padStart(6)} KiB`);
 const leaked = [...byPackage.keys()].filter((name) => FORBIDDEN.some((forbidden) => name.startsWith(forbidden)));
 if (leaked.length > 0) throw new Error(`Node-only dependencies reached the Worker bundle: ${leaked.join(", ")}`);
 if (gzipped > GZIP_BUDGET_BYTES) throw new Error(`Worker bundle is ${gzipped} bytes gzipped, over the ${GZIP_BUDGET_BYTES} budget`);

@@ -1,8 +1,14 @@
 // The dashboard's browser code: plain JavaScript served as-is, talking to the public API only.
 const params = new URLSearchParams(location.search);
-const state = { user: params.get("user_id") ?? "", app: params.get("app_id") ?? "default", key: params.get("key") ?? localStorage.getItem("mnemo-key") ?? "", lambda: Number(document.body.dataset.lambda), threshold: Number(document.body.dataset.threshold) };
+const state = {
+  user: params.get("user_id") ?? "",
+  app: params.get("app_id") ?? "default",
+  key: params.get("key") ?? localStorage.getItem("mnemo-key") ?? "",
+  lambda: Number(document.body.dataset.lambda),
+  threshold: Number(document.body.dataset.threshold),
+};
 const $ = (selector) => document.querySelector(selector);
-const escape = (text) => String(text ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+const escapeHtml = (text) => String(text ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
 async function api(path, init = {}) {
   const headers = { "content-type": "application/json", ...(state.key ? { authorization: `Bearer ${state.key}` } : {}) };
@@ -17,7 +23,10 @@ function bars(values, width = 420, height = 140) {
   const max = Math.max(1, ...values);
   const w = width / values.length;
   return `<svg class="chart" viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="retention histogram">${values
-    .map((v, i) => `<rect class="bar" x="${i * w + 2}" y="${height - (v / max) * height}" width="${w - 4}" height="${(v / max) * height}"><title>${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}: ${v}</title></rect><text x="${i * w + w / 2}" y="${height + 14}" text-anchor="middle">${(i / 10).toFixed(1)}</text>`)
+    .map(
+      (v, i) =>
+        `<rect class="bar" x="${i * w + 2}" y="${height - (v / max) * height}" width="${w - 4}" height="${(v / max) * height}"><title>${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}: ${v}</title></rect><text x="${i * w + w / 2}" y="${height + 14}" text-anchor="middle">${(i / 10).toFixed(1)}</text>`,
+    )
     .join("")}</svg>`;
 }
 
@@ -25,7 +34,11 @@ function bars(values, width = 420, height = 140) {
 function decayCurve(width = 420, height = 140, days = 60) {
   const x = (d) => (d / days) * width;
   const y = (r) => height - r * height;
-  const line = (uses) => Array.from({ length: days + 1 }, (_, d) => `${x(d)},${y(Math.min(1, (Math.exp(-state.lambda * d) * (1 + Math.log(1 + uses))) / 5))}`).join(" ");
+  const line = (uses) =>
+    Array.from(
+      { length: days + 1 },
+      (_, d) => `${x(d)},${y(Math.min(1, (Math.exp(-state.lambda * d) * (1 + Math.log(1 + uses))) / 5))}`,
+    ).join(" ");
   return `<svg class="chart" viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="decay curve">
     ${[0, 3, 10].map((uses, i) => `<polyline class="curve curve-${i}" fill="none" points="${line(uses)}"><title>${uses} uses</title></polyline>`).join("")}
     <line class="threshold" x1="0" x2="${width}" y1="${y(state.threshold)}" y2="${y(state.threshold)}"></line>
@@ -37,21 +50,30 @@ async function loadHealth() {
   const health = await api(`/v1/memories/health?${scope()}`);
   $("#health").innerHTML = `<div class="cards">
     <div class="card"><b>${health.total}</b><span>memories</span></div>
-    ${Object.entries(health.by_type).map(([type, n]) => `<div class="card"><b>${n}</b><span>${escape(type)}</span></div>`).join("")}
+    ${Object.entries(health.by_type)
+      .map(([type, n]) => `<div class="card"><b>${n}</b><span>${escapeHtml(type)}</span></div>`)
+      .join("")}
     <div class="card"><b>${health.average_retention}</b><span>average retention</span></div>
     <div class="card"><b>${health.low_retention}</b><span>low retention (&lt; 0.3)</span></div>
     <div class="card"><b>${health.forgotten_last_7_days}</b><span>forgotten in 7 days</span></div></div>
-    <h3>Top accessed</h3><ol>${health.top_accessed.map((m) => `<li>${escape(m.content)} <small>(${m.access_count} uses)</small></li>`).join("") || "<li>none yet</li>"}</ol>`;
+    <h3>Top accessed</h3><ol>${health.top_accessed.map((m) => `<li>${escapeHtml(m.content)} <small>(${m.access_count} uses)</small></li>`).join("") || "<li>none yet</li>"}</ol>`;
   $("#histogram").innerHTML = bars(health.retention_histogram);
   $("#curve").innerHTML = decayCurve();
 }
 
 async function loadRuns() {
-  const [{ runs }, { jobs }, status] = await Promise.all([api(`/v1/pipeline/runs?${scope()}&limit=20`), api(`/v1/pipeline/jobs?${scope()}&limit=20`), api(`/v1/pipeline/status?${scope()}`)]);
+  const [{ runs }, { jobs }, status] = await Promise.all([
+    api(`/v1/pipeline/runs?${scope()}&limit=20`),
+    api(`/v1/pipeline/jobs?${scope()}&limit=20`),
+    api(`/v1/pipeline/status?${scope()}`),
+  ]);
   // Dead letters: stages that failed too often wait here until someone retries them.
   $("#parked").innerHTML = status.parked.length
     ? `<p class="failed">Parked after repeated failures:</p><ul>${status.parked
-        .map((p) => `<li class="parked failed">${escape(p.stage)}${p.session_id ? ` of session ${escape(p.session_id.slice(0, 8))}` : ""} · ${p.attempts} failed run(s) · ${escape(p.error)}</li>`)
+        .map(
+          (p) =>
+            `<li class="parked failed">${escapeHtml(p.stage)}${p.session_id ? ` of session ${escapeHtml(p.session_id.slice(0, 8))}` : ""} · ${p.attempts} failed run(s) · ${escapeHtml(p.error)}</li>`,
+        )
         .join("")}</ul><button id="retry">Retry</button>`
     : `<p>${status.settled ? "Settled: the memory reflects the log." : `Working: ${status.backlog.unreplayed_events} to replay, ${status.backlog.unreflected_events} to reflect, ${status.backlog.unembedded_memories} to embed.`}</p>`;
   $("#retry")?.addEventListener("click", () =>
@@ -60,34 +82,60 @@ async function loadRuns() {
       .catch(showError),
   );
   $("#jobs").innerHTML = `<table><tr><th>job</th><th>status</th><th>events</th><th>result / error</th></tr>${jobs
-    .map((j) => `<tr class="job ${escape(j.status)}"><td>${escape(j.job_type)}</td><td>${escape(j.status)}</td><td>${j.from_seq ?? ""}–${j.to_seq ?? ""}</td><td>${escape(j.error ?? JSON.stringify(j.result ?? {}))}</td></tr>`)
+    .map(
+      (j) =>
+        `<tr class="job ${escapeHtml(j.status)}"><td>${escapeHtml(j.job_type)}</td><td>${escapeHtml(j.status)}</td><td>${j.from_seq ?? ""}–${j.to_seq ?? ""}</td><td>${escapeHtml(j.error ?? JSON.stringify(j.result ?? {}))}</td></tr>`,
+    )
     .join("")}</table>`;
   $("#runs").innerHTML = runs
-    .map((r) => `<details class="run"><summary>${escape(r.function_id.replace(/^memory-pipeline-/, ""))} · ${escape(r.status)} · ${r.steps.length} steps</summary><ol>${r.steps
-      .map((s) => `<li class="${s.error ? "failed" : ""}">${escape(s.name)}${s.error ? ` — ${escape(JSON.stringify(s.error))}` : ""}</li>`)
-      .join("")}</ol>${r.error ? `<p class="failed">${escape(JSON.stringify(r.error))}</p>` : ""}</details>`)
+    .map(
+      (r) =>
+        `<details class="run"><summary>${escapeHtml(r.function_id.replace(/^memory-pipeline-/, ""))} · ${escapeHtml(r.status)} · ${r.steps.length} steps</summary><ol>${r.steps
+          .map(
+            (s) =>
+              `<li class="${s.error ? "failed" : ""}">${escapeHtml(s.name)}${s.error ? ` — ${escapeHtml(JSON.stringify(s.error))}` : ""}</li>`,
+          )
+          .join("")}</ol>${r.error ? `<p class="failed">${escapeHtml(JSON.stringify(r.error))}</p>` : ""}</details>`,
+    )
     .join("");
 }
 
 async function loadMemories() {
   const { memories } = await api(`/v1/memories?${scope()}&limit=50`);
-  $("#memories").innerHTML = memories.map((m) => `<li><a href="#" data-id="${m.id}">${escape(m.content)}</a> <small>${escape(m.type)} · retention ${m.retention.toFixed(2)}</small></li>`).join("");
-  for (const link of document.querySelectorAll("#memories a")) link.addEventListener("click", (event) => (event.preventDefault(), showMemory(link.dataset.id)));
+  $("#memories").innerHTML = memories
+    .map(
+      (m) =>
+        `<li><a href="#" data-id="${m.id}">${escapeHtml(m.content)}</a> <small>${escapeHtml(m.type)} · retention ${m.retention.toFixed(2)}</small></li>`,
+    )
+    .join("");
+  for (const link of document.querySelectorAll("#memories a"))
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      showMemory(link.dataset.id);
+    });
 }
 
 async function showMemory(id) {
   const [memory, { history }] = await Promise.all([api(`/v1/memories/${id}`), api(`/v1/memories/${id}/history`)]);
-  $("#memory").innerHTML = `<h3>${escape(memory.content)}</h3>
-    <h4>History</h4><ol class="history">${history.map((h) => `<li>${escape(h.operation)} by ${escape(h.actor)} · ${escape(h.reason ?? "")}</li>`).join("")}</ol>
-    <h4>Sources</h4><ul class="sources">${memory.sources.map((s) => `<li>session ${escape(s.session_id.slice(0, 8))} · event #${s.seq}</li>`).join("") || "<li>none (added through the API)</li>"}</ul>`;
+  $("#memory").innerHTML = `<h3>${escapeHtml(memory.content)}</h3>
+    <h4>History</h4><ol class="history">${history.map((h) => `<li>${escapeHtml(h.operation)} by ${escapeHtml(h.actor)} · ${escapeHtml(h.reason ?? "")}</li>`).join("")}</ol>
+    <h4>Sources</h4><ul class="sources">${memory.sources.map((s) => `<li>session ${escapeHtml(s.session_id.slice(0, 8))} · event #${s.seq}</li>`).join("") || "<li>none (added through the API)</li>"}</ul>`;
 }
 
 async function inspectContext(event) {
   event.preventDefault();
-  const window = await api("/v1/context", { method: "POST", body: JSON.stringify({ user_id: state.user, app_id: state.app, query: $("#query").value, max_tokens: Number($("#max-tokens").value) }) });
-  $("#inspector").innerHTML = `<p class="total">${window.total_tokens} of ${window.max_tokens} tokens (${escape(window.tokenizer)})</p>
+  const window = await api("/v1/context", {
+    method: "POST",
+    body: JSON.stringify({ user_id: state.user, app_id: state.app, query: $("#query").value, max_tokens: Number($("#max-tokens").value) }),
+  });
+  $("#inspector").innerHTML = `<p class="total">${window.total_tokens} of ${window.max_tokens} tokens (${escapeHtml(window.tokenizer)})</p>
     <table><tr><th>section</th><th>tokens</th><th>item</th><th>why</th></tr>${window.sections
-      .flatMap((s) => s.items.map((item) => `<tr class="item"><td>${escape(s.kind)}</td><td>${item.tokens}</td><td>${escape(item.text)}</td><td>${item.memory_id ? `memory, ${item.sources.length} source event(s)${item.group ? `, ${escape(item.group)}` : ""}` : "given by the caller"}</td></tr>`))
+      .flatMap((s) =>
+        s.items.map(
+          (item) =>
+            `<tr class="item"><td>${escapeHtml(s.kind)}</td><td>${item.tokens}</td><td>${escapeHtml(item.text)}</td><td>${item.memory_id ? `memory, ${item.sources.length} source event(s)${item.group ? `, ${escapeHtml(item.group)}` : ""}` : "given by the caller"}</td></tr>`,
+        ),
+      )
       .join("")}</table>`;
 }
 

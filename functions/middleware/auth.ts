@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { KeyResolver, Principal } from "../../src/auth/api-keys.js";
 import { notFound, unauthorized } from "../../src/errors.js";
 import type { AppEnv } from "../deps.js";
-import { type TokenBuckets, rateLimited } from "./rate-limit.js";
+import { rateLimited, type TokenBuckets } from "./rate-limit.js";
 
 export interface AuthOptions {
   /** Without a key, requests are refused (401) — or, when false, act anonymously for any app. */

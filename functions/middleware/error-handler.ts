@@ -25,13 +25,22 @@ export function createErrorHandler(log: (message: string, fields?: Record<string
   return (error: Error, c: Context): Response => {
     if (error instanceof DomainError) return errorResponse(c, error.code, error.message, error.details);
     if (error instanceof HTTPException) {
-      const code: ErrorCode = error.status === 413 ? "payload_too_large" : error.status === 404 ? "not_found" : error.status < 500 ? "invalid_request" : "internal";
+      const code: ErrorCode =
+        error.status === 413
+          ? "payload_too_large"
+          : error.status === 404
+            ? "not_found"
+            : error.status < 500
+              ? "invalid_request"
+              : "internal";
       return errorResponse(c, code, error.message || "request rejected");
     }
     if (isDatabaseUnavailable(error)) {
       log("database unavailable", { path: c.req.path, error: error.message });
       c.header("retry-after", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-      return errorResponse(c, "unavailable", "the database is unavailable; retry shortly", { retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
+      return errorResponse(c, "unavailable", "the database is unavailable; retry shortly", {
+        retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+      });
     }
     log("unhandled error", { path: c.req.path, error: error.stack ?? String(error) });
     return errorResponse(c, "internal", "internal error");

@@ -17,7 +17,10 @@ export function ownedByCaller(table: "sessions" | "memories"): MiddlewareHandler
     const principal = c.get("principal");
     const id = c.req.param("id");
     if (principal?.kind === "app" && id && UUID.test(id)) {
-      const [owner] = await queryRows<{ app_id: string }>(c.var.deps.db, sql`SELECT app_id FROM ${sql.identifier(table)} WHERE id = ${id}::uuid`);
+      const [owner] = await queryRows<{ app_id: string }>(
+        c.var.deps.db,
+        sql`SELECT app_id FROM ${sql.identifier(table)} WHERE id = ${id}::uuid`,
+      );
       if (owner) assertSameApp(principal, owner.app_id, what, id);
     }
     await next();

@@ -43,7 +43,11 @@ export function rateLimited(c: Context, retryAfter: number, message: string): Do
 }
 
 /** A limit per caller, where `identify` names the caller (undefined: not limited here). */
-export function rateLimit(buckets: TokenBuckets, identify: (c: Context<AppEnv>) => string | undefined, what: string): MiddlewareHandler<AppEnv> {
+export function rateLimit(
+  buckets: TokenBuckets,
+  identify: (c: Context<AppEnv>) => string | undefined,
+  what: string,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = identify(c);
     const wait = caller === undefined ? undefined : buckets.check(caller);

@@ -35,21 +35,29 @@ export function validate<Target extends "json" | "query", Schema extends z.ZodTy
 async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const mediaType = (c.req.header("content-type") ?? "").split(";")[0]?.trim() ?? "";
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
-    throw new DomainError("unsupported_media_type", `the body must be JSON (content-type: application/json), not ${mediaType || "unspecified"}`, {
-      issues: [{ field: "header.content-type", message: `expected application/json, received ${mediaType || "nothing"}` }],
-    });
+    throw new DomainError(
+      "unsupported_media_type",
+      `the body must be JSON (content-type: application/json), not ${mediaType || "unspecified"}`,
+      {
+        issues: [{ field: "header.content-type", message: `expected application/json, received ${mediaType || "nothing"}` }],
+      },
+    );
   }
   const text = await c.req.text();
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     const reason = error instanceof Error ? error.message : "not JSON";
-    throw new DomainError("invalid_request", `body: malformed JSON (${reason})`, { issues: [{ field: "body", message: `malformed JSON: ${reason}` }] });
+    throw new DomainError("invalid_request", `body: malformed JSON (${reason})`, {
+      issues: [{ field: "body", message: `malformed JSON: ${reason}` }],
+    });
   }
 }
 
 function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
-  return Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? (values[0] as string) : values]));
+  return Object.fromEntries(
+    Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? (values[0] as string) : values]),
+  );
 }
 
 /** Deeper than any request of this API needs; a deeper body is refused before anything walks it. */
@@ -69,7 +77,7 @@ function rejectUnstorableStrings(value: unknown, ctx: z.RefinementCtx, path: (st
     const problem = unstorable(value);
     if (problem) ctx.addIssue({ code: "custom", path, message: problem });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => rejectUnstorableStrings(item, ctx, [...path, index]));
+    for (const [index, item] of value.entries()) rejectUnstorableStrings(item, ctx, [...path, index]);
   } else if (value && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
       const keyProblem = unstorable(key);

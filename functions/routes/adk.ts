@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { searchMemory } from "../../src/memory/search.js";
+import { searchMemory } from "../../src/memory/recall/search.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 
@@ -18,7 +18,10 @@ export const AdkSearchSchema = z.strictObject({
 export const adkRoutes = new Hono<AppEnv>().post("/search_memory", validate("json", AdkSearchSchema), async (c) => {
   const { db, embedder } = c.var.deps;
   const body = c.req.valid("json");
-  const result = await searchMemory({ db, embedder }, { app_id: body.app_name, user_id: body.user_id, query: body.query, limit: 10, min_relevance: 0 });
+  const result = await searchMemory(
+    { db, embedder },
+    { app_id: body.app_name, user_id: body.user_id, query: body.query, limit: 10, min_relevance: 0 },
+  );
   return c.json({
     memories: result.memories.map((memory) => ({
       content: { role: "user", parts: [{ text: memory.content }] },

@@ -22,9 +22,8 @@ export async function loadDashboard(decay: { lambda: number; threshold: number }
  * key may see.
  */
 export function dashboardRoutes(decay: DashboardSettings) {
-  return new Hono<AppEnv>()
-    .get("/dashboard", (c) =>
-      c.html(html`<!doctype html>
+  return new Hono<AppEnv>().get("/dashboard", (c) =>
+    c.html(html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mnemo · memory dashboard</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}header{background:#1d2433;color:#fff;padding:.8rem 1.2rem}
@@ -44,5 +43,5 @@ table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{overflow-wrap
 </main>
 <script type="module">${raw(decay.script)}</script>
 </body></html>`),
-    );
+  );
 }

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { runDecay } from "../../src/memory/decay.js";
-import { DecayParametersSchema } from "../../src/memory/retention.js";
+import { runDecay } from "../../src/memory/lifecycle/decay.js";
+import { DecayParametersSchema } from "../../src/memory/lifecycle/retention.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 

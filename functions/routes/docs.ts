@@ -9,7 +9,9 @@ export const docsRoutes = new Hono<AppEnv>()
   .get("/docs", (c) => {
     const document = openApiDocument();
     const rows = OPERATIONS.map((operation) => {
-      const entry = (document.paths[operation.path.replace(/:(\w+)/g, "{$1}")] as Record<string, { requestBody?: unknown; parameters?: unknown }>)[operation.method];
+      const entry = (
+        document.paths[operation.path.replace(/:(\w+)/g, "{$1}")] as Record<string, { requestBody?: unknown; parameters?: unknown }>
+      )[operation.method];
       const request = entry?.requestBody ?? entry?.parameters;
       return html`<section id="${operation.method}-${operation.path}">
         <h3><code class="method">${operation.method.toUpperCase()}</code> <code>${operation.path}</code></h3>

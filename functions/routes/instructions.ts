@@ -1,5 +1,11 @@
 import { Hono } from "hono";
-import { InstructionQuerySchema, PutInstructionSchema, getInstruction, listInstructionVersions, putInstruction } from "../../src/memory/instructions.js";
+import {
+  getInstruction,
+  InstructionQuerySchema,
+  listInstructionVersions,
+  PutInstructionSchema,
+  putInstruction,
+} from "../../src/memory/procedural/instructions.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 import { instructionJson } from "../serializers.js";

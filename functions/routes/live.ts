@@ -36,7 +36,12 @@ export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuer
       unsubscribe();
     });
     await reader.next();
-    send({ type: "CUSTOM", name: "subscribed", value: { user_id: scope.userId, app_id: scope.appId, session_id: scope.sessionId ?? null }, timestamp: Date.now() });
+    send({
+      type: "CUSTOM",
+      name: "subscribed",
+      value: { user_id: scope.userId, app_id: scope.appId, session_id: scope.sessionId ?? null },
+      timestamp: Date.now(),
+    });
     while (open) {
       await stream.sleep(live.pollMs);
       if (!open) break;

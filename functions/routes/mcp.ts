@@ -6,9 +6,9 @@ import { z } from "zod";
 import { assembleContext } from "../../src/context/assemble-context.js";
 import { ContextRequestSchema } from "../../src/context/schemas.js";
 import { DomainError, notFound } from "../../src/errors.js";
-import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/memory-commands.js";
-import { getMemory } from "../../src/memory/memory-read.js";
-import { SearchMemorySchema, searchMemory } from "../../src/memory/search.js";
+import { getMemory } from "../../src/memory/read/memory-read.js";
+import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
+import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/write/memory-commands.js";
 import type { AppEnv } from "../deps.js";
 import { scopeToApp } from "../middleware/auth.js";
 
@@ -26,15 +26,26 @@ function memoryServer(c: Context<AppEnv>): McpServer {
   // The same app scoping as request bodies: a key's app is filled in, another app is "not found".
   const scoped = <T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.output<T> => {
     const parsed = schema.safeParse(scopeToApp(principal, args, ["app_id"]));
-    if (!parsed.success) throw new DomainError("invalid_request", parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+    if (!parsed.success)
+      throw new DomainError("invalid_request", parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
     return parsed.data;
   };
-  const text = (value: unknown) => ({ content: [{ type: "text" as const, text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }] });
+  const text = (value: unknown) => ({
+    content: [{ type: "text" as const, text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
+  });
 
   const server = new McpServer({ name: "mnemo-pipeline", version: "0.1.0" });
   server.registerTool(
     "add_memory",
-    { description: "Remember something about the user (an insight); deduplicated against what is already known.", inputSchema: { user_id: userId, app_id: appId, content: z.string().min(1).max(10_000), importance: z.number().min(0).max(1).optional() } },
+    {
+      description: "Remember something about the user (an insight); deduplicated against what is already known.",
+      inputSchema: {
+        user_id: userId,
+        app_id: appId,
+        content: z.string().min(1).max(10_000),
+        importance: z.number().min(0).max(1).optional(),
+      },
+    },
     async (args) => {
       const input = scoped(CreateMemorySchema, { ...args, type: "insight" });
       const operation = await createMemory({ db, embedder }, input);
@@ -43,15 +54,40 @@ function memoryServer(c: Context<AppEnv>): McpServer {
   );
   server.registerTool(
     "search_memory",
-    { description: "Find the user's memories relevant to a query, with relevance scores.", inputSchema: { user_id: userId, app_id: appId, query: z.string().min(1).max(20_000), limit: z.number().int().min(1).max(50).optional() } },
+    {
+      description: "Find the user's memories relevant to a query, with relevance scores.",
+      inputSchema: {
+        user_id: userId,
+        app_id: appId,
+        query: z.string().min(1).max(20_000),
+        limit: z.number().int().min(1).max(50).optional(),
+      },
+    },
     async (args) => {
       const result = await searchMemory({ db, embedder }, scoped(SearchMemorySchema, args));
-      return text({ no_relevant_memory: result.noRelevantMemory, memories: result.memories.map((memory) => ({ id: memory.id, type: memory.type, content: memory.content, relevance: memory.relevance })) });
+      return text({
+        no_relevant_memory: result.noRelevantMemory,
+        memories: result.memories.map((memory) => ({
+          id: memory.id,
+          type: memory.type,
+          content: memory.content,
+          relevance: memory.relevance,
+        })),
+      });
     },
   );
   server.registerTool(
     "get_context",
-    { description: "A token-budgeted context window (profile facts, relevant memories, recent history) for the next turn.", inputSchema: { user_id: userId, app_id: appId, query: z.string().min(1).max(20_000), max_tokens: z.number().int().min(50).max(200_000), session_id: z.uuid().optional() } },
+    {
+      description: "A token-budgeted context window (profile facts, relevant memories, recent history) for the next turn.",
+      inputSchema: {
+        user_id: userId,
+        app_id: appId,
+        query: z.string().min(1).max(20_000),
+        max_tokens: z.number().int().min(50).max(200_000),
+        session_id: z.uuid().optional(),
+      },
+    },
     async (args) => {
       const window = await assembleContext({ db, embedder, tokenizer }, scoped(ContextRequestSchema, args));
       return text(window.prompt);
@@ -59,7 +95,10 @@ function memoryServer(c: Context<AppEnv>): McpServer {
   );
   server.registerTool(
     "forget_memory",
-    { description: "Forget one of the user's memories (soft delete; its history is kept).", inputSchema: { user_id: userId, app_id: appId, memory_id: z.uuid() } },
+    {
+      description: "Forget one of the user's memories (soft delete; its history is kept).",
+      inputSchema: { user_id: userId, app_id: appId, memory_id: z.uuid() },
+    },
     async (args) => {
       const input = scoped(z.object({ user_id: userId, app_id: z.string().default("default"), memory_id: z.uuid() }), args);
       const { row } = await getMemory(db, input.memory_id);

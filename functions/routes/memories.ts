@@ -1,17 +1,20 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { retentionStats } from "../../src/memory/decay.js";
-import { memoryHealth } from "../../src/memory/health.js";
-import { CreateMemorySchema, PatchMemorySchema, createMemory, deleteMemory, setPinned } from "../../src/memory/memory-commands.js";
-import { ExpandMemoriesSchema, MemoryIndexQuerySchema, expandMemories, memoryIndex } from "../../src/memory/memory-index.js";
-import { ListMemoriesQuerySchema, getMemory, getMemoryHistory, listMemories } from "../../src/memory/memory-read.js";
-import { SearchMemorySchema, searchMemory } from "../../src/memory/search.js";
+import { retentionStats } from "../../src/memory/lifecycle/decay.js";
+import { memoryHealth } from "../../src/memory/read/health.js";
+import { getMemory, getMemoryHistory, ListMemoriesQuerySchema, listMemories } from "../../src/memory/read/memory-read.js";
+import { ExpandMemoriesSchema, expandMemories, MemoryIndexQuerySchema, memoryIndex } from "../../src/memory/recall/memory-index.js";
+import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
+import { CreateMemorySchema, createMemory, deleteMemory, PatchMemorySchema, setPinned } from "../../src/memory/write/memory-commands.js";
 import type { AppEnv } from "../deps.js";
 import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
 import { historyJson, memoryJson, scoredMemoryJson } from "../serializers.js";
 
-export const RetentionQuerySchema = z.strictObject({ user_id: z.string().trim().min(1).max(200), app_id: z.string().trim().min(1).max(200).default("default") });
+export const RetentionQuerySchema = z.strictObject({
+  user_id: z.string().trim().min(1).max(200),
+  app_id: z.string().trim().min(1).max(200).default("default"),
+});
 
 /** Memories with their provenance (M3) and history (M4), structured ingestion and soft delete. */
 export const memoryRoutes = new Hono<AppEnv>()
@@ -41,7 +44,10 @@ export const memoryRoutes = new Hono<AppEnv>()
     const { db, embedder } = c.var.deps;
     const operation = await createMemory({ db, embedder }, c.req.valid("json"));
     const { row, sources } = await getMemory(db, operation.memory_id);
-    return c.json({ operation: operation.op, reason: operation.reason, memory: memoryJson(row, sources) }, operation.op === "NOOP" ? 200 : 201);
+    return c.json(
+      { operation: operation.op, reason: operation.reason, memory: memoryJson(row, sources) },
+      operation.op === "NOOP" ? 200 : 201,
+    );
   })
   .get("/", validate("query", ListMemoriesQuerySchema), async (c) => {
     const rows = await listMemories(c.var.deps.db, c.req.valid("query"));
@@ -49,11 +55,19 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
   .get("/health", validate("query", RetentionQuerySchema), async (c) => {
     const query = c.req.valid("query");
-    return c.json({ user_id: query.user_id, app_id: query.app_id, ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id })) });
+    return c.json({
+      user_id: query.user_id,
+      app_id: query.app_id,
+      ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id })),
+    });
   })
   .get("/retention", validate("query", RetentionQuerySchema), async (c) => {
     const query = c.req.valid("query");
-    return c.json({ user_id: query.user_id, app_id: query.app_id, ...(await retentionStats(c.var.deps.db, { appId: query.app_id, userId: query.user_id })) });
+    return c.json({
+      user_id: query.user_id,
+      app_id: query.app_id,
+      ...(await retentionStats(c.var.deps.db, { appId: query.app_id, userId: query.user_id })),
+    });
   })
   .patch("/:id", validate("json", PatchMemorySchema), async (c) => {
     const row = await setPinned(c.var.deps.db, c.req.param("id"), c.req.valid("json").pinned);

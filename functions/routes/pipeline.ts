@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { JOB_STATUSES, PIPELINE_STAGES, consolidationJobs } from "../../src/db/schema/index.js";
+import { consolidationJobs, JOB_STATUSES, PIPELINE_STAGES } from "../../src/db/schema/index.js";
 import { recentRuns } from "../../src/executor/run-store.js";
 import { retryStages } from "../../src/pipeline/retry.js";
 import type { AppEnv } from "../deps.js";
@@ -49,7 +49,12 @@ export const pipelineRoutes = new Hono<AppEnv>()
     const conditions = [eq(consolidationJobs.appId, query.app_id), eq(consolidationJobs.userId, query.user_id)];
     if (query.session_id) conditions.push(eq(consolidationJobs.sessionId, query.session_id));
     if (query.status) conditions.push(eq(consolidationJobs.status, query.status));
-    const rows = await c.var.deps.db.select().from(consolidationJobs).where(and(...conditions)).orderBy(desc(consolidationJobs.startedAt)).limit(query.limit);
+    const rows = await c.var.deps.db
+      .select()
+      .from(consolidationJobs)
+      .where(and(...conditions))
+      .orderBy(desc(consolidationJobs.startedAt))
+      .limit(query.limit);
     return c.json({ jobs: rows.map(jobJson) });
   })
   // Dead letters: clear the failure counts of a user's stages and send them to the pipeline again.

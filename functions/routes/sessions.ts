@@ -1,7 +1,13 @@
 import { Hono } from "hono";
 import { appendEvents, readEvents } from "../../src/sessions/event-log.js";
+import {
+  AppendEventsSchema,
+  CreateSessionSchema,
+  ListSessionsQuerySchema,
+  PatchStateSchema,
+  ReadEventsQuerySchema,
+} from "../../src/sessions/schemas.js";
 import { patchState, readState } from "../../src/sessions/scoped-state.js";
-import { AppendEventsSchema, CreateSessionSchema, ListSessionsQuerySchema, PatchStateSchema, ReadEventsQuerySchema } from "../../src/sessions/schemas.js";
 import { createSession, endSession, getSession, listSessions } from "../../src/sessions/session-store.js";
 import type { AppEnv } from "../deps.js";
 import { ownedByCaller } from "../middleware/ownership.js";
@@ -44,7 +50,12 @@ export const sessionRoutes = new Hono<AppEnv>()
     const { db, tokenizer, notifier, background } = c.var.deps;
     const result = await appendEvents(db, tokenizer, c.req.param("id"), c.req.valid("json").events);
     if (result.storedCount > 0) {
-      const progress = { session_id: result.session.id, app_id: result.session.appId, user_id: result.session.userId, last_seq: result.lastSeq };
+      const progress = {
+        session_id: result.session.id,
+        app_id: result.session.appId,
+        user_id: result.session.userId,
+        last_seq: result.lastSeq,
+      };
       // After the commit and after the response; the sweep re-emits if this is ever lost.
       background.run(c, "emit events appended", () => notifier.eventsAppended(progress));
     }

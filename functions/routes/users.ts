@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
 import { z } from "zod";
-import { resetDerivedMemory } from "../../src/memory/rebuild.js";
+import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { eraseUser } from "../../src/users/erase-user.js";
 import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
 import type { AppEnv } from "../deps.js";
@@ -33,7 +33,10 @@ export const userRoutes = new Hono<AppEnv>()
     const scope = { appId: c.req.valid("json").app_id, userId: c.req.param("user_id") };
     const plan = await resetDerivedMemory(db, scope);
     background.run(c, "emit rebuild", () => notifier.rederive(plan.sessions));
-    return c.json({ user_id: scope.userId, app_id: scope.appId, deleted_memories: plan.deletedMemories, sessions: plan.sessions.length }, 202);
+    return c.json(
+      { user_id: scope.userId, app_id: scope.appId, deleted_memories: plan.deletedMemories, sessions: plan.sessions.length },
+      202,
+    );
   });
 
 function exportJson(record: ExportRecord) {

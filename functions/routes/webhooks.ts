@@ -3,8 +3,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { verifyWebhook } from "../../src/auth/webhook-signature.js";
 import { webhookDeliveries } from "../../src/db/schema/index.js";
-import { requestReflection } from "../../src/memory/reflection-backlog.js";
 import { DomainError, notFound, unauthorized } from "../../src/errors.js";
+import { requestReflection } from "../../src/pipeline/reflection-backlog.js";
 import type { AppEnv } from "../deps.js";
 import { parseInput } from "../middleware/validate.js";
 
@@ -30,7 +30,11 @@ export const webhookRoutes = new Hono<AppEnv>().post("/consolidate", async (c) =
   const window = sql`now() - make_interval(secs => ${security.webhook.toleranceSeconds * 2})`;
   await db.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, window));
   // The user it named goes with the record, so erasure removes it too.
-  const accepted = await db.insert(webhookDeliveries).values({ signature: check.signature, appId: app_id, userId: user_id }).onConflictDoNothing().returning();
+  const accepted = await db
+    .insert(webhookDeliveries)
+    .values({ signature: check.signature, appId: app_id, userId: user_id })
+    .onConflictDoNothing()
+    .returning();
   if (accepted.length === 0) throw unauthorized("this delivery was already received (replayed signature)");
 
   // Recorded on the sessions before the event is sent: a lost event is found by the sweep.
@@ -48,4 +52,3 @@ function parseJson(text: string): unknown {
     throw new DomainError("invalid_request", "body: malformed JSON", { issues: [{ field: "body", message: "malformed JSON" }] });
   }
 }
-

@@ -8,7 +8,9 @@ const unused = new Proxy(
   {
     get(_target, property) {
       if (property === "then" || typeof property === "symbol") return undefined;
-      throw new Error(`${String(property)}: libsodium / crypto-js are not bundled on Workers; step encryption uses WebCrypto (inngest/step-encryption.ts)`);
+      throw new Error(
+        `${String(property)}: libsodium / crypto-js are not bundled on Workers; step encryption uses WebCrypto (inngest/step-encryption.ts)`,
+      );
     },
   },
 );

@@ -1,6 +1,6 @@
 import { cron } from "inngest";
-import { type DecayScope, decayBatch, finishDecay } from "../../src/memory/decay.js";
-import type { DecayParameters } from "../../src/memory/retention.js";
+import { type DecayScope, decayBatch, finishDecay } from "../../src/memory/lifecycle/decay.js";
+import type { DecayParameters } from "../../src/memory/lifecycle/retention.js";
 import type { PipelineClient } from "../client.js";
 import { DecayRequestedSchema, decayRequested } from "../events.js";
 import { parsePayload } from "./payload.js";
@@ -14,13 +14,19 @@ const MAX_BATCHES_PER_RUN = 200;
  * and purge. Each batch is a step that returns its cursor, so a crash resumes after the last
  * committed batch; a pass larger than one run continues in a new run from its cursor.
  */
-export function createDecay(inngest: PipelineClient, settings: { decayCron: string; decayParameters: DecayParameters; decayBatchSize: number }) {
+export function createDecay(
+  inngest: PipelineClient,
+  settings: { decayCron: string; decayParameters: DecayParameters; decayBatchSize: number },
+) {
   return inngest.createFunction(
     { id: "decay", name: "Scheduled decay", triggers: [cron(settings.decayCron), decayRequested], concurrency: { limit: 1 }, retries: 2 },
     async ({ event, step, deps }) => {
       // A cron tick has no payload: the whole store, from the beginning.
       const request = event.name === decayRequested.name ? parsePayload(DecayRequestedSchema, event) : undefined;
-      const scope: DecayScope = { ...(request?.app_id ? { appId: request.app_id } : {}), ...(request?.user_id ? { userId: request.user_id } : {}) };
+      const scope: DecayScope = {
+        ...(request?.app_id ? { appId: request.app_id } : {}),
+        ...(request?.user_id ? { userId: request.user_id } : {}),
+      };
       let cursor = request?.cursor ?? null;
       let recomputed = 0;
       let forgotten = 0;

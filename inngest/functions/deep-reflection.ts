@@ -1,11 +1,11 @@
-import { groundExtraction } from "../../src/memory/candidates.js";
-import { consolidate } from "../../src/memory/consolidate.js";
-import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
-import { advanceReflectedSeq, loadReflectionChunk } from "../../src/memory/reflection-backlog.js";
+import { consolidate } from "../../src/memory/write/consolidate.js";
+import { groundExtraction } from "../../src/memory/write/extraction-grounding.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
+import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
+import { advanceReflectedSeq, loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
 import type { PipelineClient } from "../client.js";
+import { embeddingsRequested, reflectionRequested, SessionScopeSchema, sessionEnded } from "../events.js";
 import { USER_KEY } from "./keys.js";
-import { SessionScopeSchema, embeddingsRequested, reflectionRequested, sessionEnded } from "../events.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";
@@ -75,7 +75,8 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
             );
             throw error;
           }
-          if (chunk === MAX_CHUNKS_PER_RUN - 1) await step.sendEvent("continue-reflection", reflectionRequested.create({ ...payload, reason: "manual" }));
+          if (chunk === MAX_CHUNKS_PER_RUN - 1)
+            await step.sendEvent("continue-reflection", reflectionRequested.create({ ...payload, reason: "manual" }));
         }
         // Insights and facts carry their embeddings; traits and historical versions are filled here.
         if (totals.chunks > 0) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));

@@ -1,8 +1,8 @@
-import { findUnembedded, storeEmbeddings } from "../../src/memory/embeddings.js";
+import { findUnembedded, storeEmbeddings } from "../../src/memory/write/embeddings.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
 import type { PipelineClient } from "../client.js";
-import { USER_KEY } from "./keys.js";
 import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
+import { USER_KEY } from "./keys.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";

@@ -1,11 +1,11 @@
-import { writeEpisode } from "../../src/memory/episodes.js";
-import { ruleImportance } from "../../src/memory/importance.js";
-import { finishJob, startChunkJob } from "../../src/memory/jobs.js";
-import { requestReflection, unreflectedImportance } from "../../src/memory/reflection-backlog.js";
-import { loadReplayChunk } from "../../src/memory/replay-backlog.js";
+import { writeEpisode } from "../../src/memory/write/episodes.js";
+import { ruleImportance } from "../../src/memory/write/importance.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
+import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
+import { requestReflection, unreflectedImportance } from "../../src/pipeline/reflection-backlog.js";
+import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
 import type { PipelineClient } from "../client.js";
-import { SessionEventSchema, embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../events.js";
+import { embeddingsRequested, reflectionRequested, SessionEventSchema, sessionEnded, sessionEventsAppended } from "../events.js";
 import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";
@@ -57,7 +57,10 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           try {
             summary = await step.run(`summarize-${backlog.toSeq}`, () =>
               deps.llm
-                .summarize({ turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })), maxWords: SUMMARY_MAX_WORDS })
+                .summarize({
+                  turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
+                  maxWords: SUMMARY_MAX_WORDS,
+                })
                 .catch(toStepError),
             );
           } catch (error) {
@@ -79,7 +82,14 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
                 summary: summary.text,
                 ...(summary.sourceSeqs ? { summarySeqs: summary.sourceSeqs } : {}),
                 importance: ruleImportance(backlog.events.map((e) => e.content)),
-                events: backlog.events.map((e) => ({ eventId: e.id, seq: e.seq, speaker: e.speaker, content: e.content, occurredAt: e.occurredAt, importance: e.importance })),
+                events: backlog.events.map((e) => ({
+                  eventId: e.id,
+                  seq: e.seq,
+                  speaker: e.speaker,
+                  content: e.content,
+                  occurredAt: e.occurredAt,
+                  importance: e.importance,
+                })),
                 model: deps.llm.id,
               },
               (tx) => clearStageFailure(tx, target),
@@ -87,7 +97,9 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           );
           if (!result.advanced) {
             // Another run summarised this range first; its episode stands and ours would duplicate it.
-            await step.run(`record-skip-${backlog.toSeq}`, () => finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: result.reason } }));
+            await step.run(`record-skip-${backlog.toSeq}`, () =>
+              finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: result.reason } }),
+            );
             break;
           }
           if (result.memoryId) written.push(result.memoryId);
@@ -108,7 +120,10 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           return (await requestReflection(deps.db, { sessionId })).length > 0;
         });
         if (requested) {
-          await step.sendEvent("request-reflection", reflectionRequested.create({ session_id: sessionId, app_id, user_id, reason: "importance" }));
+          await step.sendEvent(
+            "request-reflection",
+            reflectionRequested.create({ session_id: sessionId, app_id, user_id, reason: "importance" }),
+          );
         }
         return { session_id: sessionId, episodes: written, turns };
       });

@@ -19,18 +19,31 @@ export function createPipelineSweep(inngest: PipelineClient, settings: { sweepCr
       const minAge = deps.settings.sweepMinAgeMs;
       const unreplayed = await step.run("find-unreplayed", () => findUnreplayed(deps.db, minAge, SWEEP_LIMIT));
       if (unreplayed.length > 0) {
-        await step.sendEvent("re-emit-appended", unreplayed.map((backlog) => sessionEventsAppended.create(backlog)));
+        await step.sendEvent(
+          "re-emit-appended",
+          unreplayed.map((backlog) => sessionEventsAppended.create(backlog)),
+        );
       }
       const unreflected = await step.run("find-unreflected", () => findUnreflected(deps.db, minAge, SWEEP_LIMIT));
       if (unreflected.length > 0) {
         await step.sendEvent(
           "re-request-reflection",
-          unreflected.map((backlog) => reflectionRequested.create({ session_id: backlog.session_id, app_id: backlog.app_id, user_id: backlog.user_id, reason: "sweep" })),
+          unreflected.map((backlog) =>
+            reflectionRequested.create({
+              session_id: backlog.session_id,
+              app_id: backlog.app_id,
+              user_id: backlog.user_id,
+              reason: "sweep",
+            }),
+          ),
         );
       }
       const users = await step.run("find-unembedded", () => findUsersWithUnembedded(deps.db, deps.embedder.model, minAge, SWEEP_LIMIT));
       if (users.length > 0) {
-        await step.sendEvent("re-request-embeddings", users.map((user) => embeddingsRequested.create(user)));
+        await step.sendEvent(
+          "re-request-embeddings",
+          users.map((user) => embeddingsRequested.create(user)),
+        );
       }
       return { unreplayed: unreplayed.length, unreflected: unreflected.length, users: users.length };
     },

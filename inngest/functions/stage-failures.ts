@@ -1,5 +1,5 @@
-import { type StageTarget, recordStageFailure } from "../../src/pipeline/failures.js";
 import type { Database } from "../../src/db/database.js";
+import { recordStageFailure, type StageTarget } from "../../src/pipeline/failures.js";
 
 /** The one step tool this helper needs (Inngest's `step`). */
 interface StepTools {
@@ -11,12 +11,20 @@ interface StepTools {
  * never succeed), counts the failure against the stage's session or user before rethrowing, so
  * repeated failures park the stage instead of being re-sent by the sweep forever.
  */
-export async function countingFailures<T>(step: StepTools, deps: { db: Database; settings: { maxFailures: number } }, target: StageTarget, work: () => Promise<T>): Promise<T> {
+export async function countingFailures<T>(
+  step: StepTools,
+  deps: { db: Database; settings: { maxFailures: number } },
+  target: StageTarget,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
     // A step's final error reaches the function as a StepError named after the original error.
-    const failure = { message: error instanceof Error ? error.message : String(error), retryable: !(error instanceof Error && error.name === "NonRetriableError") };
+    const failure = {
+      message: error instanceof Error ? error.message : String(error),
+      retryable: !(error instanceof Error && error.name === "NonRetriableError"),
+    };
     await step.run("record-stage-failure", () => recordStageFailure(deps.db, target, failure, deps.settings.maxFailures));
     throw error;
   }

@@ -15,7 +15,10 @@ const KEY_PREFIX = "mk_";
  * @example
  * const { key } = await createApiKey(db, { appId: "acme", name: "production" });
  */
-export async function createApiKey(db: Database, input: { appId: string; name: string }): Promise<{ id: string; key: string; prefix: string }> {
+export async function createApiKey(
+  db: Database,
+  input: { appId: string; name: string },
+): Promise<{ id: string; key: string; prefix: string }> {
   const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
   const key = `${KEY_PREFIX}${secret}`;
   const id = crypto.randomUUID();
@@ -26,7 +29,14 @@ export async function createApiKey(db: Database, input: { appId: string; name: s
 
 export async function listApiKeys(db: Database, appId?: string) {
   return db
-    .select({ id: apiKeys.id, appId: apiKeys.appId, name: apiKeys.name, prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .select({
+      id: apiKeys.id,
+      appId: apiKeys.appId,
+      name: apiKeys.name,
+      prefix: apiKeys.prefix,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
+    })
     .from(apiKeys)
     .where(appId ? eq(apiKeys.appId, appId) : undefined)
     .orderBy(apiKeys.createdAt);
@@ -34,7 +44,11 @@ export async function listApiKeys(db: Database, appId?: string) {
 
 /** Revokes a key; true when a live key was revoked. */
 export async function revokeApiKey(db: Database, id: string): Promise<boolean> {
-  const rows = await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id });
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
   return rows.length > 0;
 }
 
@@ -50,7 +64,10 @@ export function createKeyResolver(options: { adminKeyHash?: string; cacheMs: num
     if (options.adminKeyHash && hash === options.adminKeyHash) return { kind: "admin" };
     const cached = cache.get(hash);
     if (cached && cached.until > Date.now()) return cached.principal;
-    const [row] = await db.select({ id: apiKeys.id, appId: apiKeys.appId }).from(apiKeys).where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
+    const [row] = await db
+      .select({ id: apiKeys.id, appId: apiKeys.appId })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
     if (!row) {
       cache.delete(hash);
       return undefined;

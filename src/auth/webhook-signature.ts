@@ -13,12 +13,20 @@ export async function signWebhook(secret: string, timestamp: number, body: strin
 export type SignatureCheck = { ok: true; signature: string } | { ok: false; reason: string };
 
 /** Checks the header against the body and the clock; `signature` identifies the delivery for replay checks. */
-export async function verifyWebhook(secret: string, header: string | undefined, body: string, toleranceSeconds: number, nowSeconds = Math.floor(Date.now() / 1000)): Promise<SignatureCheck> {
+export async function verifyWebhook(
+  secret: string,
+  header: string | undefined,
+  body: string,
+  toleranceSeconds: number,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Promise<SignatureCheck> {
   const parts = Object.fromEntries((header ?? "").split(",").map((part) => part.trim().split("=", 2) as [string, string]));
   const timestamp = Number(parts["t"]);
   const presented = parts["v1"];
-  if (!header || !Number.isInteger(timestamp) || !presented) return { ok: false, reason: "missing or malformed webhook-signature header (t=<unix seconds>,v1=<hex>)" };
-  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return { ok: false, reason: `signature timestamp is outside the ${toleranceSeconds} s window` };
+  if (!header || !Number.isInteger(timestamp) || !presented)
+    return { ok: false, reason: "missing or malformed webhook-signature header (t=<unix seconds>,v1=<hex>)" };
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds)
+    return { ok: false, reason: `signature timestamp is outside the ${toleranceSeconds} s window` };
   const expected = (await signWebhook(secret, timestamp, body)).split("v1=")[1] as string;
   if (!constantTimeEqual(expected, presented.toLowerCase())) return { ok: false, reason: "signature does not match the body" };
   return { ok: true, signature: expected };

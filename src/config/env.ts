@@ -1,13 +1,9 @@
 import { z } from "zod";
 
 /** A duration such as "250ms", "2s", "5m" or "1h"; the unit is required so a value is never ambiguous. */
-const DurationSchema = z
-  .string()
-  .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
+const DurationSchema = z.string().regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
 
-const booleanFromEnv = z
-  .enum(["true", "false", "1", "0"])
-  .transform((value) => value === "true" || value === "1");
+const booleanFromEnv = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
 
 /**
  * Every setting the service reads, parsed once at start-up. Works the same from `process.env`
@@ -82,7 +78,14 @@ export const EnvSchema = z.object({
   INNGEST_ENCRYPTION_FALLBACK_KEYS: z
     .string()
     .optional()
-    .transform((value) => (value ? value.split(",").map((key) => key.trim()).filter(Boolean) : [])),
+    .transform((value) =>
+      value
+        ? value
+            .split(",")
+            .map((key) => key.trim())
+            .filter(Boolean)
+        : [],
+    ),
   /** Quiet period before a session's new events are summarised (Inngest debounce). */
   REPLAY_DEBOUNCE: DurationSchema.default("2s"),
   /** Longest a busy session waits for its summary while events keep arriving. */

@@ -1,6 +1,6 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
-import { recallMemories } from "../memory/recall.js";
+import { recallMemories } from "../memory/recall/hybrid-recall.js";
 import type { Embedder } from "../providers/types.js";
 import { getSession } from "../sessions/session-store.js";
 import { sessionHistory } from "./history.js";
@@ -69,16 +69,37 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
     if (text) candidates.push({ kind, title, items: [{ text, sources: [] }], share: 0, required: true, renderLast });
   };
   required("system", "System", request.system);
-  required("tools", "Available tools", request.tools?.map((tool) => (typeof tool === "string" ? `- ${tool}` : `- ${tool.name}${tool.description ? `: ${tool.description}` : ""}`)).join("\n"));
+  required(
+    "tools",
+    "Available tools",
+    request.tools
+      ?.map((tool) => (typeof tool === "string" ? `- ${tool}` : `- ${tool.name}${tool.description ? `: ${tool.description}` : ""}`))
+      .join("\n"),
+  );
   required("user_message", "Current user message", request.user_message, true);
   candidates.push(
-    { kind: "facts", title: "What we know about the user", share: ratios.facts, grouped: true, items: recalled.filter((memory) => memory.type === "semantic").map(asItem) },
-    { kind: "memories", title: "Relevant memories", share: ratios.memories, grouped: true, items: recalled.filter((memory) => memory.type !== "semantic").map(asItem) },
+    {
+      kind: "facts",
+      title: "What we know about the user",
+      share: ratios.facts,
+      grouped: true,
+      items: recalled.filter((memory) => memory.type === "semantic").map(asItem),
+    },
+    {
+      kind: "memories",
+      title: "Relevant memories",
+      share: ratios.memories,
+      grouped: true,
+      items: recalled.filter((memory) => memory.type !== "semantic").map(asItem),
+    },
     {
       kind: "knowledge",
       title: "Retrieved knowledge",
       share: ratios.knowledge,
-      items: (request.knowledge ?? []).map((entry) => ({ text: entry.source ? `- ${entry.text} (${entry.source})` : `- ${entry.text}`, sources: [] })),
+      items: (request.knowledge ?? []).map((entry) => ({
+        text: entry.source ? `- ${entry.text} (${entry.source})` : `- ${entry.text}`,
+        sources: [],
+      })),
     },
     { kind: "history", title: "Recent conversation", share: ratios.history, chronological: true, contiguous: true, items: history },
   );

@@ -17,9 +17,16 @@ const MAX_HISTORY_EVENTS = 200;
  *   prompt prefix stays stable (cache-friendly) between moves.
  */
 export async function sessionHistory(db: Database, sessionId: string, options: ContextRequest["history"]): Promise<HistoryItems> {
-  const limit = options.strategy === "none" ? MAX_HISTORY_EVENTS : options.strategy === "sliding_window" ? 2 * options.max_turns : options.max_turns;
+  const limit =
+    options.strategy === "none" ? MAX_HISTORY_EVENTS : options.strategy === "sliding_window" ? 2 * options.max_turns : options.max_turns;
   const rows = await db
-    .select({ id: sessionEvents.id, seq: sessionEvents.seq, role: sessionEvents.role, content: sessionEvents.content, data: sessionEvents.data })
+    .select({
+      id: sessionEvents.id,
+      seq: sessionEvents.seq,
+      role: sessionEvents.role,
+      content: sessionEvents.content,
+      data: sessionEvents.data,
+    })
     .from(sessionEvents)
     .where(eq(sessionEvents.sessionId, sessionId))
     .orderBy(desc(sessionEvents.seq))
@@ -60,9 +67,22 @@ async function earlierSummaries(db: Database, sessionId: string, beforeSeq: numb
     .orderBy(desc(sql`(${memories.metadata} ->> 'from_seq')::int`));
   if (summaries.length === 0) return [];
   const sources = await db
-    .select({ memoryId: memorySources.memoryId, session_id: memorySources.sessionId, event_id: memorySources.eventId, seq: memorySources.seq })
+    .select({
+      memoryId: memorySources.memoryId,
+      session_id: memorySources.sessionId,
+      event_id: memorySources.eventId,
+      seq: memorySources.seq,
+    })
     .from(memorySources)
-    .where(and(inArray(memorySources.memoryId, summaries.map((summary) => summary.id)), lt(memorySources.seq, beforeSeq)))
+    .where(
+      and(
+        inArray(
+          memorySources.memoryId,
+          summaries.map((summary) => summary.id),
+        ),
+        lt(memorySources.seq, beforeSeq),
+      ),
+    )
     .orderBy(asc(memorySources.seq));
   const items: HistoryItems = summaries.map((summary) => ({
     text: `(earlier) ${summary.content}`,

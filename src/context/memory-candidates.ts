@@ -1,5 +1,5 @@
 import type { Database } from "../db/database.js";
-import { type RecalledMemory, followingTurns } from "../memory/recall.js";
+import { followingTurns, type RecalledMemory } from "../memory/recall/hybrid-recall.js";
 
 /** Enough candidates to fill the memory share with short items (~15 tokens each), within bounds. */
 export const memoryCandidates = (budget: number) => Math.min(400, Math.max(30, Math.ceil(budget / 15)));
@@ -8,9 +8,17 @@ export const memoryCandidates = (budget: number) => Math.min(400, Math.max(30, M
 const EXPANDED_TURNS = 10;
 
 /** Puts the turn that follows each of the best turn hits right after it. */
-export async function withFollowingTurns(db: Database, scope: { appId: string; userId: string }, ranked: RecalledMemory[]): Promise<RecalledMemory[]> {
+export async function withFollowingTurns(
+  db: Database,
+  scope: { appId: string; userId: string },
+  ranked: RecalledMemory[],
+): Promise<RecalledMemory[]> {
   const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, EXPANDED_TURNS);
-  const following = await followingTurns(db, scope, anchors.map((memory) => ({ sessionId: memory.sessionId as string, seq: memory.seq as number })));
+  const following = await followingTurns(
+    db,
+    scope,
+    anchors.map((memory) => ({ sessionId: memory.sessionId as string, seq: memory.seq as number })),
+  );
   if (following.length === 0) return ranked;
   const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, memory]));
   const result: RecalledMemory[] = [];
@@ -44,4 +52,3 @@ export function withoutRedundant(recalled: RecalledMemory[]): RecalledMemory[] {
     return true;
   });
 }
-

@@ -145,7 +145,10 @@ function renderGroup(group: string): string {
 function render(candidates: CandidateSection[], chosen: Map<SectionKind, ContextItem[]>, tokenizer: Tokenizer): PackResult {
   const sections: ContextSection[] = [];
   const blocks: string[] = [];
-  const inRenderOrder = [...candidates.filter((candidate) => !candidate.renderLast), ...candidates.filter((candidate) => candidate.renderLast)];
+  const inRenderOrder = [
+    ...candidates.filter((candidate) => !candidate.renderLast),
+    ...candidates.filter((candidate) => candidate.renderLast),
+  ];
   for (const candidate of inRenderOrder) {
     const picked = chosen.get(candidate.kind) ?? [];
     if (picked.length === 0) continue;

@@ -13,14 +13,30 @@ export const ContextRequestSchema = z
     reserve_output_tokens: z.number().int().min(0).default(0),
     system: z.string().max(200_000).optional(),
     /** Tools the agent can call, listed whole (required: a window without them would mislead). */
-    tools: z.array(z.union([z.string().min(1).max(5000), z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(5000).optional() })])).max(200).optional(),
+    tools: z
+      .array(
+        z.union([
+          z.string().min(1).max(5000),
+          z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(5000).optional() }),
+        ]),
+      )
+      .max(200)
+      .optional(),
     /** The message the agent is answering; rendered last. Defaults to none (the query is not repeated). */
     user_message: z.string().max(200_000).optional(),
     /** Retrieved documents the caller brings (RAG); packed best first into the knowledge share. */
-    knowledge: z.array(z.strictObject({ text: z.string().min(1).max(50_000), source: z.string().max(500).optional() })).max(500).optional(),
+    knowledge: z
+      .array(z.strictObject({ text: z.string().min(1).max(50_000), source: z.string().max(500).optional() }))
+      .max(500)
+      .optional(),
     /** Shares of the budget left after the required sections (seed 000 §4.3.3 defaults). */
     budget_ratios: z
-      .strictObject({ facts: z.number().min(0).max(1), memories: z.number().min(0).max(1), knowledge: z.number().min(0).max(1), history: z.number().min(0).max(1) })
+      .strictObject({
+        facts: z.number().min(0).max(1),
+        memories: z.number().min(0).max(1),
+        knowledge: z.number().min(0).max(1),
+        history: z.number().min(0).max(1),
+      })
       .partial()
       .optional(),
     /** History compression (S5). */
@@ -31,7 +47,10 @@ export const ContextRequestSchema = z
         /** Turns consecutive sliding windows share. */
         overlap: z.number().int().min(0).max(499).default(2),
       })
-      .refine((history) => history.strategy !== "sliding_window" || history.overlap < history.max_turns, { path: ["overlap"], message: "must be smaller than max_turns" })
+      .refine((history) => history.strategy !== "sliding_window" || history.overlap < history.max_turns, {
+        path: ["overlap"],
+        message: "must be smaller than max_turns",
+      })
       .default({ strategy: "none", max_turns: 20, overlap: 2 }),
   })
   .refine((body) => body.reserve_output_tokens < body.max_tokens, {

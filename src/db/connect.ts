@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
-import { type Env, durationMs } from "../config/env.js";
-import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
+import { durationMs, type Env } from "../config/env.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
 import { releaseClientOnFailedBegin } from "./release-failed-begin.js";
 import * as schema from "./schema/index.js";
 

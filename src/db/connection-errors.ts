@@ -5,7 +5,11 @@
  * `DatabaseError`), so the whole `cause` chain is inspected.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && typeof current === "object" && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current && typeof current === "object" && depth < 8;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     const { code, message } = current as { code?: unknown; message?: unknown };
     if (typeof code === "string" && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET_CODES.has(code))) return true;
     if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
@@ -19,7 +23,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  */
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
 
-const UNAVAILABLE_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND"]);
+const UNAVAILABLE_SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+]);
 
 /** What node-postgres (and Neon's pg-based driver) say when a connection died or never came. */
 const UNAVAILABLE_MESSAGES = [

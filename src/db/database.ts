@@ -6,8 +6,8 @@ import type * as schema from "./schema/index.js";
 /** The drizzle database every store works against, whichever driver is underneath. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
-/** What a transaction callback receives; the same query surface as `Database`. */
-export type Executor = Pick<Database, "select" | "insert" | "update" | "delete" | "execute">;
+/** What runs queries: the database itself or a transaction it opened — the same query surface either way. */
+export type Queryable = Pick<Database, "select" | "insert" | "update" | "delete" | "execute">;
 
 export type DatabaseKind = "pglite" | "pg" | "neon";
 

@@ -40,7 +40,12 @@ export async function loadLocomo(path: string): Promise<LocomoConversation> {
     sessions.push({
       index,
       startedAt: parseLocomoDate(String(raw[`session_${index}_date_time`])),
-      turns: turns.map((turn) => ({ speaker: turn.speaker, diaId: turn.dia_id, text: turn.text, ...(turn.blip_caption ? { caption: turn.blip_caption } : {}) })),
+      turns: turns.map((turn) => ({
+        speaker: turn.speaker,
+        diaId: turn.dia_id,
+        text: turn.text,
+        ...(turn.blip_caption ? { caption: turn.blip_caption } : {}),
+      })),
     });
   }
   const qa = z

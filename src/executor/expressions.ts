@@ -25,7 +25,9 @@ function parse(expression: string): Term[] | undefined {
 
 export function assertSupportedKey(expression: string, where: string): void {
   if (!parse(expression.trim())) {
-    throw new Error(`${where}: the embedded executor supports keys of the form event.data.<field> (optionally joined with + and string literals), not "${expression}"`);
+    throw new Error(
+      `${where}: the embedded executor supports keys of the form event.data.<field> (optionally joined with + and string literals), not "${expression}"`,
+    );
   }
 }
 

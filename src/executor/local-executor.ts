@@ -4,15 +4,15 @@ import type { Database } from "../db/database.js";
 import { backoffMs, parseTimeString } from "./durations.js";
 import { assertSupportedKey } from "./expressions.js";
 import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
-import { type Invoke, driveRun } from "./run-driver.js";
+import { driveRun, type Invoke } from "./run-driver.js";
 import {
   type Claim,
-  type InngestEvent,
-  type RunRow,
   claimDueRun,
   enqueueRun,
+  type InngestEvent,
   msUntilNextDue,
   pruneFinishedRuns,
+  type RunRow,
   recoverInterruptedRuns,
   renewLease,
   requeueExpiredLeases,
@@ -151,7 +151,9 @@ export class LocalExecutor {
       const event = { name: "inngest/scheduled.timer", data: { cron: pattern }, id: randomUUID(), ts: tick.getTime() };
       // One run per tick, however many processes share the database and fire the same cron.
       const runId = `cron_${fn.id}_${tick.toISOString()}`;
-      await enqueueRun(this.options.db, fn, event, Date.now(), runId).catch((error: unknown) => this.options.log?.("cron enqueue failed", { fn: fn.id, error: String(error) }));
+      await enqueueRun(this.options.db, fn, event, Date.now(), runId).catch((error: unknown) =>
+        this.options.log?.("cron enqueue failed", { fn: fn.id, error: String(error) }),
+      );
       this.wakeUp?.();
     });
     this.crons.push(cron);
@@ -195,25 +197,46 @@ export class LocalExecutor {
     const claim: Claim = { runId: run.id, token: run.claimToken as string };
     const fn = this.functions.get(run.functionId);
     if (!fn) {
-      await requeueRun(this.options.db, claim, new Date(Date.now() + 60_000), run.attempt, { message: `function ${run.functionId} is not registered` });
+      await requeueRun(this.options.db, claim, new Date(Date.now() + 60_000), run.attempt, {
+        message: `function ${run.functionId} is not registered`,
+      });
       return;
     }
     // The lease is renewed while the run works; a failed renewal (database gone) is retried at the
     // next beat, and a lease that runs out meanwhile hands the run to whichever process is alive.
-    const heartbeat = setInterval(() => {
-      renewLease(this.options.db, claim, this.leaseMs).catch((error: unknown) => this.options.log?.("lease renewal failed", { run: run.id, error: String(error) }));
-    }, Math.max(100, this.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        renewLease(this.options.db, claim, this.leaseMs).catch((error: unknown) =>
+          this.options.log?.("lease renewal failed", { run: run.id, error: String(error) }),
+        );
+      },
+      Math.max(100, this.leaseMs / 3),
+    );
     this.heartbeats.add(heartbeat);
     try {
-      await driveRun(run, fn, { db: this.options.db, claim, invoke: this.options.invoke, retryBaseMs: this.options.retryBaseMs ?? 1000, ...(this.options.log ? { log: this.options.log } : {}) });
+      await driveRun(run, fn, {
+        db: this.options.db,
+        claim,
+        invoke: this.options.invoke,
+        retryBaseMs: this.options.retryBaseMs ?? 1000,
+        ...(this.options.log ? { log: this.options.log } : {}),
+      });
     } catch (error) {
       // The call itself failed (transport, or the run's own bookkeeping, e.g. the database went
       // away): retry the run later. If even that write fails, the lease runs out and the run is
       // re-queued by whichever process checks next — it is never left `running` for good.
       this.options.log?.("run interrupted", { run: run.id, error: String(error) });
-      await requeueRun(this.options.db, claim, new Date(Date.now() + backoffMs(run.attempt, this.options.retryBaseMs ?? 1000)), run.attempt + 1, {
-        message: String(error),
-      }).catch((requeueError: unknown) => this.options.log?.("could not re-queue the run; its lease will", { run: run.id, error: String(requeueError) }));
+      await requeueRun(
+        this.options.db,
+        claim,
+        new Date(Date.now() + backoffMs(run.attempt, this.options.retryBaseMs ?? 1000)),
+        run.attempt + 1,
+        {
+          message: String(error),
+        },
+      ).catch((requeueError: unknown) =>
+        this.options.log?.("could not re-queue the run; its lease will", { run: run.id, error: String(requeueError) }),
+      );
     } finally {
       clearInterval(heartbeat);
       this.heartbeats.delete(heartbeat);
@@ -245,7 +268,11 @@ function toRegistered(config: FunctionConfig): RegisteredFunction {
   if (Array.isArray(config.concurrency) && config.concurrency.length > 1) {
     throw new Error(`${config.id}: the embedded executor supports one concurrency constraint, not ${config.concurrency.length}`);
   }
-  const concurrency = Array.isArray(config.concurrency) ? config.concurrency[0] : typeof config.concurrency === "number" ? { limit: config.concurrency } : config.concurrency;
+  const concurrency = Array.isArray(config.concurrency)
+    ? config.concurrency[0]
+    : typeof config.concurrency === "number"
+      ? { limit: config.concurrency }
+      : config.concurrency;
   if (concurrency?.key) assertSupportedKey(concurrency.key, `${config.id} concurrency`);
   if (config.debounce?.key) assertSupportedKey(config.debounce.key, `${config.id} debounce`);
   return {

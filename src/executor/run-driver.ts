@@ -2,7 +2,17 @@ import { z } from "zod";
 import type { Database } from "../db/database.js";
 import { backoffMs, sleepUntil } from "./durations.js";
 import type { RegisteredFunction } from "./function-config.js";
-import { type Claim, type MemoizedStep, type RunRow, finishRun, loadSteps, requeueRun, saveStep, setAttempt, stillClaimed } from "./run-store.js";
+import {
+  type Claim,
+  finishRun,
+  loadSteps,
+  type MemoizedStep,
+  type RunRow,
+  requeueRun,
+  saveStep,
+  setAttempt,
+  stillClaimed,
+} from "./run-store.js";
 
 /** Sends one request to the app's serve handler (in-process `app.request`, or `fetch`). */
 export type Invoke = (url: string, init: RequestInit) => Promise<Response>;
@@ -52,7 +62,14 @@ export async function driveRun(run: RunRow, fn: RegisteredFunction, options: Dri
   await finishRun(options.db, options.claim, { status: "failed", error: { message: `run exceeded ${limit} requests in one claim` } });
 }
 
-async function callFunction(run: RunRow, fn: RegisteredFunction, steps: { stepId: string; step: MemoizedStep }[], attempt: number, stepId: string, invoke: Invoke): Promise<Response> {
+async function callFunction(
+  run: RunRow,
+  fn: RegisteredFunction,
+  steps: { stepId: string; step: MemoizedStep }[],
+  attempt: number,
+  stepId: string,
+  invoke: Invoke,
+): Promise<Response> {
   const url = new URL(fn.url);
   url.searchParams.set("fnId", fn.id);
   url.searchParams.set("stepId", stepId);
@@ -99,7 +116,14 @@ async function handleResponse(
   return RELEASED;
 }
 
-async function handleOps(run: RunRow, fn: RegisteredFunction, ops: Op[], attempt: number, response: Response, options: DriverOptions): Promise<Next> {
+async function handleOps(
+  run: RunRow,
+  fn: RegisteredFunction,
+  ops: Op[],
+  attempt: number,
+  response: Response,
+  options: DriverOptions,
+): Promise<Next> {
   let next: Next = { kind: "continue", attempt };
   for (const op of ops) {
     const outcome = await handleOp(run, fn, op, attempt, response, options);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type SQL, and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
 import { executorRuns, executorSteps } from "../db/schema/index.js";
 import { evaluateKey } from "./expressions.js";
@@ -20,14 +20,21 @@ function dataField(event: InngestEvent, field: "app_id" | "user_id"): string | n
   return typeof value === "string" ? value : null;
 }
 
-const heldBy = (claim: Claim) => and(eq(executorRuns.id, claim.runId), eq(executorRuns.status, "running"), eq(executorRuns.claimToken, claim.token));
+const heldBy = (claim: Claim) =>
+  and(eq(executorRuns.id, claim.runId), eq(executorRuns.status, "running"), eq(executorRuns.claimToken, claim.token));
 
 /**
  * Queues a run of `fn` for `event`. With debounce, the event joins the function's pending run for
  * the same key (pushing its start back by the period, never past the debounce timeout) instead of
  * starting another one.
  */
-export async function enqueueRun(db: Database, fn: RegisteredFunction, event: InngestEvent, now = Date.now(), runId?: string): Promise<void> {
+export async function enqueueRun(
+  db: Database,
+  fn: RegisteredFunction,
+  event: InngestEvent,
+  now = Date.now(),
+  runId?: string,
+): Promise<void> {
   event = storableJson(event);
   const base = {
     id: runId ?? `run_${randomUUID()}`,
@@ -43,7 +50,10 @@ export async function enqueueRun(db: Database, fn: RegisteredFunction, event: In
   };
   if (!fn.debounce) {
     // A run id given by the caller (a cron tick) is enqueued once, however many processes try.
-    await db.insert(executorRuns).values({ ...base, runAt: new Date(now) }).onConflictDoNothing({ target: executorRuns.id });
+    await db
+      .insert(executorRuns)
+      .values({ ...base, runAt: new Date(now) })
+      .onConflictDoNothing({ target: executorRuns.id });
     return;
   }
   const runAt = new Date(now + fn.debounce.periodMs);
@@ -153,7 +163,13 @@ export function storableJson<T>(value: T): T {
 }
 
 /** Memoizes a step's outcome; a step already memoized keeps its first outcome. */
-export async function saveStep(db: Database, runId: string, stepId: string, name: string | undefined, outcome: MemoizedStep): Promise<void> {
+export async function saveStep(
+  db: Database,
+  runId: string,
+  stepId: string,
+  name: string | undefined,
+  outcome: MemoizedStep,
+): Promise<void> {
   await db
     .insert(executorSteps)
     .values({
@@ -179,11 +195,24 @@ export async function setAttempt(db: Database, claim: Claim, attempt: number): P
 export async function requeueRun(db: Database, claim: Claim, runAt: Date, attempt: number, error?: unknown): Promise<void> {
   await db
     .update(executorRuns)
-    .set({ status: "queued", runAt, attempt, leaseUntil: null, claimToken: null, debounceKey: null, error: storableJson(error ?? null), updatedAt: sql`now()` })
+    .set({
+      status: "queued",
+      runAt,
+      attempt,
+      leaseUntil: null,
+      claimToken: null,
+      debounceKey: null,
+      error: storableJson(error ?? null),
+      updatedAt: sql`now()`,
+    })
     .where(heldBy(claim));
 }
 
-export async function finishRun(db: Database, claim: Claim, outcome: { status: "completed"; output: unknown } | { status: "failed"; error: unknown }): Promise<void> {
+export async function finishRun(
+  db: Database,
+  claim: Claim,
+  outcome: { status: "completed"; output: unknown } | { status: "failed"; error: unknown },
+): Promise<void> {
   await db
     .update(executorRuns)
     .set({

@@ -11,7 +11,9 @@ export function publishContext(bus: LiveEvents, request: ContextRequest, window:
   const scope = { appId: request.app_id, userId: request.user_id, ...(request.session_id ? { sessionId: request.session_id } : {}) };
   const timestamp = Date.now();
   const hits = window.sections.flatMap((section) =>
-    section.items.filter((item) => item.memory_id).map((item) => ({ memory_id: item.memory_id, section: section.kind, tokens: item.tokens, text: item.text, sources: item.sources })),
+    section.items
+      .filter((item) => item.memory_id)
+      .map((item) => ({ memory_id: item.memory_id, section: section.kind, tokens: item.tokens, text: item.text, sources: item.sources })),
   );
   bus.publish(scope, { type: "CUSTOM", name: "memory_hits", value: { query: request.query, hits }, timestamp });
   bus.publish(scope, {
@@ -20,7 +22,12 @@ export function publishContext(bus: LiveEvents, request: ContextRequest, window:
       {
         op: "replace",
         path: "/context_budget",
-        value: { max_tokens: window.max_tokens, budget: window.budget, total_tokens: window.total_tokens, sections: Object.fromEntries(window.sections.map((section) => [section.kind, section.tokens])) },
+        value: {
+          max_tokens: window.max_tokens,
+          budget: window.budget,
+          total_tokens: window.total_tokens,
+          sections: Object.fromEntries(window.sections.map((section) => [section.kind, section.tokens])),
+        },
       },
     ],
     timestamp,

@@ -2,7 +2,18 @@ import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
 import type { LiveEvent, LiveScope } from "./live-events.js";
 
-type JobRow = { id: string; job_type: string; status: string; session_id: string | null; from_seq: number | null; to_seq: number | null; progress: unknown; result: unknown; error: string | null; changed_at: string };
+type JobRow = {
+  id: string;
+  job_type: string;
+  status: string;
+  session_id: string | null;
+  from_seq: number | null;
+  to_seq: number | null;
+  progress: unknown;
+  result: unknown;
+  error: string | null;
+  changed_at: string;
+};
 
 /**
  * Commit order is not timestamp order (`now()` is a transaction's start), so each read looks back
@@ -69,7 +80,16 @@ export class PipelineProgressReader {
         type: "ACTIVITY_SNAPSHOT",
         messageId: job.id,
         activityType: "consolidation",
-        content: { job_type: job.job_type, status: job.status, session_id: job.session_id, from_seq: job.from_seq, to_seq: job.to_seq, progress: job.progress, result: job.result, error: job.error },
+        content: {
+          job_type: job.job_type,
+          status: job.status,
+          session_id: job.session_id,
+          from_seq: job.from_seq,
+          to_seq: job.to_seq,
+          progress: job.progress,
+          result: job.result,
+          error: job.error,
+        },
         timestamp: Date.parse(job.changed_at),
       });
     }
@@ -78,7 +98,8 @@ export class PipelineProgressReader {
     if (forgotten.length > 0) events.push({ type: "CUSTOM", name: "decay", value: { forgotten: forgotten.length }, timestamp: Date.now() });
     // The next read starts at `now − lookback`: nothing that changed before it can come again.
     const horizon = Date.parse(now) - this.lookbackSeconds * 1000;
-    for (const reported of [this.reportedJobs, this.reportedDecay]) for (const [key, at] of reported) if (at <= horizon) reported.delete(key);
+    for (const reported of [this.reportedJobs, this.reportedDecay])
+      for (const [key, at] of reported) if (at <= horizon) reported.delete(key);
     return events;
   }
 }

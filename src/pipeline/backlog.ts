@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
 import type { PipelineStage } from "../db/schema/index.js";
-import { needsEmbedding } from "../memory/embeddings.js";
+import { needsEmbedding } from "../memory/write/embeddings.js";
 
 /**
  * Everything the pipeline still owes the log, derived from the data itself (the log is the
@@ -94,7 +94,12 @@ export async function findUnreflected(db: Database, minAgeMs: number, limit: num
  * newer one is most likely waiting for the backfill its writer asked for), unless their
  * backfill is parked.
  */
-export async function findUsersWithUnembedded(db: Database, model: string, minAgeMs: number, limit: number): Promise<{ app_id: string; user_id: string }[]> {
+export async function findUsersWithUnembedded(
+  db: Database,
+  model: string,
+  minAgeMs: number,
+  limit: number,
+): Promise<{ app_id: string; user_id: string }[]> {
   return queryRows<{ app_id: string; user_id: string }>(
     db,
     sql`SELECT DISTINCT s.app_id, s.user_id FROM memories s

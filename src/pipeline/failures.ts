@@ -1,5 +1,5 @@
-import { type SQL, and, eq, isNotNull, sql } from "drizzle-orm";
-import type { Database, Executor } from "../db/database.js";
+import { and, eq, isNotNull, type SQL, sql } from "drizzle-orm";
+import type { Database, Queryable } from "../db/database.js";
 import { type PipelineStage, pipelineFailures } from "../db/schema/index.js";
 
 /** What a stage works on: a session (replay, reflection) or a whole user (embedding). */
@@ -36,7 +36,12 @@ const targetIs = (target: StageTarget): SQL =>
  * re-sending it (each re-send of a broken session would be one more paid LLM call) until someone
  * retries it. Returns whether it is now parked.
  */
-export async function recordStageFailure(db: Database, target: StageTarget, failure: { message: string; retryable: boolean }, maxFailures = DEFAULT_MAX_FAILURES): Promise<boolean> {
+export async function recordStageFailure(
+  db: Database,
+  target: StageTarget,
+  failure: { message: string; retryable: boolean },
+  maxFailures = DEFAULT_MAX_FAILURES,
+): Promise<boolean> {
   const message = failure.message.slice(0, 2000);
   const park = sql`CASE WHEN ${pipelineFailures.attempts} + 1 >= ${maxFailures} OR ${!failure.retryable} THEN coalesce(${pipelineFailures.parkedAt}, now()) END`;
   const [row] = await db
@@ -59,7 +64,7 @@ export async function recordStageFailure(db: Database, target: StageTarget, fail
 }
 
 /** A success ends the count of consecutive failures. */
-export async function clearStageFailure(db: Executor, target: StageTarget): Promise<void> {
+export async function clearStageFailure(db: Queryable, target: StageTarget): Promise<void> {
   await db.delete(pipelineFailures).where(targetIs(target));
 }
 
@@ -87,7 +92,10 @@ export async function listParked(db: Database, scope: { appId?: string; userId?:
  * Forgets the failures of a user's stages (all, or one stage, or one session's) so they run
  * again; returns what was cleared, for the caller to re-send.
  */
-export async function releaseFailures(db: Database, scope: { appId: string; userId: string; stage?: PipelineStage; sessionId?: string }): Promise<StageTarget[]> {
+export async function releaseFailures(
+  db: Database,
+  scope: { appId: string; userId: string; stage?: PipelineStage; sessionId?: string },
+): Promise<StageTarget[]> {
   const conditions = [eq(pipelineFailures.appId, scope.appId), eq(pipelineFailures.userId, scope.userId)];
   if (scope.stage) conditions.push(eq(pipelineFailures.stage, scope.stage));
   if (scope.sessionId) conditions.push(eq(pipelineFailures.subject, scope.sessionId));
@@ -95,5 +103,10 @@ export async function releaseFailures(db: Database, scope: { appId: string; user
     .delete(pipelineFailures)
     .where(and(...conditions))
     .returning({ stage: pipelineFailures.stage, subject: pipelineFailures.subject });
-  return rows.map((row) => ({ appId: scope.appId, userId: scope.userId, stage: row.stage, ...(row.subject ? { sessionId: row.subject } : {}) }));
+  return rows.map((row) => ({
+    appId: scope.appId,
+    userId: scope.userId,
+    stage: row.stage,
+    ...(row.subject ? { sessionId: row.subject } : {}),
+  }));
 }

@@ -51,8 +51,12 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
     const { pending, waiters, failures } = window;
     windows.set(sessionId, { waiters: [], failures: [] });
     send([sessionEventsAppended.create(pending)]).then(
-      () => waiters.forEach((resolve) => resolve()),
-      (error: unknown) => failures.forEach((reject) => reject(error)),
+      () => {
+        for (const resolve of waiters) resolve();
+      },
+      (error: unknown) => {
+        for (const reject of failures) reject(error);
+      },
     );
     setTimeout(() => flush(sessionId), windowMs);
   };
@@ -82,13 +86,22 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
       await send(
         sessions.flatMap((progress) => [
           sessionEventsAppended.create(progress),
-          reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason: "rebuild" }),
+          reflectionRequested.create({
+            session_id: progress.session_id,
+            app_id: progress.app_id,
+            user_id: progress.user_id,
+            reason: "rebuild",
+          }),
         ]),
       );
     },
     async reflect(sessions, reason) {
       if (sessions.length === 0) return;
-      await send(sessions.map((progress) => reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason })));
+      await send(
+        sessions.map((progress) =>
+          reflectionRequested.create({ session_id: progress.session_id, app_id: progress.app_id, user_id: progress.user_id, reason }),
+        ),
+      );
     },
     forgetUser(scope) {
       for (const window of windows.values()) {

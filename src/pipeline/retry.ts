@@ -1,9 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { type PipelineStage, sessions } from "../db/schema/index.js";
-import { requestReflection } from "../memory/reflection-backlog.js";
 import { releaseFailures } from "./failures.js";
 import type { PipelineNotifier, SessionProgress } from "./notifier.js";
+import { requestReflection } from "./reflection-backlog.js";
 
 export interface RetryRequest {
   appId: string;
@@ -24,7 +24,8 @@ export interface RetryReport {
  */
 export async function retryStages(db: Database, notifier: PipelineNotifier, request: RetryRequest): Promise<RetryReport> {
   const released = await releaseFailures(db, request);
-  const sessionIds = (stage: PipelineStage) => released.filter((target) => target.stage === stage && target.sessionId).map((target) => target.sessionId as string);
+  const sessionIds = (stage: PipelineStage) =>
+    released.filter((target) => target.stage === stage && target.sessionId).map((target) => target.sessionId as string);
   const replayIds = sessionIds("replay");
   const reflectionIds = sessionIds("reflection");
   const replay: SessionProgress[] =

@@ -25,7 +25,10 @@ export function createProviders(env: Env, offlineEmbedder: () => Embedder): Prov
     llm: env.LLM_PROVIDER === "gemini" ? createGeminiLanguageModel(gemini(env.GEMINI_MODEL)) : offlineLanguageModel,
     embedder:
       env.EMBEDDING_PROVIDER === "gemini"
-        ? createGeminiEmbedder({ ...gemini(env.GEMINI_EMBEDDING_MODEL), dimensions: GEMINI_EMBEDDING_DIMENSIONS[env.GEMINI_EMBEDDING_MODEL] ?? 768 })
+        ? createGeminiEmbedder({
+            ...gemini(env.GEMINI_EMBEDDING_MODEL),
+            dimensions: GEMINI_EMBEDDING_DIMENSIONS[env.GEMINI_EMBEDDING_MODEL] ?? 768,
+          })
         : offlineEmbedder(),
   };
 }

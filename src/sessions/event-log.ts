@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
-import { sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Tokenizer } from "../context/tokenizer.js";
 import { type Database, queryRows } from "../db/database.js";
 import { sessionEvents } from "../db/schema/index.js";
 import { conflict } from "../errors.js";
-import { ruleImportance } from "../memory/importance.js";
+import { ruleImportance } from "../memory/write/importance.js";
 import { canonicalJson, sha256Hex } from "../util/hash.js";
 import type { EventInput, ReadEventsQuery } from "./schemas.js";
-import { type SessionRow, assertSessionId, getSession } from "./session-store.js";
+import { assertSessionId, getSession, type SessionRow } from "./session-store.js";
 
 export type SessionEventRow = typeof sessionEvents.$inferSelect;
 
@@ -51,12 +50,7 @@ const UNIQUE_VIOLATION = "23505";
  * gapless and a failed call stores nothing (see drizzle/0002_append_events_function.sql). Idempotency keys already in the log return their
  * original ids; the same key with different content is a conflict.
  */
-export async function appendEvents(
-  db: Database,
-  tokenizer: Tokenizer,
-  sessionId: string,
-  inputs: EventInput[],
-): Promise<AppendResult> {
+export async function appendEvents(db: Database, tokenizer: Tokenizer, sessionId: string, inputs: EventInput[]): Promise<AppendResult> {
   assertSessionId(sessionId);
   const prepared = inputs.map((input, index) => prepareEvent(input, index, tokenizer));
   try {
@@ -72,7 +66,7 @@ export async function appendEvents(
 async function appendPrepared(db: Database, sessionId: string, prepared: PreparedEvent[]): Promise<AppendResult> {
   const existing = await findByIdempotencyKeys(db, sessionId, prepared);
   const fresh = prepared.filter((event) => !event.idempotency_key || !existing.has(event.idempotency_key));
-  fresh.forEach((event, index) => (event.ord = index + 1));
+  for (const [index, event] of fresh.entries()) event.ord = index + 1;
 
   if (fresh.length === 0) {
     const session = await getSession(db, sessionId);
@@ -113,7 +107,15 @@ async function findByIdempotencyKeys(db: Database, sessionId: string, prepared: 
   const rows = await db
     .select({ id: sessionEvents.id, seq: sessionEvents.seq, key: sessionEvents.idempotencyKey, hash: sessionEvents.requestHash })
     .from(sessionEvents)
-    .where(and(eq(sessionEvents.sessionId, sessionId), inArray(sessionEvents.idempotencyKey, keyed.map((event) => event.idempotency_key as string))));
+    .where(
+      and(
+        eq(sessionEvents.sessionId, sessionId),
+        inArray(
+          sessionEvents.idempotencyKey,
+          keyed.map((event) => event.idempotency_key as string),
+        ),
+      ),
+    );
   const found = new Map<string, AppendedEvent>();
   for (const row of rows) {
     const sent = keyed.find((event) => event.idempotency_key === row.key) as PreparedEvent;
@@ -156,7 +158,11 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** Events after `after_seq` in sequence order; reads see every committed append (read-your-writes). */
-export async function readEvents(db: Database, sessionId: string, query: ReadEventsQuery): Promise<{ session: SessionRow; events: SessionEventRow[] }> {
+export async function readEvents(
+  db: Database,
+  sessionId: string,
+  query: ReadEventsQuery,
+): Promise<{ session: SessionRow; events: SessionEventRow[] }> {
   const session = await getSession(db, sessionId);
   const events = await db
     .select()

@@ -35,7 +35,11 @@ export async function readState(db: Database, session: Pick<SessionRow, "id" | "
  * Applies scoped deltas atomically: each scope's keys are merged into the stored object and keys
  * given as `null` are removed. Every scope is one upsert, all in one transaction.
  */
-export async function patchState(db: Database, session: Pick<SessionRow, "id" | "appId" | "userId">, delta: PatchState): Promise<ScopedState> {
+export async function patchState(
+  db: Database,
+  session: Pick<SessionRow, "id" | "appId" | "userId">,
+  delta: PatchState,
+): Promise<ScopedState> {
   const owner = owners(session);
   await db.transaction(async (tx) => {
     for (const scope of ["session", "user", "app"] as const) {

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
-import { lockUser } from "../memory/memory-writes.js";
+import { lockUser } from "../memory/user-lock.js";
 
 export interface ErasureReport {
   sessions: number;
@@ -27,7 +27,10 @@ export interface ErasureReport {
  */
 export async function eraseUser(db: Database, scope: { appId: string; userId: string }): Promise<ErasureReport> {
   return db.transaction(async (tx) => {
-    const deleted = async (statement: SQL) => Number((await queryRows<{ n: number }>(tx, sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int AS n FROM gone`))[0]?.n ?? 0);
+    const deleted = async (statement: SQL) =>
+      Number(
+        (await queryRows<{ n: number }>(tx, sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int AS n FROM gone`))[0]?.n ?? 0,
+      );
     const user = sql`app_id = ${scope.appId} AND user_id = ${scope.userId}`;
     // Runs first (their rows lock before the user lock, as the executor's own writes do).
     const runs = await deleted(sql`DELETE FROM executor_runs WHERE ${user}`);
@@ -36,7 +39,10 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
       sql`DELETE FROM executor_steps WHERE jsonb_path_exists(data, '$[*] ? (@.app_id == $app && @.user_id == $user)', jsonb_build_object('app', ${scope.appId}::text, 'user', ${scope.userId}::text))`,
     );
     await lockUser(tx, scope.appId, scope.userId);
-    const [counted] = await queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM session_events e JOIN sessions s ON s.id = e.session_id WHERE s.app_id = ${scope.appId} AND s.user_id = ${scope.userId}`);
+    const [counted] = await queryRows<{ n: number }>(
+      tx,
+      sql`SELECT count(*)::int AS n FROM session_events e JOIN sessions s ON s.id = e.session_id WHERE s.app_id = ${scope.appId} AND s.user_id = ${scope.userId}`,
+    );
     const state = await deleted(
       sql`DELETE FROM scoped_state WHERE app_id = ${scope.appId} AND ((scope = 'user' AND owner_id = ${scope.userId})
             OR (scope = 'session' AND owner_id IN (SELECT id::text FROM sessions WHERE ${user})))`,

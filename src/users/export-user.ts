@@ -14,18 +14,44 @@ export type ExportRecord =
  * `npx mnemo export` serialise it.
  */
 export async function* exportUser(db: Database, scope: { appId: string; userId: string }): AsyncGenerator<ExportRecord> {
-  const userSessions = await db.select().from(sessions).where(and(eq(sessions.appId, scope.appId), eq(sessions.userId, scope.userId))).orderBy(asc(sessions.createdAt));
+  const userSessions = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.appId, scope.appId), eq(sessions.userId, scope.userId)))
+    .orderBy(asc(sessions.createdAt));
   for (const row of userSessions) yield { kind: "session", row };
   for (const session of userSessions) {
-    for (const row of await db.select().from(sessionEvents).where(eq(sessionEvents.sessionId, session.id)).orderBy(asc(sessionEvents.seq))) yield { kind: "event", row };
+    for (const row of await db.select().from(sessionEvents).where(eq(sessionEvents.sessionId, session.id)).orderBy(asc(sessionEvents.seq)))
+      yield { kind: "event", row };
   }
-  const rows = await db.select().from(memories).where(and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId))).orderBy(asc(memories.createdAt));
-  const sources = rows.length > 0 ? await db.select().from(memorySources).where(inArray(memorySources.memoryId, rows.map((row) => row.id))) : [];
+  const rows = await db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId)))
+    .orderBy(asc(memories.createdAt));
+  const sources =
+    rows.length > 0
+      ? await db
+          .select()
+          .from(memorySources)
+          .where(
+            inArray(
+              memorySources.memoryId,
+              rows.map((row) => row.id),
+            ),
+          )
+      : [];
   for (const row of rows) {
-    const own = sources.filter((source) => source.memoryId === row.id).map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq }));
+    const own = sources
+      .filter((source) => source.memoryId === row.id)
+      .map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq }));
     yield { kind: "memory", row, sources: own };
   }
-  for (const row of await db.select().from(memoryHistory).where(and(eq(memoryHistory.appId, scope.appId), eq(memoryHistory.userId, scope.userId))).orderBy(asc(memoryHistory.createdAt))) {
+  for (const row of await db
+    .select()
+    .from(memoryHistory)
+    .where(and(eq(memoryHistory.appId, scope.appId), eq(memoryHistory.userId, scope.userId)))
+    .orderBy(asc(memoryHistory.createdAt))) {
     yield { kind: "history", row };
   }
 }

@@ -5,7 +5,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     if (inner && typeof inner === "object" && !Array.isArray(inner)) {
       const record = inner as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(record).sort().map((key) => [key, record[key]]));
+      return Object.fromEntries(
+        Object.keys(record)
+          .sort()
+          .map((key) => [key, record[key]]),
+      );
     }
     return inner;
   });

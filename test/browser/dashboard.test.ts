@@ -1,5 +1,4 @@
-import { stat } from "node:fs/promises";
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Browser, chromium } from "playwright-core";
@@ -25,7 +24,11 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sessionId = await createSession(runtime.app, "dana");
   await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
-    events: [message("user", "My name is Dana and I live in Porto."), message("user", "I love sailing on weekends."), message("assistant", "Sailing in Porto sounds great!")],
+    events: [
+      message("user", "My name is Dana and I live in Porto."),
+      message("user", "I love sailing on weekends."),
+      message("assistant", "Sailing in Porto sounds great!"),
+    ],
   });
   await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
   await waitForSettled(runtime.app, "dana");
@@ -79,12 +82,17 @@ describe("dashboard", () => {
     expect(inspector).toMatch(/memory, \d source event/);
     await page.screenshot({ path: "test-artifacts/dashboard-inspector.png", fullPage: true });
     expect(errors).toEqual([]);
-    for (const file of ["test-artifacts/dashboard-overview.png", "test-artifacts/dashboard-inspector.png"]) expect((await stat(file)).size).toBeGreaterThan(20_000);
+    for (const file of ["test-artifacts/dashboard-overview.png", "test-artifacts/dashboard-inspector.png"])
+      expect((await stat(file)).size).toBeGreaterThan(20_000);
   });
 
   it("shows parked pipeline stages with their error and retries them", async () => {
     const [session] = (await call(runtime.app, "GET", "/v1/sessions?user_id=dana")).body.sessions;
-    await recordStageFailure(runtime.database.db, { appId: "default", userId: "dana", stage: "reflection", sessionId: session.id }, { message: "400 the model refused the request", retryable: false });
+    await recordStageFailure(
+      runtime.database.db,
+      { appId: "default", userId: "dana", stage: "reflection", sessionId: session.id },
+      { message: "400 the model refused the request", retryable: false },
+    );
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     // Limits for a loaded machine, not expectations: each wait ends as soon as the page is ready.
     page.setDefaultTimeout(120_000);

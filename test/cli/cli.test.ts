@@ -4,7 +4,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestDatabase, freshDatabase, onPostgres } from "../fixtures/database.js";
+import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 
 /** Every `npx mnemo` command, run as a user would: a child process on one database. */
 const execute = promisify(execFile);
@@ -15,7 +15,14 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   files = await mkdtemp(join(tmpdir(), "memory-cli-"));
   database = await freshDatabase({ persistent: true });
-  env = { ...process.env, ...database.env, LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms", SWEEP_MIN_AGE: "1h" };
+  env = {
+    ...process.env,
+    ...database.env,
+    LOG_LEVEL: "error",
+    REPLAY_DEBOUNCE: "100ms",
+    REFLECTION_DEBOUNCE: "100ms",
+    SWEEP_MIN_AGE: "1h",
+  };
 });
 afterAll(async () => {
   await rm(files, { recursive: true, force: true });
@@ -23,16 +30,20 @@ afterAll(async () => {
 });
 
 const mnemo = async (...args: string[]) => execute("node", ["bin/mnemo.mjs", ...args], { env, timeout: 150_000 });
-const failing = (...args: string[]) => mnemo(...args).then(
-  () => {
-    throw new Error(`mnemo ${args.join(" ")} should have failed`);
-  },
-  (error: { code: number; stderr: string }) => error,
-);
+const failing = (...args: string[]) =>
+  mnemo(...args).then(
+    () => {
+      throw new Error(`mnemo ${args.join(" ")} should have failed`);
+    },
+    (error: { code: number; stderr: string }) => error,
+  );
 
 async function startServer(): Promise<{ server: ChildProcess; port: string }> {
   const port = String(40_000 + Math.floor(Math.random() * 10_000));
-  const server = spawn("node", ["bin/mnemo.mjs", "start"], { env: { ...env, PORT: port, LOG_LEVEL: "info" }, stdio: ["ignore", "ignore", "pipe"] });
+  const server = spawn("node", ["bin/mnemo.mjs", "start"], {
+    env: { ...env, PORT: port, LOG_LEVEL: "info" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 120_000);
@@ -93,11 +104,16 @@ describe("npx mnemo", () => {
     // Re-importing stores nothing twice (idempotency keys from the line numbers).
     expect((await mnemo("import", file, "--no-progress")).stdout).toContain("imported 3 events (0 new)");
 
-    const exported = (await mnemo("export", "--user", "ivy")).stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; content?: string; user_id?: string });
+    const exported = (await mnemo("export", "--user", "ivy")).stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { kind: string; content?: string; user_id?: string });
     // The API's shapes: snake_case fields.
     expect(exported.find((record) => record.kind === "session")?.user_id).toBe("ivy");
     expect(exported.filter((record) => record.kind === "session")).toHaveLength(2);
-    expect(exported.filter((record) => record.kind === "event").map((record) => record.content)).toContain("I started learning the violin.");
+    expect(exported.filter((record) => record.kind === "event").map((record) => record.content)).toContain(
+      "I started learning the violin.",
+    );
     const memories = exported.filter((record) => record.kind === "memory");
     expect(memories.length).toBeGreaterThan(0);
     expect(exported.some((record) => record.kind === "history")).toBe(true);
@@ -129,43 +145,52 @@ describe("npx mnemo", () => {
     }
   });
 
-  it.skipIf(onPostgres)("while a server holds the embedded database: data commands go to it over HTTP, the rest refuse, a second server refuses", async () => {
-    const { server, port } = await startServer();
-    try {
-      const file = join(files, "live.jsonl");
-      await writeFile(file, `${JSON.stringify({ session: "live-1", user_id: "lena", role: "user", content: "I keep bees on my balcony." })}\n`);
-      const imported = await mnemo("import", file, "--no-progress");
-      expect(imported.stderr).toContain(`using the server at http://127.0.0.1:${port}`);
-      expect(imported.stdout).toContain("imported 1 events (1 new) into 1 sessions");
-      // The server saw the import itself: nothing was written behind its back.
-      const listed = (await (await fetch(`http://127.0.0.1:${port}/v1/sessions?user_id=lena`)).json()) as { sessions: unknown[] };
-      expect(listed.sessions).toHaveLength(1);
-      const exported = (await mnemo("export", "--user", "lena")).stdout;
-      expect(exported).toContain("I keep bees on my balcony.");
+  it.skipIf(onPostgres)(
+    "while a server holds the embedded database: data commands go to it over HTTP, the rest refuse, a second server refuses",
+    async () => {
+      const { server, port } = await startServer();
+      try {
+        const file = join(files, "live.jsonl");
+        await writeFile(
+          file,
+          `${JSON.stringify({ session: "live-1", user_id: "lena", role: "user", content: "I keep bees on my balcony." })}\n`,
+        );
+        const imported = await mnemo("import", file, "--no-progress");
+        expect(imported.stderr).toContain(`using the server at http://127.0.0.1:${port}`);
+        expect(imported.stdout).toContain("imported 1 events (1 new) into 1 sessions");
+        // The server saw the import itself: nothing was written behind its back.
+        const listed = (await (await fetch(`http://127.0.0.1:${port}/v1/sessions?user_id=lena`)).json()) as { sessions: unknown[] };
+        expect(listed.sessions).toHaveLength(1);
+        const exported = (await mnemo("export", "--user", "lena")).stdout;
+        expect(exported).toContain("I keep bees on my balcony.");
 
-      const refused = await failing("create-key", "--app", "other");
-      expect(refused.stderr).toMatch(new RegExp(`DATA_DIR .* is in use by process ${server.pid}`));
-      expect(refused.stderr).not.toContain("    at ");
-      const second = await startServer().then(
-        async (started) => {
-          await stopServer(started.server);
-          throw new Error("a second server started on the same DATA_DIR");
-        },
-        (error: Error) => error,
-      );
-      expect(second.message).toContain("is in use by process");
-    } finally {
-      await stopServer(server);
-    }
-    // Stopped: the lock is gone and the files are this process's again.
-    expect((await mnemo("keys")).stdout).toBeDefined();
-    const after = (await mnemo("export", "--user", "lena")).stdout;
-    expect(after).toContain("I keep bees on my balcony.");
-  });
+        const refused = await failing("create-key", "--app", "other");
+        expect(refused.stderr).toMatch(new RegExp(`DATA_DIR .* is in use by process ${server.pid}`));
+        expect(refused.stderr).not.toContain("    at ");
+        const second = await startServer().then(
+          async (started) => {
+            await stopServer(started.server);
+            throw new Error("a second server started on the same DATA_DIR");
+          },
+          (error: Error) => error,
+        );
+        expect(second.message).toContain("is in use by process");
+      } finally {
+        await stopServer(server);
+      }
+      // Stopped: the lock is gone and the files are this process's again.
+      expect((await mnemo("keys")).stdout).toBeDefined();
+      const after = (await mnemo("export", "--user", "lena")).stdout;
+      expect(after).toContain("I keep bees on my balcony.");
+    },
+  );
 
   it.skipIf(onPostgres)("takes over the lock of a process that is gone", async () => {
     // A pid that cannot be alive: the lock of a crashed server.
-    await writeFile(join(database.env["DATA_DIR"] as string, "mnemo.lock"), JSON.stringify({ pid: 2 ** 22 + 7, hostname: hostname(), started_at: new Date(0).toISOString(), url: "http://127.0.0.1:9" }));
+    await writeFile(
+      join(database.env["DATA_DIR"] as string, "mnemo.lock"),
+      JSON.stringify({ pid: 2 ** 22 + 7, hostname: hostname(), started_at: new Date(0).toISOString(), url: "http://127.0.0.1:9" }),
+    );
     expect((await mnemo("keys")).stdout).toBeDefined();
   });
 

@@ -3,7 +3,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const execute = promisify(execFile);
-const run = async (file: string) => (await execute("npx", ["tsx", file], { env: { ...process.env, LOG_LEVEL: "error" }, timeout: 150_000 })).stdout;
+const run = async (file: string) =>
+  (await execute("npx", ["tsx", file], { env: { ...process.env, LOG_LEVEL: "error" }, timeout: 150_000 })).stdout;
 
 describe("examples run offline", () => {
   it("ADK MemoryService adapter: a finished session becomes searchable memory", async () => {

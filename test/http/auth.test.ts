@@ -37,8 +37,11 @@ describe("API keys", () => {
 
   it("answers 404, never 403, for another app's resources, and changes nothing", async () => {
     const session = (await keyed(runtime.app, acme, "POST", "/v1/sessions", { user_id: "bo" })).body;
-    await keyed(runtime.app, acme, "POST", `/v1/sessions/${session.id}/events`, { events: [message("user", "Acme secret: the launch is in May.")] });
-    const memory = (await keyed(runtime.app, acme, "POST", "/v1/memories", { user_id: "bo", type: "insight", content: "Bo prefers tea." })).body.memory;
+    await keyed(runtime.app, acme, "POST", `/v1/sessions/${session.id}/events`, {
+      events: [message("user", "Acme secret: the launch is in May.")],
+    });
+    const memory = (await keyed(runtime.app, acme, "POST", "/v1/memories", { user_id: "bo", type: "insight", content: "Bo prefers tea." }))
+      .body.memory;
 
     const attempts: [string, string, unknown?][] = [
       ["GET", `/v1/sessions/${session.id}`],
@@ -87,7 +90,12 @@ describe("API keys", () => {
 
 describe("rate limits", () => {
   it("answers 429 with retry-after once a key's burst is spent", async () => {
-    const limited = await startTestRuntime({ AUTH_REQUIRED: "true", RATE_LIMIT_PER_MINUTE: "60", RATE_LIMIT_BURST: "3", EXECUTOR_ENABLED: "false" });
+    const limited = await startTestRuntime({
+      AUTH_REQUIRED: "true",
+      RATE_LIMIT_PER_MINUTE: "60",
+      RATE_LIMIT_BURST: "3",
+      EXECUTOR_ENABLED: "false",
+    });
     try {
       const key = (await createApiKey(limited.database.db, { appId: "acme", name: "limited" })).key;
       const other = (await createApiKey(limited.database.db, { appId: "acme", name: "other" })).key;
@@ -127,7 +135,13 @@ describe("abuse: limits before any authentication work", () => {
   it("limits per client address before authentication; x-forwarded-for counts only behind TRUST_PROXY", async () => {
     const request = (app: { request: (path: string, init?: RequestInit) => Response | Promise<Response> }, forwardedFor: string) =>
       app.request("/v1/sessions?user_id=u", { headers: { "x-forwarded-for": forwardedFor, authorization: "Bearer mk_not_a_key" } });
-    const direct = await startTestRuntime({ AUTH_REQUIRED: "true", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "60", RATE_LIMIT_ADDRESS_BURST: "2", AUTH_FAILURES_PER_MINUTE: "0", EXECUTOR_ENABLED: "false" });
+    const direct = await startTestRuntime({
+      AUTH_REQUIRED: "true",
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "60",
+      RATE_LIMIT_ADDRESS_BURST: "2",
+      AUTH_FAILURES_PER_MINUTE: "0",
+      EXECUTOR_ENABLED: "false",
+    });
     try {
       // Without a trusted proxy a client cannot escape its bucket by inventing addresses.
       const statuses = [];
@@ -136,11 +150,19 @@ describe("abuse: limits before any authentication work", () => {
     } finally {
       await direct.close();
     }
-    const proxied = await startTestRuntime({ AUTH_REQUIRED: "true", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "60", RATE_LIMIT_ADDRESS_BURST: "2", AUTH_FAILURES_PER_MINUTE: "0", TRUST_PROXY: "1", EXECUTOR_ENABLED: "false" });
+    const proxied = await startTestRuntime({
+      AUTH_REQUIRED: "true",
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "60",
+      RATE_LIMIT_ADDRESS_BURST: "2",
+      AUTH_FAILURES_PER_MINUTE: "0",
+      TRUST_PROXY: "1",
+      EXECUTOR_ENABLED: "false",
+    });
     try {
       // Behind one trusted proxy the last x-forwarded-for entry is the client: each has its own bucket.
       const statuses = [];
-      for (const address of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "spoofed, 10.0.0.1", "10.0.0.1"]) statuses.push((await request(proxied.app, address)).status);
+      for (const address of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "spoofed, 10.0.0.1", "10.0.0.1"])
+        statuses.push((await request(proxied.app, address)).status);
       expect(statuses).toEqual([401, 401, 401, 401, 429]);
     } finally {
       await proxied.close();

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.close());
 
-const inProcess = (input: RequestInfo | URL, init?: RequestInit) => Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
+const inProcess = (input: RequestInfo | URL, init?: RequestInit) =>
+  Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
 
 describe("typed client (Hono RPC)", () => {
   it("drives the API end to end with checked requests and typed responses", async () => {

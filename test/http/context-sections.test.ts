@@ -13,14 +13,27 @@ beforeAll(async () => {
   runtime = await startTestRuntime({ REPLAY_MAX_EVENTS: "10" });
   sessionId = await createSession(runtime.app, "yan");
   await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
-    events: Array.from({ length: 27 }, (_, i) => message(i % 2 ? "assistant" : "user", i === 2 ? "My name is Yan and I live in Porto." : `Turn ${i + 1} is about planning a trip to the mountains with friends.`)),
+    events: Array.from({ length: 27 }, (_, i) =>
+      message(
+        i % 2 ? "assistant" : "user",
+        i === 2 ? "My name is Yan and I live in Porto." : `Turn ${i + 1} is about planning a trip to the mountains with friends.`,
+      ),
+    ),
   });
-  await call(runtime.app, "POST", `/v1/memories`, { user_id: "yan", type: "semantic", subtype: "preference", key: "attitude:cheese", value: "loves", content: "Yan loves cheese." });
+  await call(runtime.app, "POST", `/v1/memories`, {
+    user_id: "yan",
+    type: "semantic",
+    subtype: "preference",
+    key: "attitude:cheese",
+    value: "loves",
+    content: "Yan loves cheese.",
+  });
   await waitForSettled(runtime.app, "yan");
 });
 afterAll(() => runtime.close());
 
-const context = (body: Record<string, unknown>) => call(runtime.app, "POST", "/v1/context", { user_id: "yan", session_id: sessionId, max_tokens: 3000, ...body });
+const context = (body: Record<string, unknown>) =>
+  call(runtime.app, "POST", "/v1/context", { user_id: "yan", session_id: sessionId, max_tokens: 3000, ...body });
 
 describe("context sections (S4)", () => {
   it("renders every section in priority order with the user message last, within budget", async () => {
@@ -35,23 +48,32 @@ describe("context sections (S4)", () => {
     expect(kinds(body)).toEqual(["system", "tools", "facts", "memories", "knowledge", "history", "user_message"]);
     expect(body.prompt.trimEnd().endsWith("## Current user message\nCan you find me a hotel?")).toBe(true);
     expect(body.prompt).toContain("- book_hotel: Books a hotel room.");
-    expect(body.sections.find((section: { kind: string }) => section.kind === "facts").items.map((item: { text: string }) => item.text)).toEqual(
-      expect.arrayContaining(["- Yan loves cheese."]),
-    );
+    expect(
+      body.sections.find((section: { kind: string }) => section.kind === "facts").items.map((item: { text: string }) => item.text),
+    ).toEqual(expect.arrayContaining(["- Yan loves cheese."]));
     expect(body.total_tokens).toBe(o200kTokenizer.count(body.prompt));
     expect(body.total_tokens).toBeLessThanOrEqual(3000);
   });
 
   it("answers 422 naming a required section that cannot fit", async () => {
-    const { status, body } = await context({ query: "x", max_tokens: 100, tools: Array.from({ length: 40 }, (_, i) => `tool_number_${i}`) });
+    const { status, body } = await context({
+      query: "x",
+      max_tokens: 100,
+      tools: Array.from({ length: 40 }, (_, i) => `tool_number_${i}`),
+    });
     expect(status).toBe(422);
     expect(body.error.details.field).toBe("tools");
   });
 
   it("honours budget ratios", async () => {
     const noHistory = await context({ query: "mountains trip", budget_ratios: { history: 0, facts: 0, knowledge: 0 }, max_tokens: 400 });
-    const mostlyHistory = await context({ query: "mountains trip", budget_ratios: { history: 1, memories: 0.05, facts: 0 }, max_tokens: 400 });
-    const tokensOf = (body: { sections: { kind: string; tokens: number }[] }, kind: string) => body.sections.find((section) => section.kind === kind)?.tokens ?? 0;
+    const mostlyHistory = await context({
+      query: "mountains trip",
+      budget_ratios: { history: 1, memories: 0.05, facts: 0 },
+      max_tokens: 400,
+    });
+    const tokensOf = (body: { sections: { kind: string; tokens: number }[] }, kind: string) =>
+      body.sections.find((section) => section.kind === kind)?.tokens ?? 0;
     expect(tokensOf(mostlyHistory.body, "history")).toBeGreaterThan(tokensOf(noHistory.body, "history"));
   });
 });

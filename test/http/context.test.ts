@@ -10,11 +10,18 @@ beforeAll(async () => {
   sessionId = await createSession(runtime.app, "dana");
   await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
     events: Array.from({ length: 30 }, (_, i) =>
-      message(i % 2 ? "assistant" : "user", i === 4 ? "Please remember that my cat is called Miso and she is twelve years old." : `Turn ${i} talks about planning a garden with tomatoes and basil.`),
+      message(
+        i % 2 ? "assistant" : "user",
+        i === 4
+          ? "Please remember that my cat is called Miso and she is twelve years old."
+          : `Turn ${i} talks about planning a garden with tomatoes and basil.`,
+      ),
     ),
   });
   const other = await createSession(runtime.app, "eve");
-  await call(runtime.app, "POST", `/v1/sessions/${other}/events`, { events: [message("user", "My cat is called Pixel and I love sailing.")] });
+  await call(runtime.app, "POST", `/v1/sessions/${other}/events`, {
+    events: [message("user", "My cat is called Pixel and I love sailing.")],
+  });
   await waitForSettled(runtime.app, "dana");
   await waitForSettled(runtime.app, "eve");
 });
@@ -24,7 +31,14 @@ const context = (body: Record<string, unknown>) => call(runtime.app, "POST", "/v
 
 describe("POST /v1/context", () => {
   it.each([50, 120, 400, 2000])("stays within max_tokens − reserve_output_tokens at max_tokens=%i", async (maxTokens) => {
-    const { status, body } = await context({ user_id: "dana", session_id: sessionId, query: "What is my cat called?", max_tokens: maxTokens, reserve_output_tokens: 20, system: "Be brief." });
+    const { status, body } = await context({
+      user_id: "dana",
+      session_id: sessionId,
+      query: "What is my cat called?",
+      max_tokens: maxTokens,
+      reserve_output_tokens: 20,
+      system: "Be brief.",
+    });
     expect(status).toBe(200);
     expect(body.budget).toBe(maxTokens - 20);
     expect(body.total_tokens).toBe(o200kTokenizer.count(body.prompt));

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { beforeEach, afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 
@@ -19,11 +19,20 @@ beforeEach(async () => {
   await add("stale", { type: "insight", content: "Zoe mentioned the weather once.", importance: 0.2 });
   await add("pinned", { type: "insight", content: "Zoe's wedding anniversary dinner plans.", importance: 0.2 });
   await add("important", { type: "insight", content: "Zoe is afraid of flying.", importance: 0.8 });
-  await add("fact", { type: "semantic", subtype: "profile", key: "profile:city", value: "Oslo", content: "Zoe lives in Oslo.", importance: 0.2 });
+  await add("fact", {
+    type: "semantic",
+    subtype: "profile",
+    key: "profile:city",
+    value: "Oslo",
+    content: "Zoe lives in Oslo.",
+    importance: 0.2,
+  });
   await add("used", { type: "insight", content: "Zoe likes board game nights.", importance: 0.2 });
   await add("future", { type: "insight", content: "Zoe starts a new job next month.", importance: 0.2 });
   // Everything was written and last used 30 days ago, except as noted.
-  await runtime.database.db.execute(sql`UPDATE memories SET created_at = now() - interval '30 days', last_accessed_at = now() - interval '30 days', valid_at = now() - interval '30 days' WHERE user_id = 'zoe'`);
+  await runtime.database.db.execute(
+    sql`UPDATE memories SET created_at = now() - interval '30 days', last_accessed_at = now() - interval '30 days', valid_at = now() - interval '30 days' WHERE user_id = 'zoe'`,
+  );
   await runtime.database.db.execute(sql`UPDATE memories SET access_count = 5, last_accessed_at = now() WHERE id = ${ids["used"]}`);
   await runtime.database.db.execute(sql`UPDATE memories SET valid_at = now() + interval '20 days' WHERE id = ${ids["future"]}`);
   expect((await call(runtime.app, "PATCH", `/v1/memories/${ids["pinned"]}`, { pinned: true })).body.pinned).toBe(true);
@@ -107,7 +116,10 @@ describe("decay maintenance (R5, C8)", () => {
     const trendId = (trend as unknown as { rows: { id: string }[] }).rows[0]?.id as string;
     await decay({ dry_run: false });
     expect((await call(runtime.app, "GET", `/v1/memories/${trendId}`)).body.trait.stage).toBe("dissolved");
-    expect((await call(runtime.app, "GET", `/v1/memories/${trendId}/history`)).body.history.at(-1)).toMatchObject({ operation: "STAGE_CHANGE", actor: "decay" });
+    expect((await call(runtime.app, "GET", `/v1/memories/${trendId}/history`)).body.history.at(-1)).toMatchObject({
+      operation: "STAGE_CHANGE",
+      actor: "decay",
+    });
 
     // The stale insight was forgotten above; 31 days later it is purged, its history kept.
     await runtime.database.db.execute(sql`UPDATE memories SET expired_at = now() - interval '31 days' WHERE id = ${ids["stale"]}`);

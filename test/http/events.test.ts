@@ -17,12 +17,22 @@ describe("POST /v1/sessions/:id/events", () => {
     const one = await append(id, [message("user", "I love hiking")]);
     expect(one.status).toBe(201);
     expect(one.body.events).toEqual([{ id: expect.any(String), seq: 1 }]);
-    const many = await append(id, [message("assistant", "Where do you hike?"), message("user", "In the Alps"), { type: "tool_call", role: "tool", content: "", data: { name: "weather" } }]);
+    const many = await append(id, [
+      message("assistant", "Where do you hike?"),
+      message("user", "In the Alps"),
+      { type: "tool_call", role: "tool", content: "", data: { name: "weather" } },
+    ]);
     expect(many.body.events.map((event: { seq: number }) => event.seq)).toEqual([2, 3, 4]);
 
     const log = await readAll(id);
     expect(log.events.map((event: { seq: number }) => event.seq)).toEqual([1, 2, 3, 4]);
-    expect(log.events[0]).toMatchObject({ id: one.body.events[0].id, role: "user", content: "I love hiking", type: "message", token_count: 3 });
+    expect(log.events[0]).toMatchObject({
+      id: one.body.events[0].id,
+      role: "user",
+      content: "I love hiking",
+      type: "message",
+      token_count: 3,
+    });
     expect(log.events[3]).toMatchObject({ role: "tool", data: { name: "weather" }, token_count: 0 });
   });
 
@@ -34,7 +44,10 @@ describe("POST /v1/sessions/:id/events", () => {
 
   it("pages with after_seq and limit", async () => {
     const id = await createSession(runtime.app, "e1");
-    await append(id, Array.from({ length: 7 }, (_, i) => message("user", `turn ${i + 1}`)));
+    await append(
+      id,
+      Array.from({ length: 7 }, (_, i) => message("user", `turn ${i + 1}`)),
+    );
     const page = await call(runtime.app, "GET", `/v1/sessions/${id}/events?after_seq=2&limit=3`);
     expect(page.body.events.map((event: { seq: number }) => event.seq)).toEqual([3, 4, 5]);
     expect(page.body.next_after_seq).toBe(5);
@@ -48,13 +61,22 @@ describe("POST /v1/sessions/:id/events", () => {
 
   it("returns the original ids for a re-sent idempotency key and stores nothing new", async () => {
     const id = await createSession(runtime.app, "e2");
-    const first = await append(id, [message("user", "pay invoice 7", { idempotency_key: "k1" }), message("user", "thanks", { idempotency_key: "k2" })]);
-    const again = await append(id, [message("user", "pay invoice 7", { idempotency_key: "k1" }), message("user", "thanks", { idempotency_key: "k2" })]);
+    const first = await append(id, [
+      message("user", "pay invoice 7", { idempotency_key: "k1" }),
+      message("user", "thanks", { idempotency_key: "k2" }),
+    ]);
+    const again = await append(id, [
+      message("user", "pay invoice 7", { idempotency_key: "k1" }),
+      message("user", "thanks", { idempotency_key: "k2" }),
+    ]);
     expect(again.status).toBe(201);
     expect(again.body.events).toEqual(first.body.events);
     expect(again.body.stored).toBe(0);
 
-    const mixed = await append(id, [message("user", "thanks", { idempotency_key: "k2" }), message("user", "new one", { idempotency_key: "k3" })]);
+    const mixed = await append(id, [
+      message("user", "thanks", { idempotency_key: "k2" }),
+      message("user", "new one", { idempotency_key: "k3" }),
+    ]);
     expect(mixed.body.events[0]).toEqual(first.body.events[1]);
     expect(mixed.body.events[1].seq).toBe(3);
     expect((await readAll(id)).events).toHaveLength(3);
@@ -64,7 +86,10 @@ describe("POST /v1/sessions/:id/events", () => {
     const id = await createSession(runtime.app, "e2");
     await append(id, [message("user", "original", { idempotency_key: "dup" })]);
     const before = await readAll(id);
-    const clash = await append(id, [message("user", "fresh", { idempotency_key: "other" }), message("user", "changed", { idempotency_key: "dup" })]);
+    const clash = await append(id, [
+      message("user", "fresh", { idempotency_key: "other" }),
+      message("user", "changed", { idempotency_key: "dup" }),
+    ]);
     expect(clash.status).toBe(409);
     expect(clash.body.error).toMatchObject({ code: "conflict", details: { field: "events[1].idempotency_key" } });
     expect(await readAll(id)).toEqual(before);
@@ -72,7 +97,10 @@ describe("POST /v1/sessions/:id/events", () => {
 
   it("rejects a key repeated inside one request with 400", async () => {
     const id = await createSession(runtime.app, "e2");
-    const { status, body } = await append(id, [message("user", "a", { idempotency_key: "x" }), message("user", "b", { idempotency_key: "x" })]);
+    const { status, body } = await append(id, [
+      message("user", "a", { idempotency_key: "x" }),
+      message("user", "b", { idempotency_key: "x" }),
+    ]);
     expect(status).toBe(400);
     expect(body.error.details.issues[0].field).toBe("body.events.1.idempotency_key");
   });
@@ -110,7 +138,9 @@ describe("concurrent appends", () => {
   it("keep sequences gapless and unique under 100 concurrent requests to one session", async () => {
     const id = await createSession(runtime.app, "busy");
     const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => append(id, i % 3 === 0 ? [message("user", `a${i}`), message("user", `b${i}`)] : [message("user", `c${i}`)])),
+      Array.from({ length: 100 }, (_, i) =>
+        append(id, i % 3 === 0 ? [message("user", `a${i}`), message("user", `b${i}`)] : [message("user", `c${i}`)]),
+      ),
     );
     expect(responses.every((response) => response.status === 201)).toBe(true);
     const seqs = responses.flatMap((response) => response.body.events.map((event: { seq: number }) => event.seq)).sort((a, b) => a - b);
@@ -126,7 +156,9 @@ describe("concurrent appends", () => {
 
   it("store a concurrently re-sent idempotency key once", async () => {
     const id = await createSession(runtime.app, "busy");
-    const responses = await Promise.all(Array.from({ length: 20 }, () => append(id, [message("user", "charge card", { idempotency_key: "once" })])));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => append(id, [message("user", "charge card", { idempotency_key: "once" })])),
+    );
     const ids = new Set(responses.map((response) => response.body.events[0].id));
     expect(ids.size).toBe(1);
     expect((await readAll(id)).events).toHaveLength(1);

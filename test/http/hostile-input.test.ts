@@ -41,13 +41,28 @@ beforeAll(async () => {
   runtime = await startTestRuntime({ WEBHOOK_SECRET: "hostile-input-webhook-secret", EXECUTOR_ENABLED: "false", MAX_BODY_BYTES: "262144" });
   ids.session = await createSession(runtime.app, "fuzz");
   await call(runtime.app, "POST", `/v1/sessions/${ids.session}/events`, { events: [message("user", "I keep bees on my roof.")] });
-  ids.memory = (await call(runtime.app, "POST", "/v1/memories", { user_id: "fuzz", type: "insight", content: "Keeps bees." })).body.memory.id;
-  const document = (await call(runtime.app, "GET", "/openapi.json")).body as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: JsonSchema }[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } }>> };
+  ids.memory = (
+    await call(runtime.app, "POST", "/v1/memories", { user_id: "fuzz", type: "insight", content: "Keeps bees." })
+  ).body.memory.id;
+  const document = (await call(runtime.app, "GET", "/openapi.json")).body as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: { name: string; in: string; schema: JsonSchema }[];
+          requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        }
+      >
+    >;
+  };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
       method: method.toUpperCase(),
       path,
-      query: (operation.parameters ?? []).filter((parameter) => parameter.in === "query").map((parameter) => ({ name: parameter.name, schema: parameter.schema })),
+      query: (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === "query")
+        .map((parameter) => ({ name: parameter.name, schema: parameter.schema })),
       ...(operation.requestBody ? { body: operation.requestBody.content["application/json"]?.schema as JsonSchema } : {}),
     })),
   );
@@ -65,9 +80,9 @@ const HOSTILE_STRINGS = [
   "../../../etc/passwd",
   "..%2f..%2fetc%2fpasswd",
   "' OR '1'='1' --",
-  "\"; DROP TABLE sessions; --",
+  '"; DROP TABLE sessions; --',
   "$where: 1",
-  "{\"$gt\": \"\"}",
+  '{"$gt": ""}',
   "<script>alert(1)</script>",
   "\u202e\u200b\ufeff",
   "😀".repeat(500),
@@ -77,7 +92,11 @@ const HOSTILE_STRINGS = [
   "-1",
   "9".repeat(400),
 ];
-const hostileString = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string({ unit: "binary", maxLength: 40 }), fc.string({ maxLength: 40 }));
+const hostileString = fc.oneof(
+  fc.constantFrom(...HOSTILE_STRINGS),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ maxLength: 40 }),
+);
 
 function nested(depth: number): unknown {
   let value: unknown = "bottom";
@@ -87,7 +106,7 @@ function nested(depth: number): unknown {
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileString },
-  fc.constantFrom(null, true, false, 0, -1, 2 ** 53, -(2 ** 31), 1e308, -0.5, 3.14159),
+  fc.constantFrom(null, true, false, 0, -1, 2 ** 53, -(2 ** 31), 1e308, -0.5, 2.5),
   fc.constantFrom([], {}, [null], { __proto__: { polluted: true } }, { constructor: { prototype: { polluted: true } } }),
   fc.constantFrom(nested(40), nested(2000)),
   fc.array(hostileString, { maxLength: 3 }),
@@ -113,7 +132,10 @@ function shapedBy(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
       return fc.oneof(fc.constantFrom("fuzz", "hello world", "user", "message"), hostileString);
     case "integer":
     case "number":
-      return fc.oneof(fc.integer({ min: Math.max(-1000, schema.minimum ?? -1000), max: Math.min(100_000, schema.maximum ?? 100_000) }), fc.double({ noNaN: true }));
+      return fc.oneof(
+        fc.integer({ min: Math.max(-1000, schema.minimum ?? -1000), max: Math.min(100_000, schema.maximum ?? 100_000) }),
+        fc.double({ noNaN: true }),
+      );
     case "boolean":
       return fc.boolean();
     case "array":
@@ -121,9 +143,13 @@ function shapedBy(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
     case "object": {
       const properties = Object.entries(schema.properties ?? {});
       if (properties.length === 0) return fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 3 });
-      const record = fc.record(Object.fromEntries(properties.map(([name, property]) => [name, fromSchema(property, depth + 1)])), { requiredKeys: [] });
+      const record = fc.record(Object.fromEntries(properties.map(([name, property]) => [name, fromSchema(property, depth + 1)])), {
+        requiredKeys: [],
+      });
       // Sometimes a field the schema does not know, to check its name is reported.
-      return fc.tuple(record, fc.option(hostileValue, { nil: undefined, freq: 4 })).map(([value, extra]) => (extra === undefined ? value : { ...(value as object), colour: extra }));
+      return fc
+        .tuple(record, fc.option(hostileValue, { nil: undefined, freq: 4 }))
+        .map(([value, extra]) => (extra === undefined ? value : { ...(value as object), colour: extra }));
     }
     default:
       return hostileValue;
@@ -138,7 +164,17 @@ const pathValue = fc.oneof(
   fc.constantFrom("%00", "%", "%zz", "..%2F..%2Fetc", "a%2Fb"),
 );
 
-const contentType = fc.constantFrom("application/json", "application/json", "application/json", "application/json", "text/plain", "application/x-www-form-urlencoded", "", "application/json; charset=utf-8", "MALFORMED_JSON");
+const contentType = fc.constantFrom(
+  "application/json",
+  "application/json",
+  "application/json",
+  "application/json",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "",
+  "application/json; charset=utf-8",
+  "MALFORMED_JSON",
+);
 
 interface Sent {
   status: number;
@@ -146,7 +182,10 @@ interface Sent {
   stored: number;
 }
 
-async function send(operation: Operation, parts: { path: string[]; query: [string, unknown][]; body: unknown; contentType: string }): Promise<Sent> {
+async function send(
+  operation: Operation,
+  parts: { path: string[]; query: [string, unknown][]; body: unknown; contentType: string },
+): Promise<Sent> {
   let index = 0;
   const path = operation.path.replace(/\{\w+\}/g, () => (parts.path[index++] as string) ?? "x");
   const query = parts.query
@@ -167,7 +206,11 @@ async function send(operation: Operation, parts: { path: string[]; query: [strin
       payload = JSON.stringify(parts.body) ?? "null";
     }
   }
-  const response = await runtime.app.request(`${path}${query ? `?${query}` : ""}`, { method: operation.method, headers, ...(payload === undefined ? {} : { body: payload }) });
+  const response = await runtime.app.request(`${path}${query ? `?${query}` : ""}`, {
+    method: operation.method,
+    headers,
+    ...(payload === undefined ? {} : { body: payload }),
+  });
   if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     await response.body?.cancel();
     return { status: response.status, body: undefined, stored: 0 };
@@ -189,7 +232,8 @@ async function send(operation: Operation, parts: { path: string[]; query: [strin
   return { status: response.status, body, stored };
 }
 
-const logSize = async () => Number((await queryRows<{ n: number }>(runtime.database.db, sql`SELECT count(*)::int AS n FROM session_events`))[0]?.n);
+const logSize = async () =>
+  Number((await queryRows<{ n: number }>(runtime.database.db, sql`SELECT count(*)::int AS n FROM session_events`))[0]?.n);
 
 describe("hostile input on every route of /openapi.json", () => {
   it("never answers 5xx, names the field of every 400, answers 415 to non-JSON bodies, and leaves the log alone", async () => {
@@ -203,7 +247,9 @@ describe("hostile input on every route of /openapi.json", () => {
       const request = fc.record({
         path: fc.array(pathValue, { minLength: pathCount, maxLength: pathCount }),
         query: fc.tuple(
-          ...operation.query.map((parameter) => fc.tuple(fc.constant(parameter.name), fc.option(fromSchema(parameter.schema), { nil: undefined, freq: 3 }))),
+          ...operation.query.map((parameter) =>
+            fc.tuple(fc.constant(parameter.name), fc.option(fromSchema(parameter.schema), { nil: undefined, freq: 3 })),
+          ),
           fc.tuple(fc.constant("surprise"), fc.option(hostileValue, { nil: undefined, freq: 1 })),
         ),
         body: operation.body ? fromSchema(operation.body) : fc.constant(undefined),
@@ -227,7 +273,8 @@ describe("hostile input on every route of /openapi.json", () => {
             (sent.status === 400 && (sent.body?.error?.details?.issues ?? []).some((issue) => /^(path|query)/.test(issue.field))) ||
             // An empty or slash-bearing path segment matches no route at all.
             (sent.status === 404 && (sent.body?.error as { message?: string } | undefined)?.message?.startsWith("no route") === true);
-          if (operation.body && !jsonBody && !urlRefused && !["/v1/mcp", "/v1/webhooks/consolidate"].includes(operation.path)) expect(sent.status, where).toBe(415);
+          if (operation.body && !jsonBody && !urlRefused && !["/v1/mcp", "/v1/webhooks/consolidate"].includes(operation.path))
+            expect(sent.status, where).toBe(415);
         }),
         { numRuns: 90, endOnFailure: true },
       );
@@ -243,13 +290,23 @@ describe("hostile input on every route of /openapi.json", () => {
     const unknown = await call(runtime.app, "POST", "/v1/sessions", { user_id: "fuzz", colour: "red" });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details.issues).toEqual([{ field: "body.colour", message: "unknown field" }]);
-    const malformed = await runtime.app.request("/v1/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    const malformed = await runtime.app.request("/v1/sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).error.details.issues[0].field).toBe("body");
-    const plain = await runtime.app.request("/v1/sessions", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ user_id: "fuzz" }) });
+    const plain = await runtime.app.request("/v1/sessions", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ user_id: "fuzz" }),
+    });
     expect(plain.status).toBe(415);
     expect((await plain.json()).error.details.issues[0].field).toBe("header.content-type");
-    const surrogate = await call(runtime.app, "POST", `/v1/sessions/${ids.session}/events`, { events: [message("user", `broken ${LONE_SURROGATE} text`)] });
+    const surrogate = await call(runtime.app, "POST", `/v1/sessions/${ids.session}/events`, {
+      events: [message("user", `broken ${LONE_SURROGATE} text`)],
+    });
     expect(surrogate.status).toBe(400);
     expect(surrogate.body.error.details.issues[0].field).toBe("body.events.0.content");
     const nul = await runtime.app.request("/v1/instructions/a%00b");

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { PipelineProgressReader } from "../../src/live/pipeline-progress.js";
-import { SETTLE_TIMEOUT_MS, call, createSession, message, startTestRuntime } from "../fixtures/runtime.js";
+import { call, createSession, message, SETTLE_TIMEOUT_MS, startTestRuntime } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
 beforeAll(async () => {
@@ -13,7 +13,12 @@ afterAll(() => runtime.close());
 type Frame = { event: string; data: any };
 
 /** Reads server-sent events from a streaming response until `done` says enough. */
-async function collect(response: Response, done: (frames: Frame[]) => boolean, timeoutMs = SETTLE_TIMEOUT_MS, returnOnTimeout = false): Promise<Frame[]> {
+async function collect(
+  response: Response,
+  done: (frames: Frame[]) => boolean,
+  timeoutMs = SETTLE_TIMEOUT_MS,
+  returnOnTimeout = false,
+): Promise<Frame[]> {
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   const frames: Frame[] = [];
@@ -21,7 +26,10 @@ async function collect(response: Response, done: (frames: Frame[]) => boolean, t
   const deadline = Date.now() + timeoutMs;
   while (!done(frames)) {
     const left = deadline - Date.now();
-    const next = await Promise.race([reader.read(), new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), Math.max(0, left)))]);
+    const next = await Promise.race([
+      reader.read(),
+      new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), Math.max(0, left))),
+    ]);
     if (next === "timeout") {
       if (returnOnTimeout) break;
       throw new Error(`timed out; got ${frames.map((frame) => frame.event).join(", ")}`);
@@ -49,26 +57,37 @@ describe("live events (V1, server-sent events)", () => {
     const stream = await runtime.app.request(`/v1/live?user_id=liv`);
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toContain("text/event-stream");
-    const frames = collect(stream, (seen) =>
-      seen.some((frame) => frame.event === "ACTIVITY_SNAPSHOT" && frame.data.content.status === "completed") &&
-      seen.some((frame) => frame.event === "STATE_DELTA") &&
-      seen.some((frame) => frame.event === "CUSTOM" && frame.data.name === "memory_hits" && frame.data.value.hits.length > 0),
+    const frames = collect(
+      stream,
+      (seen) =>
+        seen.some((frame) => frame.event === "ACTIVITY_SNAPSHOT" && frame.data.content.status === "completed") &&
+        seen.some((frame) => frame.event === "STATE_DELTA") &&
+        seen.some((frame) => frame.event === "CUSTOM" && frame.data.name === "memory_hits" && frame.data.value.hits.length > 0),
     );
 
-    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "My daughter Lena starts school in Utrecht in August.")] });
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [message("user", "My daughter Lena starts school in Utrecht in August.")],
+    });
     // Ask for context until the replayed memory is there to be hit.
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
     let used = 0;
     while (used === 0 && Date.now() < deadline) {
-      const context = await call(runtime.app, "POST", "/v1/context", { user_id: "liv", query: "When does Lena start school?", max_tokens: 400 });
+      const context = await call(runtime.app, "POST", "/v1/context", {
+        user_id: "liv",
+        query: "When does Lena start school?",
+        max_tokens: 400,
+      });
       used = context.body.sections.find((section: { kind: string }) => section.kind === "memories")?.items.length ?? 0;
       if (used === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const seen = await frames;
     expect(seen[0]).toMatchObject({ event: "CUSTOM", data: { name: "subscribed", value: { user_id: "liv" } } });
-    const jobs = seen.filter((frame) => frame.event === "ACTIVITY_SNAPSHOT").map((frame) => `${frame.data.content.job_type}:${frame.data.content.status}`);
+    const jobs = seen
+      .filter((frame) => frame.event === "ACTIVITY_SNAPSHOT")
+      .map((frame) => `${frame.data.content.job_type}:${frame.data.content.status}`);
     expect(jobs).toContain("fast_replay:completed");
-    const hits = seen.find((frame) => frame.event === "CUSTOM" && frame.data.name === "memory_hits" && frame.data.value.hits.length > 0)?.data.value;
+    const hits = seen.find((frame) => frame.event === "CUSTOM" && frame.data.name === "memory_hits" && frame.data.value.hits.length > 0)
+      ?.data.value;
     expect(hits.query).toBe("When does Lena start school?");
     expect(hits.hits[0].sources[0]).toMatchObject({ session_id: sessionId, seq: 1 });
     const budget = seen.find((frame) => frame.event === "STATE_DELTA")?.data.delta[0];

@@ -31,11 +31,15 @@ describe("MCP server", () => {
     const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
     expect(tools).toEqual(["add_memory", "forget_memory", "get_context", "search_memory"]);
 
-    const added = JSON.parse(textOf(await client.callTool({ name: "add_memory", arguments: { user_id: "max", content: "Max is allergic to peanuts." } })));
+    const added = JSON.parse(
+      textOf(await client.callTool({ name: "add_memory", arguments: { user_id: "max", content: "Max is allergic to peanuts." } })),
+    );
     expect(added.operation).toBe("ADD");
     const found = JSON.parse(textOf(await client.callTool({ name: "search_memory", arguments: { user_id: "max", query: "allergies" } })));
     expect(found.memories[0]).toMatchObject({ id: added.memory_id, content: "Max is allergic to peanuts." });
-    const context = textOf(await client.callTool({ name: "get_context", arguments: { user_id: "max", query: "What can Max not eat?", max_tokens: 300 } }));
+    const context = textOf(
+      await client.callTool({ name: "get_context", arguments: { user_id: "max", query: "What can Max not eat?", max_tokens: 300 } }),
+    );
     expect(context).toContain("allergic to peanuts");
 
     // Another app's key cannot reach it, and says only "not found".
@@ -48,7 +52,9 @@ describe("MCP server", () => {
     const namedApp = await other.callTool({ name: "search_memory", arguments: { user_id: "max", app_id: "mcp-a", query: "peanuts" } });
     expect(namedApp.isError).toBe(true);
 
-    const forgotten = JSON.parse(textOf(await client.callTool({ name: "forget_memory", arguments: { user_id: "max", memory_id: added.memory_id } })));
+    const forgotten = JSON.parse(
+      textOf(await client.callTool({ name: "forget_memory", arguments: { user_id: "max", memory_id: added.memory_id } })),
+    );
     expect(forgotten.forgotten).toBe(added.memory_id);
     const after = JSON.parse(textOf(await client.callTool({ name: "search_memory", arguments: { user_id: "max", query: "peanuts" } })));
     expect(after.memories).toEqual([]);
@@ -57,7 +63,11 @@ describe("MCP server", () => {
   });
 
   it("refuses callers without a key", async () => {
-    const response = await runtime.app.request("/v1/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const response = await runtime.app.request("/v1/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
     expect(response.status).toBe(401);
   });
 });

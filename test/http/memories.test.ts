@@ -9,13 +9,24 @@ beforeAll(async () => {
 afterAll(() => runtime.close());
 
 const post = (body: Record<string, unknown>) => call(runtime.app, "POST", "/v1/memories", body);
-const fact = (extra: Record<string, unknown> = {}) => ({ user_id: "nia", type: "semantic", subtype: "profile", key: "profile:city", value: "Paris", content: "User lives in Paris.", ...extra });
+const fact = (extra: Record<string, unknown> = {}) => ({
+  user_id: "nia",
+  type: "semantic",
+  subtype: "profile",
+  key: "profile:city",
+  value: "Paris",
+  content: "User lives in Paris.",
+  ...extra,
+});
 
 describe("POST /v1/memories (structured ingestion)", () => {
   it("adds, recognises a duplicate, and supersedes on a new value", async () => {
     const added = await post(fact({ valid_at: "2024-01-01T00:00:00Z" }));
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ operation: "ADD", memory: { type: "semantic", key: "profile:city", content: "User lives in Paris.", embedded: true, metadata: { origin: "api" } } });
+    expect(added.body).toMatchObject({
+      operation: "ADD",
+      memory: { type: "semantic", key: "profile:city", content: "User lives in Paris.", embedded: true, metadata: { origin: "api" } },
+    });
 
     const again = await post(fact({ valid_at: "2024-01-02T00:00:00Z" }));
     expect(again.status).toBe(200);
@@ -27,7 +38,10 @@ describe("POST /v1/memories (structured ingestion)", () => {
     const old = (await call(runtime.app, "GET", `/v1/memories/${added.body.memory.id}`)).body;
     expect(old).toMatchObject({ superseded_by: moved.body.memory.id, invalid_at: "2024-03-01T00:00:00.000Z" });
     const history = (await call(runtime.app, "GET", `/v1/memories/${added.body.memory.id}/history`)).body.history;
-    expect(history.map((entry: { operation: string; actor: string }) => `${entry.operation}/${entry.actor}`)).toEqual(["ADD/api", "SUPERSEDE/api"]);
+    expect(history.map((entry: { operation: string; actor: string }) => `${entry.operation}/${entry.actor}`)).toEqual([
+      "ADD/api",
+      "SUPERSEDE/api",
+    ]);
     expect(history[1].before.content).toBe("User lives in Paris.");
   });
 
@@ -44,9 +58,20 @@ describe("POST /v1/memories (structured ingestion)", () => {
   it("links source events of the same user and refuses others' events", async () => {
     const mine = await createSession(runtime.app, "pat");
     const theirs = await createSession(runtime.app, "quinn");
-    const [myEvent] = (await call(runtime.app, "POST", `/v1/sessions/${mine}/events`, { events: [message("user", "I work at the harbour.")] })).body.events;
-    const [theirEvent] = (await call(runtime.app, "POST", `/v1/sessions/${theirs}/events`, { events: [message("user", "secret")] })).body.events;
-    const linked = await post({ user_id: "pat", type: "semantic", subtype: "profile", key: "profile:employer", value: "harbour", content: "User works at the harbour.", source_event_ids: [myEvent.id] });
+    const [myEvent] = (
+      await call(runtime.app, "POST", `/v1/sessions/${mine}/events`, { events: [message("user", "I work at the harbour.")] })
+    ).body.events;
+    const [theirEvent] = (await call(runtime.app, "POST", `/v1/sessions/${theirs}/events`, { events: [message("user", "secret")] })).body
+      .events;
+    const linked = await post({
+      user_id: "pat",
+      type: "semantic",
+      subtype: "profile",
+      key: "profile:employer",
+      value: "harbour",
+      content: "User works at the harbour.",
+      source_event_ids: [myEvent.id],
+    });
     expect(linked.body.memory.sources).toEqual([{ session_id: mine, event_id: myEvent.id, seq: 1 }]);
     const refused = await post({ user_id: "pat", type: "insight", content: "x y z", source_event_ids: [theirEvent.id] });
     expect(refused.status).toBe(422);
@@ -95,9 +120,15 @@ describe("/v1/instructions (procedural memory)", () => {
     const v1 = await call(runtime.app, "PUT", "/v1/instructions/tone", { content: "Be concise." });
     const v2 = await call(runtime.app, "PUT", "/v1/instructions/tone", { content: "Be concise and warm.", metadata: { author: "ops" } });
     expect([v1.status, v1.body.version, v2.body.version]).toEqual([201, 1, 2]);
-    expect((await call(runtime.app, "GET", "/v1/instructions/tone")).body).toMatchObject({ version: 2, content: "Be concise and warm.", metadata: { author: "ops" } });
+    expect((await call(runtime.app, "GET", "/v1/instructions/tone")).body).toMatchObject({
+      version: 2,
+      content: "Be concise and warm.",
+      metadata: { author: "ops" },
+    });
     expect((await call(runtime.app, "GET", "/v1/instructions/tone?version=1")).body.content).toBe("Be concise.");
-    expect((await call(runtime.app, "GET", "/v1/instructions/tone/versions")).body.versions.map((row: { version: number }) => row.version)).toEqual([2, 1]);
+    expect(
+      (await call(runtime.app, "GET", "/v1/instructions/tone/versions")).body.versions.map((row: { version: number }) => row.version),
+    ).toEqual([2, 1]);
     expect((await call(runtime.app, "GET", "/v1/instructions/tone?app_id=other")).status).toBe(404);
   });
 

@@ -38,7 +38,9 @@ describe("OpenAPI description", () => {
     expect(append.required).toEqual(["events"]);
     expect(append.properties.events.items.properties.role.enum).toEqual(expect.arrayContaining(["user", "assistant"]));
     const context = body.paths["/v1/context"].post;
-    expect(context.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["user_id", "query", "max_tokens"]));
+    expect(context.requestBody.content["application/json"].schema.required).toEqual(
+      expect.arrayContaining(["user_id", "query", "max_tokens"]),
+    );
     expect(body.paths["/v1/webhooks/consolidate"].post.security).toEqual([]);
   });
 

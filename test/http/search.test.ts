@@ -1,7 +1,7 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { sql } from "drizzle-orm";
-import { timeAgo } from "../../src/memory/memory-index.js";
+import { timeAgo } from "../../src/memory/recall/memory-index.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
@@ -10,11 +10,39 @@ const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toI
 beforeAll(async () => {
   runtime = await startTestRuntime({ EXECUTOR_ENABLED: "false" });
   const add = (user: string, body: Record<string, unknown>) => call(runtime.app, "POST", "/v1/memories", { user_id: user, ...body });
-  await add("vic", { type: "semantic", subtype: "profile", key: "pet:dog", value: "Rex", content: "Vic has a dog called Rex.", valid_at: hoursAgo(30) });
-  await add("vic", { type: "semantic", subtype: "preference", key: "drink", value: "tea", content: "Vic drinks green tea every morning.", valid_at: hoursAgo(24 * 10) });
-  await add("vic", { type: "semantic", subtype: "preference", key: "drink", value: "coffee", content: "Vic switched to black coffee.", valid_at: hoursAgo(24 * 2) });
+  await add("vic", {
+    type: "semantic",
+    subtype: "profile",
+    key: "pet:dog",
+    value: "Rex",
+    content: "Vic has a dog called Rex.",
+    valid_at: hoursAgo(30),
+  });
+  await add("vic", {
+    type: "semantic",
+    subtype: "preference",
+    key: "drink",
+    value: "tea",
+    content: "Vic drinks green tea every morning.",
+    valid_at: hoursAgo(24 * 10),
+  });
+  await add("vic", {
+    type: "semantic",
+    subtype: "preference",
+    key: "drink",
+    value: "coffee",
+    content: "Vic switched to black coffee.",
+    valid_at: hoursAgo(24 * 2),
+  });
   await add("vic", { type: "insight", content: "Vic is training for a marathon in the autumn.", valid_at: hoursAgo(0.5) });
-  await add("wes", { type: "semantic", subtype: "profile", key: "pet:dog", value: "Bolt", content: "Wes has a dog called Bolt.", valid_at: hoursAgo(1) });
+  await add("wes", {
+    type: "semantic",
+    subtype: "profile",
+    key: "pet:dog",
+    value: "Bolt",
+    content: "Wes has a dog called Bolt.",
+    valid_at: hoursAgo(1),
+  });
 });
 afterAll(() => runtime.close());
 
@@ -32,7 +60,11 @@ describe("POST /v1/memories/search", () => {
   });
 
   it("finds memories without an embedding by text, and memories without shared words by meaning", async () => {
-    const added = await call(runtime.app, "POST", "/v1/memories", { user_id: "xia", type: "insight", content: "Xia collects vintage typewriters from flea markets." });
+    const added = await call(runtime.app, "POST", "/v1/memories", {
+      user_id: "xia",
+      type: "insight",
+      content: "Xia collects vintage typewriters from flea markets.",
+    });
     await call(runtime.app, "POST", "/v1/memories", { user_id: "xia", type: "insight", content: "Xia adores her kitten." });
     await runtime.database.db.execute(sql`UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE id = ${added.body.memory.id}`);
     const byText = await call(runtime.app, "POST", "/v1/memories/search", { user_id: "xia", query: "typewriters" });
@@ -72,7 +104,9 @@ describe("POST /v1/memories/search", () => {
     expect(yesterday.body.memories.map((memory: { content: string }) => memory.content)).toEqual(["Vic has a dog called Rex."]);
     expect(yesterday.body.time_window.from).toBeTruthy();
     const justNow = await search({ query: "Vic", time_window: "just now" });
-    expect(justNow.body.memories.map((memory: { content: string }) => memory.content)).toEqual(["Vic is training for a marathon in the autumn."]);
+    expect(justNow.body.memories.map((memory: { content: string }) => memory.content)).toEqual([
+      "Vic is training for a marathon in the autumn.",
+    ]);
     const range = await search({ query: "Vic", time_window: { from: hoursAgo(72), to: hoursAgo(36) } });
     expect(range.body.memories.map((memory: { content: string }) => memory.content)).toEqual(["Vic switched to black coffee."]);
   });
@@ -99,9 +133,17 @@ describe("POST /v1/memories/search", () => {
 
 describe("POST /v1/adk/search_memory", () => {
   it("answers in ADK's SearchMemoryResponse shape", async () => {
-    const { status, body } = await call(runtime.app, "POST", "/v1/adk/search_memory", { app_name: "default", user_id: "vic", query: "Vic's dog" });
+    const { status, body } = await call(runtime.app, "POST", "/v1/adk/search_memory", {
+      app_name: "default",
+      user_id: "vic",
+      query: "Vic's dog",
+    });
     expect(status).toBe(200);
-    expect(body.memories[0]).toEqual({ content: { role: "user", parts: [{ text: "Vic has a dog called Rex." }] }, author: "memory", timestamp: expect.any(String) });
+    expect(body.memories[0]).toEqual({
+      content: { role: "user", parts: [{ text: "Vic has a dog called Rex." }] },
+      author: "memory",
+      timestamp: expect.any(String),
+    });
   });
 });
 
@@ -110,7 +152,11 @@ describe("memory index and expand (S6)", () => {
     const { status, body } = await call(runtime.app, "GET", "/v1/memories/index?user_id=vic&limit=3");
     expect(status).toBe(200);
     expect(body.index).toHaveLength(3);
-    expect(body.index[0]).toMatchObject({ id: expect.any(String), when: expect.stringMatching(/ago|just now/), summary: expect.any(String) });
+    expect(body.index[0]).toMatchObject({
+      id: expect.any(String),
+      when: expect.stringMatching(/ago|just now/),
+      summary: expect.any(String),
+    });
     const importances = body.index.map((entry: { importance: number }) => entry.importance);
     expect(importances).toEqual([...importances].sort((a, b) => b - a));
     expect(body.text.split("\n")[0]).toContain(`[${body.index[0].id}]`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { call, createSession, message, startTestRuntime } from "../fixtures/runtime.js";
 import { onPostgres } from "../fixtures/database.js";
+import { call, createSession, message, startTestRuntime } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
 beforeAll(async () => {
@@ -11,9 +11,20 @@ afterAll(() => runtime.close());
 
 describe("POST /v1/sessions", () => {
   it("creates a session with defaults and returns 201", async () => {
-    const { status, body } = await call(runtime.app, "POST", "/v1/sessions", { user_id: "u1", agent_id: "a1", metadata: { channel: "web" } });
+    const { status, body } = await call(runtime.app, "POST", "/v1/sessions", {
+      user_id: "u1",
+      agent_id: "a1",
+      metadata: { channel: "web" },
+    });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ user_id: "u1", app_id: "default", agent_id: "a1", metadata: { channel: "web" }, last_seq: 0, ended_at: null });
+    expect(body).toMatchObject({
+      user_id: "u1",
+      app_id: "default",
+      agent_id: "a1",
+      metadata: { channel: "web" },
+      last_seq: 0,
+      ended_at: null,
+    });
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.state).toEqual({ session: {}, user: {}, app: {} });
   });
@@ -113,7 +124,11 @@ describe("PATCH /v1/sessions/:id/state", () => {
     const removed = await call(runtime.app, "PATCH", `/v1/sessions/${a}/state`, { session: { draft: null, nested: { a: null } } });
     expect(removed.body.state.session).toEqual({ step: 2, nested: { a: null } });
 
-    expect((await call(runtime.app, "GET", `/v1/sessions/${b}`)).body.state).toEqual({ session: {}, user: { language: "de" }, app: { motd: "hi" } });
+    expect((await call(runtime.app, "GET", `/v1/sessions/${b}`)).body.state).toEqual({
+      session: {},
+      user: { language: "de" },
+      app: { motd: "hi" },
+    });
     expect((await call(runtime.app, "GET", `/v1/sessions/${other}`)).body.state).toEqual({ session: {}, user: {}, app: { motd: "hi" } });
   });
 

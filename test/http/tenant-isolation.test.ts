@@ -24,7 +24,12 @@ const sessions: { id: string; tenant: Tenant }[] = [];
 const memories: { id: string; tenant: Tenant }[] = [];
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ AUTH_REQUIRED: "true", ADMIN_API_KEY: ADMIN, RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_SECRET: "isolation-webhook-secret" });
+  runtime = await startTestRuntime({
+    AUTH_REQUIRED: "true",
+    ADMIN_API_KEY: ADMIN,
+    RATE_LIMIT_PER_MINUTE: "0",
+    WEBHOOK_SECRET: "isolation-webhook-secret",
+  });
   for (const app of ["acme", "globex"]) keys[app] = (await createApiKey(runtime.database.db, { appId: app, name: "isolation" })).key;
 });
 afterAll(() => runtime.close());
@@ -50,7 +55,7 @@ interface Planned {
 }
 
 const q = (self: Tenant, extra: Record<string, string> = {}) => new URLSearchParams({ user_id: self.user, ...extra }).toString();
-const pickFrom = <T,>(pool: T[], pick: number): T | undefined => pool[pick % Math.max(1, pool.length)];
+const pickFrom = <T>(pool: T[], pick: number): T | undefined => pool[pick % Math.max(1, pool.length)];
 const ownSession = (self: Tenant) => sessions.filter((session) => session.tenant === self).at(-1);
 
 /**
@@ -60,23 +65,54 @@ const ownSession = (self: Tenant) => sessions.filter((session) => session.tenant
  */
 const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "GET /healthz": () => ({ method: "GET", path: "/healthz" }),
-  "POST /v1/sessions": ({ self }) => ({ method: "POST", path: "/v1/sessions", body: { user_id: self.user, metadata: { note: self.marker } } }),
+  "POST /v1/sessions": ({ self }) => ({
+    method: "POST",
+    path: "/v1/sessions",
+    body: { user_id: self.user, metadata: { note: self.marker } },
+  }),
   "GET /v1/sessions": ({ self }) => ({ method: "GET", path: `/v1/sessions?${q(self)}` }),
   "GET /v1/sessions/:id": ({ pick }) => bySession("GET", pick, ""),
   "POST /v1/sessions/:id/end": ({ pick }) => bySession("POST", pick, "/end"),
-  "PATCH /v1/sessions/:id/state": ({ self, pick }) => bySession("PATCH", pick, "/state", { session: { note: self.marker }, user: { note: self.marker } }),
+  "PATCH /v1/sessions/:id/state": ({ self, pick }) =>
+    bySession("PATCH", pick, "/state", { session: { note: self.marker }, user: { note: self.marker } }),
   "POST /v1/sessions/:id/events": ({ self, word }) => {
     const own = ownSession(self);
-    return own && { method: "POST", path: `/v1/sessions/${own.id}/events`, body: { events: [message("user", `${self.marker} talks about ${word}.`)] }, target: own, alsoFine: [409] };
+    return (
+      own && {
+        method: "POST",
+        path: `/v1/sessions/${own.id}/events`,
+        body: { events: [message("user", `${self.marker} talks about ${word}.`)] },
+        target: own,
+        alsoFine: [409],
+      }
+    );
   },
   "GET /v1/sessions/:id/events": ({ pick }) => bySession("GET", pick, "/events"),
-  "POST /v1/context": ({ self, word }) => ({ method: "POST", path: "/v1/context", body: { user_id: self.user, query: `${word} ${others(self).join(" ")}`, max_tokens: 1500 } }),
-  "POST /v1/memories/search": ({ self, word }) => ({ method: "POST", path: "/v1/memories/search", body: { user_id: self.user, query: `${word} ${others(self).join(" ")}`, min_relevance: 0 } }),
+  "POST /v1/context": ({ self, word }) => ({
+    method: "POST",
+    path: "/v1/context",
+    body: { user_id: self.user, query: `${word} ${others(self).join(" ")}`, max_tokens: 1500 },
+  }),
+  "POST /v1/memories/search": ({ self, word }) => ({
+    method: "POST",
+    path: "/v1/memories/search",
+    body: { user_id: self.user, query: `${word} ${others(self).join(" ")}`, min_relevance: 0 },
+  }),
   "GET /v1/memories/index": ({ self }) => ({ method: "GET", path: `/v1/memories/index?${q(self)}` }),
   "POST /v1/memories/expand": ({ self }) =>
-    memories.length === 0 ? undefined : { method: "POST", path: "/v1/memories/expand", body: { user_id: self.user, ids: memories.slice(-20).map((memory) => memory.id) } },
-  "POST /v1/adk/search_memory": ({ self, word }) => ({ method: "POST", path: "/v1/adk/search_memory", body: { user_id: self.user, query: `${word} ${others(self).join(" ")}` } }),
-  "POST /v1/memories": ({ self, word }) => ({ method: "POST", path: "/v1/memories", body: { user_id: self.user, type: "insight", content: `${self.marker} likes ${word} a lot.` } }),
+    memories.length === 0
+      ? undefined
+      : { method: "POST", path: "/v1/memories/expand", body: { user_id: self.user, ids: memories.slice(-20).map((memory) => memory.id) } },
+  "POST /v1/adk/search_memory": ({ self, word }) => ({
+    method: "POST",
+    path: "/v1/adk/search_memory",
+    body: { user_id: self.user, query: `${word} ${others(self).join(" ")}` },
+  }),
+  "POST /v1/memories": ({ self, word }) => ({
+    method: "POST",
+    path: "/v1/memories",
+    body: { user_id: self.user, type: "insight", content: `${self.marker} likes ${word} a lot.` },
+  }),
   "GET /v1/memories": ({ self }) => ({ method: "GET", path: `/v1/memories?${q(self, { limit: "500", include_expired: "true" })}` }),
   "GET /v1/memories/health": ({ self }) => ({ method: "GET", path: `/v1/memories/health?${q(self)}` }),
   "GET /v1/memories/retention": ({ self }) => ({ method: "GET", path: `/v1/memories/retention?${q(self)}` }),
@@ -84,10 +120,18 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "PATCH /v1/memories/:id": ({ pick }) => byMemory("PATCH", pick, "", { pinned: true }),
   "DELETE /v1/memories/:id": ({ pick }) => byMemory("DELETE", pick, ""),
   "GET /v1/memories/:id/history": ({ pick }) => byMemory("GET", pick, "/history"),
-  "PUT /v1/instructions/:key": ({ self }) => ({ method: "PUT", path: "/v1/instructions/greeting", body: { content: `Greet warmly. ${appMarker(self.app)}` } }),
+  "PUT /v1/instructions/:key": ({ self }) => ({
+    method: "PUT",
+    path: "/v1/instructions/greeting",
+    body: { content: `Greet warmly. ${appMarker(self.app)}` },
+  }),
   "GET /v1/instructions/:key": () => ({ method: "GET", path: "/v1/instructions/greeting", alsoFine: [404] }),
   "GET /v1/instructions/:key/versions": () => ({ method: "GET", path: "/v1/instructions/greeting/versions", alsoFine: [404] }),
-  "POST /v1/decay/run": ({ self }) => ({ method: "POST", path: "/v1/decay/run", body: { user_id: self.user, dry_run: true, min_age_days: 0, threshold: 1 } }),
+  "POST /v1/decay/run": ({ self }) => ({
+    method: "POST",
+    path: "/v1/decay/run",
+    body: { user_id: self.user, dry_run: true, min_age_days: 0, threshold: 1 },
+  }),
   "GET /v1/pipeline/status": ({ self }) => ({ method: "GET", path: `/v1/pipeline/status?${q(self)}` }),
   "GET /v1/pipeline/runs": ({ self }) => ({ method: "GET", path: `/v1/pipeline/runs?${q(self)}` }),
   "POST /v1/pipeline/retry": ({ self }) => ({ method: "POST", path: "/v1/pipeline/retry", body: { user_id: self.user } }),
@@ -99,9 +143,19 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "POST /v1/mcp": ({ self, word }) => ({
     method: "POST",
     path: "/v1/mcp",
-    body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search_memory", arguments: { user_id: self.user, query: `${word} ${others(self).join(" ")}` } } },
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "search_memory", arguments: { user_id: self.user, query: `${word} ${others(self).join(" ")}` } },
+    },
   }),
-  "POST /v1/webhooks/consolidate": ({ self }) => ({ method: "POST", path: "/v1/webhooks/consolidate", body: { user_id: self.user }, unsigned: true }),
+  "POST /v1/webhooks/consolidate": ({ self }) => ({
+    method: "POST",
+    path: "/v1/webhooks/consolidate",
+    body: { user_id: self.user },
+    unsigned: true,
+  }),
 };
 
 function bySession(method: string, pick: number, suffix: string, body?: unknown): Planned | undefined {
@@ -111,7 +165,9 @@ function bySession(method: string, pick: number, suffix: string, body?: unknown)
 
 function byMemory(method: string, pick: number, suffix: string, body?: unknown): Planned | undefined {
   const target = pickFrom(memories, pick);
-  return target && { method, path: `/v1/memories/${target.id}${suffix}`, target, alsoFine: [404, 409], ...(body === undefined ? {} : { body }) };
+  return (
+    target && { method, path: `/v1/memories/${target.id}${suffix}`, target, alsoFine: [404, 409], ...(body === undefined ? {} : { body }) }
+  );
 }
 
 const others = (self: Tenant) => TENANTS.filter((other) => other !== self).map((other) => other.marker);
@@ -133,11 +189,18 @@ function appIds(value: unknown, found: string[] = []): string[] {
 async function send(self: Tenant, planned: Planned): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   if (!planned.unsigned) headers["authorization"] = `Bearer ${keys[self.app]}`;
-  const response = await runtime.app.request(planned.path, { method: planned.method, headers, ...(planned.body === undefined ? {} : { body: JSON.stringify(planned.body) }) });
+  const response = await runtime.app.request(planned.path, {
+    method: planned.method,
+    headers,
+    ...(planned.body === undefined ? {} : { body: JSON.stringify(planned.body) }),
+  });
   if (!planned.stream || !response.body) return { status: response.status, text: await response.text() };
   // A stream (live events, an export): its first chunk, then hang up.
   const reader = response.body.getReader();
-  const first = await Promise.race([reader.read(), new Promise<{ value: undefined }>((resolve) => setTimeout(() => resolve({ value: undefined }), 5000))]);
+  const first = await Promise.race([
+    reader.read(),
+    new Promise<{ value: undefined }>((resolve) => setTimeout(() => resolve({ value: undefined }), 5000)),
+  ]);
   await reader.cancel();
   return { status: response.status, text: first.value ? new TextDecoder().decode(first.value) : "" };
 }
@@ -160,7 +223,8 @@ async function apply(key: string, draw: Draw): Promise<void> {
   }
   expect(status < 300 || (planned.alsoFine ?? []).includes(status) || (planned.target !== undefined && status === 404), where).toBe(true);
   if (key === "POST /v1/sessions" && status === 201) sessions.push({ id: (JSON.parse(text) as { id: string }).id, tenant: self });
-  if (key === "POST /v1/memories" && status === 201) memories.push({ id: (JSON.parse(text) as { memory: { id: string } }).memory.id, tenant: self });
+  if (key === "POST /v1/memories" && status === 201)
+    memories.push({ id: (JSON.parse(text) as { memory: { id: string } }).memory.id, tenant: self });
   // Within one app the key reaches every user of the app by id, by design; markers are checked
   // for everything else.
   if (planned.target && planned.target.tenant !== self) return;
@@ -169,7 +233,11 @@ async function apply(key: string, draw: Draw): Promise<void> {
 }
 
 const KEYS = Object.keys(REQUESTS);
-const draw = fc.record({ self: fc.constantFrom(...TENANTS), word: fc.constantFrom("garden", "violin", "Porto", "marathon", "chess", "coffee"), pick: fc.nat() });
+const draw = fc.record({
+  self: fc.constantFrom(...TENANTS),
+  word: fc.constantFrom("garden", "violin", "Porto", "marathon", "chess", "coffee"),
+  pick: fc.nat(),
+});
 
 describe("tenant isolation", () => {
   it("has a request for every documented route (a new route cannot escape the property)", () => {
@@ -181,17 +249,27 @@ describe("tenant isolation", () => {
     // Every route once per tenant first, so each is exercised whatever the random draws.
     for (const self of TENANTS) for (const key of KEYS) await apply(key, { self, word: "garden", pick: sessions.length + memories.length });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ key: fc.constantFrom(...KEYS), draw }), { minLength: 10, maxLength: 40 }), async (operations) => {
-        for (const { key, draw: drawn } of operations) await apply(key, drawn);
-        // Again after the pipeline has derived memories from the appended events.
-        const asAdmin = { request: (path: string) => runtime.app.request(path, { headers: { authorization: `Bearer ${ADMIN}` } }) };
-        for (const self of TENANTS) await waitForSettled(asAdmin, self.user);
-        for (const self of TENANTS) {
-          for (const key of ["POST /v1/memories/search", "POST /v1/context", "GET /v1/memories", "GET /v1/users/:user_id/export", "GET /v1/pipeline/runs", "GET /v1/pipeline/jobs"]) {
-            await apply(key, { self, word: "garden", pick: 0 });
+      fc.asyncProperty(
+        fc.array(fc.record({ key: fc.constantFrom(...KEYS), draw }), { minLength: 10, maxLength: 40 }),
+        async (operations) => {
+          for (const { key, draw: drawn } of operations) await apply(key, drawn);
+          // Again after the pipeline has derived memories from the appended events.
+          const asAdmin = { request: (path: string) => runtime.app.request(path, { headers: { authorization: `Bearer ${ADMIN}` } }) };
+          for (const self of TENANTS) await waitForSettled(asAdmin, self.user);
+          for (const self of TENANTS) {
+            for (const key of [
+              "POST /v1/memories/search",
+              "POST /v1/context",
+              "GET /v1/memories",
+              "GET /v1/users/:user_id/export",
+              "GET /v1/pipeline/runs",
+              "GET /v1/pipeline/jobs",
+            ]) {
+              await apply(key, { self, word: "garden", pick: 0 });
+            }
           }
-        }
-      }),
+        },
+      ),
       // No shrinking: a failure reports the sequence as it ran (shrinking re-runs the pipeline many times).
       { numRuns: 6, endOnFailure: true },
     );
@@ -203,7 +281,9 @@ describe("the same user id in two apps", () => {
     const asAdmin = { request: (path: string) => runtime.app.request(path, { headers: { authorization: `Bearer ${ADMIN}` } }) };
     for (const app of ["acme", "globex"]) {
       const created = await keyed(runtime.app, keys[app], "POST", "/v1/sessions", { user_id: "twin" });
-      await keyed(runtime.app, keys[app], "POST", `/v1/sessions/${created.body.id}/events`, { events: [message("user", `The ${app} twin keeps bees.`)] });
+      await keyed(runtime.app, keys[app], "POST", `/v1/sessions/${created.body.id}/events`, {
+        events: [message("user", `The ${app} twin keeps bees.`)],
+      });
     }
     await waitForSettled(asAdmin, "twin");
     for (const app of ["acme", "globex"]) {

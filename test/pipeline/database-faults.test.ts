@@ -4,9 +4,9 @@ import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
 import { onPostgres } from "../fixtures/database.js";
 import { admin } from "../fixtures/global-setup.js";
+import { keyed } from "../fixtures/keyed.js";
 import { type Cluster, startCluster } from "../fixtures/postgres-cluster.js";
 import { call, createSession, message, startTestRuntime, testEnv, waitForSettled } from "../fixtures/runtime.js";
-import { keyed } from "../fixtures/keyed.js";
 
 /**
  * A real Postgres goes away: backends are terminated (a failover, an idle-connection reaper), the
@@ -58,7 +58,10 @@ async function traffic(runtime: Runtime, sessionId: string, clients: number, per
 }
 
 async function expectLogHoldsExactly(runtime: Runtime, sessionId: string, acknowledged: string[]): Promise<void> {
-  const log = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events?limit=1000`)).body.events as { seq: number; content: string }[];
+  const log = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events?limit=1000`)).body.events as {
+    seq: number;
+    content: string;
+  }[];
   expect(log.map((event) => event.seq)).toEqual(Array.from({ length: acknowledged.length }, (_, index) => index + 1));
   expect(log.map((event) => event.content).sort()).toEqual([...acknowledged].sort());
 }
@@ -68,14 +71,19 @@ describe.runIf(onPostgres)("database faults on a real Postgres", () => {
     runtime = await startTestRuntime({ ...RECOVERING, DATABASE_POOL_MAX: "6" });
     const started = runtime;
     const sessionId = await createSession(started.app, "terminated");
-    const [{ datname }] = (await queryRows<{ datname: string }>(started.database.db, sql`SELECT current_database() AS datname`)) as [{ datname: string }];
+    const [{ datname }] = (await queryRows<{ datname: string }>(started.database.db, sql`SELECT current_database() AS datname`)) as [
+      { datname: string },
+    ];
     let terminated = 0;
     let killing = true;
     const killer = (async () => {
       while (killing) {
         await new Promise((resolve) => setTimeout(resolve, 120));
         terminated += await admin(process.env["TEST_DATABASE_URL"] as string, async (client) => {
-          const { rowCount } = await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [datname]);
+          const { rowCount } = await client.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            [datname],
+          );
           return rowCount ?? 0;
         });
       }

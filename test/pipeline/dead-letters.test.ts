@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
-import { resetDerivedMemory } from "../../src/memory/rebuild.js";
+import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import { type LanguageModel, ProviderError } from "../../src/providers/types.js";
 import { endSession } from "../../src/sessions/session-store.js";
@@ -49,7 +49,14 @@ describe("dead letters", () => {
     await waitUntil(async () => (await status(runtime, "parked")).parked.length > 0, "the replay to be parked");
     const parked = await status(runtime, "parked");
     expect(parked).toMatchObject({ settled: false, backlog: { unreplayed_events: 1 } });
-    expect(parked.parked).toEqual([expect.objectContaining({ stage: "replay", session_id: sessionId, attempts: 1, error: expect.stringContaining("400 invalid argument") })]);
+    expect(parked.parked).toEqual([
+      expect.objectContaining({
+        stage: "replay",
+        session_id: sessionId,
+        attempts: 1,
+        error: expect.stringContaining("400 invalid argument"),
+      }),
+    ]);
     await expect(waitForSettled(runtime.app, "parked")).rejects.toThrow(/parked/);
 
     // Sweeps come and go (one a second); none re-sends the parked session, so no LLM call is paid.
@@ -86,7 +93,8 @@ describe("dead letters", () => {
     const runtime = await start({ ...SWEEPING, PIPELINE_MAX_FAILURES: "3" }, llm);
     const sessionId = await createSession(runtime.app, "recovers");
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I play the cello.")] });
-    const failures = () => queryRows<{ attempts: number }>(runtime.database.db, sql`SELECT attempts FROM pipeline_failures WHERE user_id = 'recovers'`);
+    const failures = () =>
+      queryRows<{ attempts: number }>(runtime.database.db, sql`SELECT attempts FROM pipeline_failures WHERE user_id = 'recovers'`);
     await waitUntil(async () => (await failures()).length > 0, "a failed run to be counted");
     state.broken = false;
     await waitForSettled(runtime.app, "recovers");
@@ -112,10 +120,15 @@ describe("the sweep finds every derivable backlog", () => {
   it("finishes a rebuild whose events were lost", async () => {
     const runtime = await start(SWEEPING);
     const sessionId = await createSession(runtime.app, "lost-rebuild");
-    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I love sailing."), message("user", "I live in Porto.")] });
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [message("user", "I love sailing."), message("user", "I live in Porto.")],
+    });
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
     await waitForSettled(runtime.app, "lost-rebuild");
-    const current = async () => ((await call(runtime.app, "GET", "/v1/memories?user_id=lost-rebuild&limit=100")).body.memories as { content: string }[]).map((memory) => memory.content).sort();
+    const current = async () =>
+      ((await call(runtime.app, "GET", "/v1/memories?user_id=lost-rebuild&limit=100")).body.memories as { content: string }[])
+        .map((memory) => memory.content)
+        .sort();
     const derived = await current();
     // The reset commits; the events that would start the re-derivation never leave the process.
     await resetDerivedMemory(runtime.database.db, { appId: "default", userId: "lost-rebuild" });

@@ -40,7 +40,13 @@ describe("append → fast replay → embedding → context window", () => {
     expect(quoted).toContain(eventIds[2]);
     const turns = (await call(runtime.app, "GET", "/v1/memories?user_id=ana&subtype=turn&limit=10")).body.memories;
     expect(turns.map((turn: { content: string }) => turn.content).sort()).toEqual(
-      ["user: I just moved to Lisbon for a new job at a design studio.", "assistant: Congratulations on the move! How are you finding Lisbon so far?", "user: Please remember that my daughter Maya starts school on September 4th.", "assistant: Noted: Maya starts school on September 4th.", "user: I decided to buy a cargo bike instead of a car."].sort(),
+      [
+        "user: I just moved to Lisbon for a new job at a design studio.",
+        "assistant: Congratulations on the move! How are you finding Lisbon so far?",
+        "user: Please remember that my daughter Maya starts school on September 4th.",
+        "assistant: Noted: Maya starts school on September 4th.",
+        "user: I decided to buy a cargo bike instead of a car.",
+      ].sort(),
     );
 
     const session = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body;
@@ -58,7 +64,9 @@ describe("append → fast replay → embedding → context window", () => {
     const memorySection = context.body.sections.find((section: { kind: string }) => section.kind === "memories");
     const schoolItems = memorySection.items.filter((item: { text: string }) => item.text.includes("September 4th"));
     expect(schoolItems.length).toBeGreaterThan(0);
-    expect(schoolItems.flatMap((item: { sources: { event_id: string }[] }) => item.sources.map((source) => source.event_id))).toContain(eventIds[2]);
+    expect(schoolItems.flatMap((item: { sources: { event_id: string }[] }) => item.sources.map((source) => source.event_id))).toContain(
+      eventIds[2],
+    );
     const history = context.body.sections.find((section: { kind: string }) => section.kind === "history");
     expect(history.items.at(-1).text).toBe("user: I decided to buy a cargo bike instead of a car.");
     expect(context.body.prompt).toContain("## Relevant memories");
@@ -71,7 +79,9 @@ describe("append → fast replay → embedding → context window", () => {
     }
     await waitForSettled(runtime.app, "ben");
     // A redundant trigger (what the sweep does) finds nothing new and writes nothing.
-    await runtime.executor?.ingest([{ name: "memory/session.events-appended", data: { session_id: sessionId, app_id: "default", user_id: "ben", last_seq: 2 } }]);
+    await runtime.executor?.ingest([
+      { name: "memory/session.events-appended", data: { session_id: sessionId, app_id: "default", user_id: "ben", last_seq: 2 } },
+    ]);
     await waitForSettled(runtime.app, "ben");
 
     const jobs = await queryRows<{ status: string; from_seq: number; to_seq: number }>(
@@ -90,14 +100,18 @@ describe("append → fast replay → embedding → context window", () => {
 
   it("summarises and reflects a session when it ends", async () => {
     const sessionId = await createSession(runtime.app, "cy");
-    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "Remember that I am allergic to peanuts.")] });
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [message("user", "Remember that I am allergic to peanuts.")],
+    });
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
     await waitForSettled(runtime.app, "cy");
     const episodes = (await call(runtime.app, "GET", "/v1/memories?user_id=cy&subtype=summary")).body.memories;
     expect(episodes).toHaveLength(1);
     expect(episodes[0].content).toContain("allergic to peanuts");
     const facts = (await call(runtime.app, "GET", "/v1/memories?user_id=cy&type=semantic")).body.memories;
-    expect(facts.map((fact: { key: string; content: string }) => [fact.key, fact.content])).toEqual([["profile:allergy:peanut", "User is allergic to peanuts."]]);
+    expect(facts.map((fact: { key: string; content: string }) => [fact.key, fact.content])).toEqual([
+      ["profile:allergy:peanut", "User is allergic to peanuts."],
+    ]);
     expect((await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body.reflected_seq).toBe(1);
   });
 });

@@ -92,21 +92,29 @@ describe("local executor", () => {
     await harness.waitForRun("debounced", "completed", 2);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(seen).toHaveLength(2);
-    expect(seen).toEqual(expect.arrayContaining([{ key: "a", n: 5 }, { key: "b", n: 1 }]));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { key: "a", n: 5 },
+        { key: "b", n: 1 },
+      ]),
+    );
   });
 
   it("never runs two runs of one concurrency key at once", async () => {
     let active = 0;
     let peak = 0;
     harness = await startHarness((inngest) => [
-      inngest.createFunction({ id: "serial", triggers: [{ event: "test/serial" }], concurrency: { limit: 1, key: "event.data.key" } }, async ({ step }) => {
-        await step.run("work", async () => {
-          active++;
-          peak = Math.max(peak, active);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          active--;
-        });
-      }),
+      inngest.createFunction(
+        { id: "serial", triggers: [{ event: "test/serial" }], concurrency: { limit: 1, key: "event.data.key" } },
+        async ({ step }) => {
+          await step.run("work", async () => {
+            active++;
+            peak = Math.max(peak, active);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            active--;
+          });
+        },
+      ),
     ]);
     await harness.inngest.send(Array.from({ length: 4 }, () => ({ name: "test/serial", data: { key: "same" } })));
     await harness.waitForRun("serial", "completed", 4);
@@ -121,7 +129,10 @@ describe("local executor", () => {
         started = Date.now();
         const [a, b] = await Promise.all([step.run("a", () => 1), step.run("b", () => 2)]);
         await step.sleep("nap", "300ms");
-        await step.sendEvent("fan-out", [1, 2, 3].map((n) => ({ name: "test/child", data: { n } })));
+        await step.sendEvent(
+          "fan-out",
+          [1, 2, 3].map((n) => ({ name: "test/child", data: { n } })),
+        );
         return a + b;
       }),
       inngest.createFunction({ id: "child", triggers: [{ event: "test/child" }] }, async ({ event }) => {
@@ -131,7 +142,9 @@ describe("local executor", () => {
     await harness.inngest.send({ name: "test/parent", data: {} });
     const [parent] = await harness.waitForRun("parent", "completed");
     expect(parent?.output).toBe(3);
-    expect((parent?.finishedAt as Date).getTime() - (parent?.createdAt as Date).getTime()).toBeGreaterThanOrEqual(280);
+    expect(parent).toBeDefined();
+    const { finishedAt, createdAt } = parent as { finishedAt: Date; createdAt: Date };
+    expect(finishedAt.getTime() - createdAt.getTime()).toBeGreaterThanOrEqual(280);
     await harness.waitForRun("child", "completed", 3);
     expect(received.sort()).toEqual([1, 2, 3]);
     expect(started).toBeGreaterThan(0);
@@ -147,7 +160,9 @@ describe("local executor", () => {
 
   it("refuses trigger expressions it cannot evaluate instead of ignoring them", async () => {
     await expect(
-      startHarness((inngest) => [inngest.createFunction({ id: "filtered", triggers: [{ event: "test/x", if: "event.data.n > 1" }] }, async () => null)]),
+      startHarness((inngest) => [
+        inngest.createFunction({ id: "filtered", triggers: [{ event: "test/x", if: "event.data.n > 1" }] }, async () => null),
+      ]),
     ).rejects.toThrow(/trigger expressions are not supported/);
   });
 
@@ -184,7 +199,13 @@ describe("local executor", () => {
     const calls: { n: number; at: number }[] = [];
     harness = await startHarness((inngest) => [
       inngest.createFunction(
-        { id: "debounced-flaky", triggers: [{ event: "test/d" }], debounce: { key: "event.data.key", period: "300ms" as "1s" }, concurrency: { limit: 1, key: "event.data.key" }, retries: 3 },
+        {
+          id: "debounced-flaky",
+          triggers: [{ event: "test/d" }],
+          debounce: { key: "event.data.key", period: "300ms" as "1s" },
+          concurrency: { limit: 1, key: "event.data.key" },
+          retries: 3,
+        },
         async ({ event, step }) =>
           step.run("work", () => {
             calls.push({ n: event.data.n as number, at: Date.now() });
@@ -214,7 +235,12 @@ describe("local executor", () => {
     let block = true;
     const build = (inngest: Parameters<Parameters<typeof startHarness>[0]>[0]) => [
       inngest.createFunction(
-        { id: "keyed", triggers: [{ event: "test/k" }], debounce: { key: "event.data.key", period: "100ms" as "1s" }, concurrency: { limit: 1, key: "event.data.key" } },
+        {
+          id: "keyed",
+          triggers: [{ event: "test/k" }],
+          debounce: { key: "event.data.key", period: "100ms" as "1s" },
+          concurrency: { limit: 1, key: "event.data.key" },
+        },
         async ({ event, step }) =>
           step.run("work", async () => {
             if (block) await new Promise<never>(() => undefined);
@@ -241,14 +267,16 @@ describe("local executor", () => {
     let peak = 0;
     let finished = 0;
     const build = (inngest: Parameters<Parameters<typeof startHarness>[0]>[0]) => [
-      inngest.createFunction({ id: "shared", triggers: [{ event: "test/shared" }], concurrency: { limit: 1, key: "event.data.key" } }, async ({ step }) =>
-        step.run("work", async () => {
-          active++;
-          peak = Math.max(peak, active);
-          await new Promise((resolve) => setTimeout(resolve, 30));
-          active--;
-          finished++;
-        }),
+      inngest.createFunction(
+        { id: "shared", triggers: [{ event: "test/shared" }], concurrency: { limit: 1, key: "event.data.key" } },
+        async ({ step }) =>
+          step.run("work", async () => {
+            active++;
+            peak = Math.max(peak, active);
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            active--;
+            finished++;
+          }),
       ),
     ];
     harness = await startHarness(build);

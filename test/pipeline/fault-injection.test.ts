@@ -4,7 +4,7 @@ import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import { type LanguageModel, ProviderError } from "../../src/providers/types.js";
-import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
+import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
 import { call, createSession, message, testEnv, waitForSettled } from "../fixtures/runtime.js";
 
 let database: TestDatabase | undefined;
@@ -39,7 +39,28 @@ function flakyModel(): LanguageModel & { failures: number } {
   return model;
 }
 
-const HOBBIES = ["sailing", "chess", "pottery", "jazz", "hiking", "baking", "knitting", "surfing", "cycling", "painting", "gardening", "climbing", "fencing", "rowing", "archery", "birdwatching", "origami", "skiing", "karaoke", "juggling"];
+const HOBBIES = [
+  "sailing",
+  "chess",
+  "pottery",
+  "jazz",
+  "hiking",
+  "baking",
+  "knitting",
+  "surfing",
+  "cycling",
+  "painting",
+  "gardening",
+  "climbing",
+  "fencing",
+  "rowing",
+  "archery",
+  "birdwatching",
+  "origami",
+  "skiing",
+  "karaoke",
+  "juggling",
+];
 
 const rows = <T>(runtime: Runtime, query: ReturnType<typeof sql>) => queryRows<T>(runtime.database.db, query);
 
@@ -80,20 +101,35 @@ describe("provider faults while appends keep arriving, with a crash in the middl
     expect(llm.failures).toBeGreaterThan(3);
 
     // Every acknowledged event is in the log, gapless.
-    const log = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events?limit=100`)).body.events as { seq: number; content: string }[];
+    const log = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events?limit=100`)).body.events as {
+      seq: number;
+      content: string;
+    }[];
     expect(log.map((event) => event.seq)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
     expect(log.map((event) => event.content)).toEqual(sent);
     // One current turn per event, one current summary per chunk of five, one current fact per key.
-    const turns = await rows<{ seq: number; n: number }>(runtime, sql`SELECT (metadata ->> 'seq')::int AS seq, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND subtype = 'turn' AND expired_at IS NULL GROUP BY 1`);
+    const turns = await rows<{ seq: number; n: number }>(
+      runtime,
+      sql`SELECT (metadata ->> 'seq')::int AS seq, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND subtype = 'turn' AND expired_at IS NULL GROUP BY 1`,
+    );
     expect(turns).toHaveLength(40);
     expect(turns.every((turn) => turn.n === 1)).toBe(true);
-    const summaries = await rows<{ from_seq: number; n: number }>(runtime, sql`SELECT (metadata ->> 'from_seq')::int AS from_seq, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND subtype = 'summary' AND expired_at IS NULL GROUP BY 1 ORDER BY 1`);
+    const summaries = await rows<{ from_seq: number; n: number }>(
+      runtime,
+      sql`SELECT (metadata ->> 'from_seq')::int AS from_seq, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND subtype = 'summary' AND expired_at IS NULL GROUP BY 1 ORDER BY 1`,
+    );
     expect(summaries).toEqual(Array.from({ length: 8 }, (_, index) => ({ from_seq: index * 5 + 1, n: 1 })));
-    const facts = await rows<{ key: string; n: number }>(runtime, sql`SELECT key, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND type = 'semantic' AND expired_at IS NULL GROUP BY key`);
+    const facts = await rows<{ key: string; n: number }>(
+      runtime,
+      sql`SELECT key, count(*)::int AS n FROM memories WHERE user_id = 'faults' AND type = 'semantic' AND expired_at IS NULL GROUP BY key`,
+    );
     expect(facts.length).toBeGreaterThanOrEqual(20);
     expect(facts.every((fact) => fact.n === 1)).toBe(true);
     // Nothing wedged: no run left queued or running, none failed; no job left running.
-    const runs = await rows<{ status: string; n: number }>(runtime, sql`SELECT status, count(*)::int AS n FROM executor_runs GROUP BY status`);
+    const runs = await rows<{ status: string; n: number }>(
+      runtime,
+      sql`SELECT status, count(*)::int AS n FROM executor_runs GROUP BY status`,
+    );
     expect(runs.filter((run) => run.status !== "completed" && run.status !== "cancelled")).toEqual([]);
     expect(await rows(runtime, sql`SELECT id FROM consolidation_jobs WHERE status = 'running'`)).toEqual([]);
     const session = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body;

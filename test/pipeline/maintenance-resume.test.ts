@@ -5,7 +5,7 @@ import { decayRequested, embeddingsRequested } from "../../inngest/events.js";
 import { queryRows } from "../../src/db/database.js";
 import { createUseEmbedder } from "../../src/providers/offline/use-embedder.js";
 import type { Embedder } from "../../src/providers/types.js";
-import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
+import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
 import { SETTLE_TIMEOUT_MS, testEnv } from "../fixtures/runtime.js";
 
 let database: TestDatabase | undefined;
@@ -60,7 +60,10 @@ describe("a decay pass that crashes half-way", () => {
     await waitFor(async () => ((await runOf(first, "decay"))[0]?.steps ?? 0) >= 5, "five decay batches");
     const [before] = await runOf(first, "decay");
     expect(before?.status).not.toBe("completed");
-    const forgottenBeforeCrash = await count(first, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL`);
+    const forgottenBeforeCrash = await count(
+      first,
+      sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL`,
+    );
     expect(forgottenBeforeCrash).toBeGreaterThan(0);
     expect(forgottenBeforeCrash).toBeLessThan(150);
     await crash(first);
@@ -70,8 +73,18 @@ describe("a decay pass that crashes half-way", () => {
     const runs = await runOf(second, "decay");
     expect(runs).toHaveLength(1);
     expect(runs[0]?.id).toBe(before?.id);
-    expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL AND importance < 0.5`)).toBe(150);
-    expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL AND importance >= 0.5`)).toBe(0);
+    expect(
+      await count(
+        second,
+        sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL AND importance < 0.5`,
+      ),
+    ).toBe(150);
+    expect(
+      await count(
+        second,
+        sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL AND importance >= 0.5`,
+      ),
+    ).toBe(0);
     // One DELETE history row per forgotten memory: nothing was forgotten twice.
     const history = await rows<{ memory_id: string; n: number }>(
       second,
@@ -108,21 +121,38 @@ describe("an embedding backfill that crashes half-way", () => {
         FROM generate_series(1, 10) AS i`);
     await first.inngest.send(embeddingsRequested.create({ app_id: "default", user_id: "embedder" }));
     await waitFor(async () => hang, "the second batch to start");
-    const embeddedBeforeCrash = await rows<{ id: string; embedded_at: string }>(first, sql`SELECT id, embedded_at FROM memories WHERE user_id = 'embedder' AND embedding IS NOT NULL`);
+    const embeddedBeforeCrash = await rows<{ id: string; embedded_at: string }>(
+      first,
+      sql`SELECT id, embedded_at FROM memories WHERE user_id = 'embedder' AND embedding IS NOT NULL`,
+    );
     expect(embeddedBeforeCrash).toHaveLength(4);
     const [crashedRun] = await runOf(first, "embed-backfill");
     await crash(first);
 
     const embeddedTexts: string[] = [];
-    const counting: Embedder = { ...offline, embed: (texts) => (embeddedTexts.push(...texts), offline.embed(texts)) };
+    const counting: Embedder = {
+      ...offline,
+      embed: (texts) => {
+        embeddedTexts.push(...texts);
+        return offline.embed(texts);
+      },
+    };
     const second = await start({ EMBED_BATCH_SIZE: "4" }, counting);
     // The crashed run itself resumes and completes (a minute's sweep may add a run with nothing left to do).
-    await waitFor(async () => (await runOf(second, "embed-backfill")).some((run) => run.id === crashedRun?.id && run.status === "completed"), "the backfill run to complete");
+    await waitFor(
+      async () => (await runOf(second, "embed-backfill")).some((run) => run.id === crashedRun?.id && run.status === "completed"),
+      "the backfill run to complete",
+    );
     // The six memories left, each embedded once; the four stored before the crash kept their vectors.
     expect(embeddedTexts).toHaveLength(6);
     expect(new Set(embeddedTexts).size).toBe(6);
     expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'embedder' AND embedding IS NULL`)).toBe(0);
-    const after = await rows<{ id: string; embedded_at: string }>(second, sql`SELECT id, embedded_at FROM memories WHERE user_id = 'embedder' AND id IN ${embeddedBeforeCrash.map((row) => row.id)}`);
-    expect(after.map((row) => new Date(row.embedded_at).getTime()).sort()).toEqual(embeddedBeforeCrash.map((row) => new Date(row.embedded_at).getTime()).sort());
+    const after = await rows<{ id: string; embedded_at: string }>(
+      second,
+      sql`SELECT id, embedded_at FROM memories WHERE user_id = 'embedder' AND id IN ${embeddedBeforeCrash.map((row) => row.id)}`,
+    );
+    expect(after.map((row) => new Date(row.embedded_at).getTime()).sort()).toEqual(
+      embeddedBeforeCrash.map((row) => new Date(row.embedded_at).getTime()).sort(),
+    );
   });
 });

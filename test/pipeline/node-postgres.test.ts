@@ -40,10 +40,15 @@ describe("node-postgres driver", () => {
     expect((await call(runtime.app, "GET", "/healthz")).body.database.driver).toBe("pg");
     const sessionId = await createSession(runtime.app, "pg-user");
     const appended = await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
-      events: [message("user", "Please remember that I am vegetarian."), message("user", "I decided to visit Oslo in May.", { idempotency_key: "k" })],
+      events: [
+        message("user", "Please remember that I am vegetarian."),
+        message("user", "I decided to visit Oslo in May.", { idempotency_key: "k" }),
+      ],
     });
     expect(appended.body.events.map((event: { seq: number }) => event.seq)).toEqual([1, 2]);
-    const resent = await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I decided to visit Oslo in May.", { idempotency_key: "k" })] });
+    const resent = await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [message("user", "I decided to visit Oslo in May.", { idempotency_key: "k" })],
+    });
     expect(resent.body.events[0]).toEqual(appended.body.events[1]);
     await waitForSettled(runtime.app, "pg-user");
     const context = await call(runtime.app, "POST", "/v1/context", { user_id: "pg-user", query: "What do I eat?", max_tokens: 500 });

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
 import type { Embedder } from "../../src/providers/types.js";
-import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
+import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
 import { call, testEnv, waitForSettled } from "../fixtures/runtime.js";
 
 /** A second embedding model: 8 dimensions from character codes, enough to tell models apart. */
@@ -26,11 +26,18 @@ describe("embedding model change (M5)", () => {
       await call(first.app, "POST", "/v1/memories", { user_id: "ada", type: "insight", content });
     }
     const models = async (runtime: typeof first) =>
-      (await queryRows<{ model: string; dims: number }>(runtime.database.db, sql`SELECT embedding_model AS model, vector_dims(embedding) AS dims FROM memories WHERE user_id = 'ada'`)).map((row) => `${row.model}/${row.dims}`);
+      (
+        await queryRows<{ model: string; dims: number }>(
+          runtime.database.db,
+          sql`SELECT embedding_model AS model, vector_dims(embedding) AS dims FROM memories WHERE user_id = 'ada'`,
+        )
+      ).map((row) => `${row.model}/${row.dims}`);
     expect(await models(first)).toEqual(["use-lite-512/512", "use-lite-512/512", "use-lite-512/512"]);
     await first.close();
 
-    const second = await startRuntime(testEnv({ ...database.env, SWEEP_CRON: "* * * * * *", SWEEP_MIN_AGE: "0s" }), { providers: { embedder: otherModel } });
+    const second = await startRuntime(testEnv({ ...database.env, SWEEP_CRON: "* * * * * *", SWEEP_MIN_AGE: "0s" }), {
+      providers: { embedder: otherModel },
+    });
     try {
       const status = (await call(second.app, "GET", "/v1/pipeline/status?user_id=ada")).body;
       expect(status.backlog.unembedded_memories).toBe(3);

@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
-import { groundExtraction } from "../../src/memory/candidates.js";
-import { consolidate } from "../../src/memory/consolidate.js";
-import { advanceReflectedSeq } from "../../src/memory/reflection-backlog.js";
+import { consolidate } from "../../src/memory/write/consolidate.js";
+import { groundExtraction } from "../../src/memory/write/extraction-grounding.js";
+import { advanceReflectedSeq } from "../../src/pipeline/reflection-backlog.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
@@ -23,11 +23,17 @@ async function sessionSaying(userId: string, at: string, ...sentences: string[])
   return { sessionId, eventIds: appended.body.events.map((event: { id: string }) => event.id) };
 }
 
-const memoriesOf = async (userId: string, query = "") => (await call(runtime.app, "GET", `/v1/memories?user_id=${userId}&limit=200${query}`)).body.memories as any[];
+const memoriesOf = async (userId: string, query = "") =>
+  (await call(runtime.app, "GET", `/v1/memories?user_id=${userId}&limit=200${query}`)).body.memories as any[];
 
 describe("deep reflection", () => {
   it("extracts facts with their source events when a session ends", async () => {
-    const { eventIds } = await sessionSaying("fay", "2024-03-01T09:00:00Z", "My name is Fay and I live in Oslo.", "Please always answer in Norwegian.");
+    const { eventIds } = await sessionSaying(
+      "fay",
+      "2024-03-01T09:00:00Z",
+      "My name is Fay and I live in Oslo.",
+      "Please always answer in Norwegian.",
+    );
     await waitForSettled(runtime.app, "fay");
     const facts = await memoriesOf("fay", "&type=semantic");
     expect(facts.map((fact) => [fact.key, fact.content]).sort()).toEqual([
@@ -37,9 +43,15 @@ describe("deep reflection", () => {
     ]);
     const location = facts.find((fact) => fact.key === "profile:location");
     expect(location.valid_at).toBe("2024-03-01T09:00:00.000Z");
-    expect((await call(runtime.app, "GET", `/v1/memories/${location.id}`)).body.sources).toEqual([{ session_id: expect.any(String), event_id: eventIds[0], seq: 1 }]);
+    expect((await call(runtime.app, "GET", `/v1/memories/${location.id}`)).body.sources).toEqual([
+      { session_id: expect.any(String), event_id: eventIds[0], seq: 1 },
+    ]);
     const jobs = (await call(runtime.app, "GET", "/v1/pipeline/jobs?user_id=fay")).body.jobs;
-    expect(jobs.find((job: { job_type: string }) => job.job_type === "deep_reflection")).toMatchObject({ status: "completed", from_seq: 1, to_seq: 2 });
+    expect(jobs.find((job: { job_type: string }) => job.job_type === "deep_reflection")).toMatchObject({
+      status: "completed",
+      from_seq: 1,
+      to_seq: 2,
+    });
   });
 
   it("supersedes a contradicted fact, keeps it in history and as-of queries, and records the change of attitude", async () => {
@@ -65,11 +77,18 @@ describe("deep reflection", () => {
     expect(asOf.map((fact) => fact.content)).toEqual(["User loves cats."]);
 
     const reflections = await memoriesOf("gus", "&type=insight");
-    expect(reflections.map((insight) => insight.content)).toEqual(['User\'s attitude towards cats changed from "loves" (2024-01-10) to "hates" (2024-02-10).']);
+    expect(reflections.map((insight) => insight.content)).toEqual([
+      'User\'s attitude towards cats changed from "loves" (2024-01-10) to "hates" (2024-02-10).',
+    ]);
 
     // A later session's context window holds the current fact, not the superseded one.
     const third = await createSession(runtime.app, "gus");
-    const context = await call(runtime.app, "POST", "/v1/context", { user_id: "gus", session_id: third, query: "Does the user like cats?", max_tokens: 1000 });
+    const context = await call(runtime.app, "POST", "/v1/context", {
+      user_id: "gus",
+      session_id: third,
+      query: "Does the user like cats?",
+      max_tokens: 1000,
+    });
     expect(context.body.prompt).toContain("User hates cats.");
     expect(context.body.prompt).not.toContain("User loves cats.");
     expect(later.sessionId).toBeTruthy();
@@ -95,7 +114,9 @@ describe("deep reflection", () => {
     await sessionSaying("ida", "2024-07-01T10:00:00Z", "I love olives.");
     await waitForSettled(runtime.app, "ida");
     expect((await memoriesOf("ida", "&type=semantic&key=attitude:olive")).map((fact) => fact.content)).toEqual(["User hates olives."]);
-    const loved = (await memoriesOf("ida", "&type=semantic&key=attitude:olive&include_expired=true")).find((fact) => fact.content === "User loves olives.");
+    const loved = (await memoriesOf("ida", "&type=semantic&key=attitude:olive&include_expired=true")).find(
+      (fact) => fact.content === "User loves olives.",
+    );
     expect(loved).toMatchObject({ valid_at: "2024-07-01T10:00:00.000Z", invalid_at: "2024-07-02T10:00:00.000Z" });
   });
 
@@ -117,7 +138,13 @@ describe("deep reflection", () => {
     await sessionSaying("kim", "2024-09-01T10:00:00Z", "I no longer live in Berlin.");
     await waitForSettled(runtime.app, "kim");
     expect(await memoriesOf("kim", "&key=profile:location")).toEqual([]);
-    const history = (await call(runtime.app, "GET", `/v1/memories/${(await memoriesOf("kim", "&key=profile:location&include_expired=true"))[0].id}/history`)).body.history;
+    const history = (
+      await call(
+        runtime.app,
+        "GET",
+        `/v1/memories/${(await memoriesOf("kim", "&key=profile:location&include_expired=true"))[0].id}/history`,
+      )
+    ).body.history;
     expect(history.map((entry: { operation: string }) => entry.operation)).toEqual(["ADD", "DELETE"]);
     expect((await memoriesOf("kim", "&key=profile:location&as_of=2024-07-01T00:00:00Z"))[0].content).toBe("User lives in Berlin.");
   });
@@ -133,24 +160,43 @@ describe("deep reflection", () => {
     expect(trait.trait).toMatchObject({ stage: "emerging", reinforcement_count: 2 });
     const history = (await call(runtime.app, "GET", `/v1/memories/${trait.id}/history`)).body.history;
     expect(history.map((entry: { operation: string }) => entry.operation)).toEqual(["ADD", "UPDATE", "STAGE_CHANGE"]);
-    const evidence = await queryRows<{ quality: string }>(runtime.database.db, sql`SELECT quality FROM trait_evidence WHERE trait_id = ${trait.id} ORDER BY observed_at`);
+    const evidence = await queryRows<{ quality: string }>(
+      runtime.database.db,
+      sql`SELECT quality FROM trait_evidence WHERE trait_id = ${trait.id} ORDER BY observed_at`,
+    );
     expect(evidence.map((row) => row.quality)).toEqual(["B", "A"]);
   });
 
   it("never applies a reflected range twice when a committed step is run again after a crash", async () => {
     const { sessionId } = await sessionSaying("nat", "2024-10-01T10:00:00Z", "I love chess.");
     await waitForSettled(runtime.app, "nat");
-    const events = await queryRows<{ id: string; seq: number; content: string; occurred_at: Date }>(runtime.database.db, sql`SELECT id, seq, content, occurred_at FROM session_events WHERE session_id = ${sessionId}`);
-    const extraction = await runtime.providers.llm.extract({ turns: events.map((event) => ({ role: "user", content: event.content, seq: event.seq })) });
-    const batch = groundExtraction(extraction, events.map((event) => ({ ...event, sessionId, occurredAt: new Date(event.occurred_at) })));
-    // The same consolidate step, replayed as if its result had not been memoized before a crash.
-    const again = await consolidate({ db: runtime.database.db, embedder: runtime.providers.embedder }, { appId: "default", userId: "nat" }, batch, {
-      actor: "deep-reflection",
-      guard: (tx) => advanceReflectedSeq(tx, sessionId, 0, 1),
+    const events = await queryRows<{ id: string; seq: number; content: string; occurred_at: Date }>(
+      runtime.database.db,
+      sql`SELECT id, seq, content, occurred_at FROM session_events WHERE session_id = ${sessionId}`,
+    );
+    const extraction = await runtime.providers.llm.extract({
+      turns: events.map((event) => ({ role: "user", content: event.content, seq: event.seq })),
     });
+    const batch = groundExtraction(
+      extraction,
+      events.map((event) => ({ ...event, sessionId, occurredAt: new Date(event.occurred_at) })),
+    );
+    // The same consolidate step, replayed as if its result had not been memoized before a crash.
+    const again = await consolidate(
+      { db: runtime.database.db, embedder: runtime.providers.embedder },
+      { appId: "default", userId: "nat" },
+      batch,
+      {
+        actor: "deep-reflection",
+        guard: (tx) => advanceReflectedSeq(tx, sessionId, 0, 1),
+      },
+    );
     expect(again).toEqual({ applied: false, reason: "guard rejected the batch" });
     expect(await memoriesOf("nat", "&type=semantic&include_expired=true")).toHaveLength(1);
-    const sources = await queryRows<{ n: number }>(runtime.database.db, sql`SELECT count(*)::int AS n FROM memory_sources s JOIN memories m ON m.id = s.memory_id WHERE m.user_id = 'nat' AND m.type = 'semantic'`);
+    const sources = await queryRows<{ n: number }>(
+      runtime.database.db,
+      sql`SELECT count(*)::int AS n FROM memory_sources s JOIN memories m ON m.id = s.memory_id WHERE m.user_id = 'nat' AND m.type = 'semantic'`,
+    );
     expect(sources[0]?.n).toBe(1);
   });
 
@@ -164,7 +210,18 @@ describe("deep reflection", () => {
 
     const shape = (rows: any[]) =>
       rows
-        .map((row) => JSON.stringify([row.type, row.subtype, row.key, row.content, row.valid_at, row.invalid_at, row.expired_at === null, row.trait?.stage ?? null]))
+        .map((row) =>
+          JSON.stringify([
+            row.type,
+            row.subtype,
+            row.key,
+            row.content,
+            row.valid_at,
+            row.invalid_at,
+            row.expired_at === null,
+            row.trait?.stage ?? null,
+          ]),
+        )
         .sort();
     const before = shape(await memoriesOf("max", "&include_expired=true"));
     const rebuild = await call(runtime.app, "POST", "/v1/users/max/rebuild", {});

@@ -6,9 +6,9 @@ import { queryRows } from "../../src/db/database.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import { type LanguageModel, ProviderError } from "../../src/providers/types.js";
 import { appendEvents } from "../../src/sessions/event-log.js";
-import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
-import { waitUntil } from "../fixtures/wait.js";
+import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
 import { call, createSession, message, startTestRuntime, testEnv, waitForSettled } from "../fixtures/runtime.js";
+import { waitUntil } from "../fixtures/wait.js";
 
 const opened: Runtime[] = [];
 afterEach(async () => {
@@ -35,18 +35,23 @@ function failingThen(failures: ProviderError[]): LanguageModel & { calls: number
   return model;
 }
 
-const count = async (runtime: Runtime, query: ReturnType<typeof sql>) => Number((await queryRows<{ n: number }>(runtime.database.db, query))[0]?.n);
+const count = async (runtime: Runtime, query: ReturnType<typeof sql>) =>
+  Number((await queryRows<{ n: number }>(runtime.database.db, query))[0]?.n);
 
 describe("fast replay under faults", () => {
   it("retries provider errors and stores the summary exactly once", async () => {
     const llm = failingThen([new ProviderError("503 from provider", true), new ProviderError("socket hang up", true)]);
     const runtime = await start({}, llm);
     const sessionId = await createSession(runtime.app, "retry-user");
-    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I have decided to learn the cello this year.")] });
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [message("user", "I have decided to learn the cello this year.")],
+    });
     await waitForSettled(runtime.app, "retry-user");
     expect(llm.calls).toBe(3);
     expect(await count(runtime, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'retry-user' AND subtype = 'summary'`)).toBe(1);
-    expect(await count(runtime, sql`SELECT count(*)::int AS n FROM consolidation_jobs WHERE user_id = 'retry-user' AND status = 'completed'`)).toBe(1);
+    expect(
+      await count(runtime, sql`SELECT count(*)::int AS n FROM consolidation_jobs WHERE user_id = 'retry-user' AND status = 'completed'`),
+    ).toBe(1);
   });
 
   it("fails the run on a non-retryable provider error, records the job error, parks the session and leaves the watermark", async () => {
@@ -56,9 +61,17 @@ describe("fast replay under faults", () => {
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "My favourite city is Kyoto.")] });
     const status = async () => (await call(runtime.app, "GET", "/v1/pipeline/status?user_id=broken-user")).body;
     await waitUntil(async () => (await status()).failed > 0, "the run to fail");
-    expect(await status()).toMatchObject({ failed: 1, settled: false, backlog: { unreplayed_events: 1 }, parked: [{ stage: "replay", session_id: sessionId }] });
+    expect(await status()).toMatchObject({
+      failed: 1,
+      settled: false,
+      backlog: { unreplayed_events: 1 },
+      parked: [{ stage: "replay", session_id: sessionId }],
+    });
     expect(llm.calls).toBe(1);
-    const jobs = await queryRows<{ status: string; error: string }>(runtime.database.db, sql`SELECT status, error FROM consolidation_jobs WHERE user_id = 'broken-user'`);
+    const jobs = await queryRows<{ status: string; error: string }>(
+      runtime.database.db,
+      sql`SELECT status, error FROM consolidation_jobs WHERE user_id = 'broken-user'`,
+    );
     expect(jobs).toEqual([{ status: "failed", error: expect.stringContaining("400 invalid argument") }]);
     expect((await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body.replayed_seq).toBe(0);
   });
@@ -97,7 +110,9 @@ describe("deep reflection under faults", () => {
     const facts = (await call(runtime.app, "GET", "/v1/memories?user_id=extract-retry&type=semantic")).body.memories;
     expect(facts.map((fact: { content: string }) => fact.content)).toEqual(["User loves sailing."]);
     const jobs = (await call(runtime.app, "GET", "/v1/pipeline/jobs?user_id=extract-retry")).body.jobs;
-    expect(jobs.filter((job: { job_type: string }) => job.job_type === "deep_reflection").map((job: { status: string }) => job.status)).toEqual(["completed"]);
+    expect(
+      jobs.filter((job: { job_type: string }) => job.job_type === "deep_reflection").map((job: { status: string }) => job.status),
+    ).toEqual(["completed"]);
   });
 });
 
@@ -121,7 +136,9 @@ describe("restart in the middle of a run", () => {
     };
     const first = await startRuntime(testEnv(database.env), { providers: { llm: hanging } });
     const sessionId = await createSession(first.app, "restart-user");
-    await call(first.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I am training for the Berlin marathon in September.")] });
+    await call(first.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [message("user", "I am training for the Berlin marathon in September.")],
+    });
     await waitUntil(() => summarizeStarted, "the summary to start");
     // Crash: stop without waiting for the run in flight, then close the database files.
     const crashedAt = new Date();

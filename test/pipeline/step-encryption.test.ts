@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import type { LanguageModel } from "../../src/providers/types.js";
-import { type TestDatabase, freshDatabase } from "../fixtures/database.js";
+import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
 import { call, createSession, message, testEnv, waitForSettled } from "../fixtures/runtime.js";
 import { findTraces } from "../fixtures/trace-scan.js";
 import { waitUntil } from "../fixtures/wait.js";
@@ -40,7 +40,9 @@ describe("end-to-end encrypted step data", () => {
     await call(first.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", `My locker code is ${marker}.`)] });
     await waitUntil(() => summarizing, "the replay to load its backlog and start summarising");
     // The loaded backlog (the user's words) is memoized — as ciphertext.
-    const steps = (await first.database.db.execute(sql`SELECT count(*)::int AS n FROM executor_steps`)) as unknown as { rows: { n: number }[] };
+    const steps = (await first.database.db.execute(sql`SELECT count(*)::int AS n FROM executor_steps`)) as unknown as {
+      rows: { n: number }[];
+    };
     expect(Number(steps.rows[0]?.n)).toBeGreaterThan(0);
     expect((await findTraces(first.database.db, [marker])).map((trace) => trace.column)).not.toContain("public.executor_steps.data");
     await first.executor?.stop({ waitForRuns: false });

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
-import { ListMemoriesQuerySchema, listMemoriesQuery } from "../../src/memory/memory-read.js";
+import { ListMemoriesQuerySchema, listMemoriesQuery } from "../../src/memory/read/memory-read.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
@@ -24,7 +24,14 @@ describe("time-slice episodic retrieval (R4)", () => {
     const to = new Date(Date.now() - 4.5 * 3_600_000).toISOString();
     const { status, body } = await call(runtime.app, "GET", `/v1/memories?user_id=slicer&type=episodic&from=${from}&to=${to}&limit=100`);
     expect(status).toBe(200);
-    expect(body.memories.map((memory: { content: string }) => memory.content)).toEqual(["episode 10", "episode 12", "episode 14", "episode 16", "episode 18", "episode 20"]);
+    expect(body.memories.map((memory: { content: string }) => memory.content)).toEqual([
+      "episode 10",
+      "episode 12",
+      "episode 14",
+      "episode 16",
+      "episode 18",
+      "episode 20",
+    ]);
   });
 
   it("is answered by an index scan, never a sequential scan", async () => {
@@ -34,7 +41,11 @@ describe("time-slice episodic retrieval (R4)", () => {
       from: new Date(Date.now() - 48 * 3_600_000).toISOString(),
       to: new Date(Date.now() - 24 * 3_600_000).toISOString(),
     });
-    const plan = (await queryRows<{ "QUERY PLAN": string }>(runtime.database.db, sql`EXPLAIN ${listMemoriesQuery(runtime.database.db, query)}`)).map((row) => row["QUERY PLAN"]).join("\n");
+    const plan = (
+      await queryRows<{ "QUERY PLAN": string }>(runtime.database.db, sql`EXPLAIN ${listMemoriesQuery(runtime.database.db, query)}`)
+    )
+      .map((row) => row["QUERY PLAN"])
+      .join("\n");
     expect(plan).toMatch(/Index Scan using memories_user_valid_idx|Bitmap Index Scan on memories_user_valid_idx/);
     expect(plan).not.toMatch(/Seq Scan/);
   });

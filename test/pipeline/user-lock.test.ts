@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
-import { writeEpisode } from "../../src/memory/episodes.js";
-import { resetDerivedMemory } from "../../src/memory/rebuild.js";
-import { loadReplayChunk } from "../../src/memory/replay-backlog.js";
+import { writeEpisode } from "../../src/memory/write/episodes.js";
+import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
+import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
 import { eraseUser } from "../../src/users/erase-user.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 import { waitUntil } from "../fixtures/wait.js";
@@ -37,7 +37,14 @@ async function replayHeldOpen(runtime: Runtime, sessionId: string) {
       toSeq: chunk.toSeq,
       summary: "The user talked about their garden.",
       importance: 0.5,
-      events: chunk.events.map((e) => ({ eventId: e.id, seq: e.seq, speaker: e.speaker, content: e.content, occurredAt: e.occurredAt, importance: e.importance })),
+      events: chunk.events.map((e) => ({
+        eventId: e.id,
+        seq: e.seq,
+        speaker: e.speaker,
+        content: e.content,
+        occurredAt: e.occurredAt,
+        importance: e.importance,
+      })),
       model: "test",
     },
     async () => {
@@ -55,7 +62,11 @@ async function seed(userId: string): Promise<{ runtime: Runtime; sessionId: stri
   runtime = started;
   const sessionId = await createSession(started.app, userId);
   await call(started.app, "POST", `/v1/sessions/${sessionId}/events`, {
-    events: [message("user", "I grow tomatoes on my balcony."), message("assistant", "Lovely!"), message("user", "The basil is doing well too.")],
+    events: [
+      message("user", "I grow tomatoes on my balcony."),
+      message("assistant", "Lovely!"),
+      message("user", "The basil is doing well too."),
+    ],
   });
   return { runtime: started, sessionId };
 }

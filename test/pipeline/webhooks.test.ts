@@ -24,9 +24,14 @@ describe("POST /v1/webhooks/consolidate", () => {
   it("triggers deep reflection on a valid signature and refuses the same delivery again", async () => {
     // The API needs a key here; the webhook does not (its signature is its authentication).
     const { key } = await createApiKey(runtime.database.db, { appId: "default", name: "webhook-test" });
-    const withKey = { request: (path: string, init: RequestInit = {}) => runtime.app.request(path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${key}` } }) };
+    const withKey = {
+      request: (path: string, init: RequestInit = {}) =>
+        runtime.app.request(path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${key}` } }),
+    };
     const sessionId = await createSession(withKey, "hooked");
-    await call(withKey, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I moved to Lisbon last year."), message("user", "I work as a nurse.")] });
+    await call(withKey, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [message("user", "I moved to Lisbon last year."), message("user", "I work as a nurse.")],
+    });
     await waitForSettled(withKey, "hooked");
     expect((await call(withKey, "GET", "/v1/memories?user_id=hooked&type=semantic")).body.memories).toEqual([]);
 

@@ -3,13 +3,16 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "../../src/db/connection-errors.js";
-import { DataDirInUseError, acquireDataDirLock, dataDirHolder } from "../../src/db/data-dir-lock.js";
+import { acquireDataDirLock, DataDirInUseError, dataDirHolder } from "../../src/db/data-dir-lock.js";
 import { releaseClientOnFailedBegin } from "../../src/db/release-failed-begin.js";
 
 describe("isDatabaseUnavailable", () => {
   const wrapped = (cause: unknown) => Object.assign(new Error("Failed query: select 1"), { cause });
   it.each([
-    ["a terminated backend (57P01), wrapped by drizzle", wrapped(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))],
+    [
+      "a terminated backend (57P01), wrapped by drizzle",
+      wrapped(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" })),
+    ],
     ["a server starting up (57P03)", Object.assign(new Error("the database system is starting up"), { code: "57P03" })],
     ["a connection exception (08006)", Object.assign(new Error("connection failure"), { code: "08006" })],
     ["too many connections (53300)", Object.assign(new Error("sorry, too many clients already"), { code: "53300" })],
@@ -82,7 +85,10 @@ describe("the data directory lock", () => {
 
   it("takes over the lock of a process that is gone, and one it cannot read", async () => {
     dir = await mkdtemp(join(tmpdir(), "mnemo-lock-"));
-    await writeFile(join(dir, "mnemo.lock"), JSON.stringify({ pid: 2 ** 22 + 11, hostname: hostname(), started_at: new Date(0).toISOString() }));
+    await writeFile(
+      join(dir, "mnemo.lock"),
+      JSON.stringify({ pid: 2 ** 22 + 11, hostname: hostname(), started_at: new Date(0).toISOString() }),
+    );
     const taken = await acquireDataDirLock(dir);
     expect(JSON.parse(await readFile(taken.path, "utf8"))).toMatchObject({ pid: process.pid });
     await taken.release();

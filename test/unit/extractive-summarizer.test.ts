@@ -14,7 +14,10 @@ describe("summarizeExtractively", () => {
     const quoted = [...summary.matchAll(/(\w+) said: "([^"]+)"/g)];
     expect(quoted.length).toBeGreaterThan(0);
     for (const [, speaker, text] of quoted) {
-      const own = turns.filter((turn) => turn.role === speaker).map((turn) => turn.content).join(" ");
+      const own = turns
+        .filter((turn) => turn.role === speaker)
+        .map((turn) => turn.content)
+        .join(" ");
       for (const sentence of (text as string).split(/(?<=[.!?])\s+/)) expect(own).toContain(sentence);
     }
     expect(summary.indexOf("support group")).toBeLessThan(summary.indexOf("decided"));

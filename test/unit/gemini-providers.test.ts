@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type IncomingMessage, type Server, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGeminiEmbedder } from "../../src/providers/gemini/gemini-embedder.js";
@@ -67,7 +67,9 @@ describe("Gemini language model", () => {
   it("reports a 429 as retryable with the server's retry delay", async () => {
     reply = () => ({ status: 429, body: fixture("rate-limited") });
     const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
-    const error = await llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 }).catch((caught: unknown) => caught);
+    const error = await llm
+      .summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ retryable: true, retryAfterMs: 17_000 });
   });
@@ -75,21 +77,39 @@ describe("Gemini language model", () => {
   it("reports a 400 as not retryable", async () => {
     reply = () => ({ status: 400, body: fixture("invalid-argument") });
     const llm = createGeminiLanguageModel({ apiKey: "bad-key", model: "gemini-2.0-flash", baseUrl });
-    await expect(llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })).rejects.toMatchObject({ retryable: false });
+    await expect(llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })).rejects.toMatchObject({
+      retryable: false,
+    });
   });
 
   it("reports a 500 as retryable", async () => {
     reply = () => ({ status: 500, body: JSON.stringify({ error: { code: 500, message: "Internal error", status: "INTERNAL" } }) });
     const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
-    await expect(llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })).rejects.toMatchObject({ retryable: true });
+    await expect(llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })).rejects.toMatchObject({
+      retryable: true,
+    });
   });
 });
 
 describe("Gemini extraction", () => {
-  const wrap = (text: string) => JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: "model" }, finishReason: "STOP", index: 0 }] });
+  const wrap = (text: string) =>
+    JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: "model" }, finishReason: "STOP", index: 0 }] });
 
   it("asks for JSON, cites sequence numbers, and validates the answer", async () => {
-    const answer = { facts: [{ type: "preference", key: "attitude:cats", value: { polarity: 1 }, content: "User loves cats.", confidence: 0.9, source_seqs: [7] }], insights: [], traits: [] };
+    const answer = {
+      facts: [
+        {
+          type: "preference",
+          key: "attitude:cats",
+          value: { polarity: 1 },
+          content: "User loves cats.",
+          confidence: 0.9,
+          source_seqs: [7],
+        },
+      ],
+      insights: [],
+      traits: [],
+    };
     reply = () => ({ status: 200, body: wrap(`\`\`\`json\n${JSON.stringify(answer)}\n\`\`\``) });
     const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
     const extraction = await llm.extract({ turns: [{ role: "user", content: "I love cats.", seq: 7 }] });

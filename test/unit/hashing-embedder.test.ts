@@ -6,7 +6,13 @@ const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum
 describe("hashing embedder (Workers without a Gemini key)", () => {
   it("gives deterministic unit vectors that rank shared words above unrelated text", async () => {
     const embedder = createHashingEmbedder();
-    const [query, related, unrelated, again, empty] = await embedder.embed(["moving to Porto", "I am moving to Porto in spring", "my cat likes tuna", "moving to Porto", ""]);
+    const [query, related, unrelated, again, empty] = await embedder.embed([
+      "moving to Porto",
+      "I am moving to Porto in spring",
+      "my cat likes tuna",
+      "moving to Porto",
+      "",
+    ]);
     for (const vector of [query, related, unrelated, empty]) {
       expect(vector).toHaveLength(256);
       expect(Math.hypot(...(vector as number[]))).toBeCloseTo(1, 6);

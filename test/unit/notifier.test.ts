@@ -23,7 +23,9 @@ describe("pipeline notifier", () => {
       if (calls++ > 0) throw new Error("event API down");
     }, 20);
     await notifier.eventsAppended(progress("s1", 1));
-    await expect(Promise.all([notifier.eventsAppended(progress("s1", 2)), notifier.eventsAppended(progress("s1", 3))])).rejects.toThrow("event API down");
+    await expect(Promise.all([notifier.eventsAppended(progress("s1", 2)), notifier.eventsAppended(progress("s1", 3))])).rejects.toThrow(
+      "event API down",
+    );
   });
 
   it("sends every event when coalescing is off", async () => {

@@ -1,14 +1,23 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CandidateSection, atSentenceEnd, packSections } from "../../src/context/pack.js";
+import { atSentenceEnd, type CandidateSection, packSections } from "../../src/context/pack.js";
 import { o200kTokenizer } from "../../src/context/tokenizer.js";
 import { DomainError } from "../../src/errors.js";
 
-const words = fc.array(fc.constantFrom("memory", "Lisbon", "cello", "🚲", "naïve", "2023-05-08", "co-operate", "\n", "?!", "the", "Kyoto"), { minLength: 1, maxLength: 80 });
+const words = fc.array(
+  fc.constantFrom("memory", "Lisbon", "cello", "🚲", "naïve", "2023-05-08", "co-operate", "\n", "?!", "the", "Kyoto"),
+  { minLength: 1, maxLength: 80 },
+);
 const text = words.map((parts) => parts.join(" "));
-const item = fc.record({ text, group: fc.constantFrom("2023-05-08", "2023-06-01", "2024-01-02") }).map((value) => ({ ...value, sources: [] }));
+const item = fc
+  .record({ text, group: fc.constantFrom("2023-05-08", "2023-06-01", "2024-01-02") })
+  .map((value) => ({ ...value, sources: [] }));
 
-function sections(system: string | undefined, memories: { text: string; group?: string; sources: never[] }[], history: { text: string; sources: never[] }[]): CandidateSection[] {
+function sections(
+  system: string | undefined,
+  memories: { text: string; group?: string; sources: never[] }[],
+  history: { text: string; sources: never[] }[],
+): CandidateSection[] {
   return [
     ...(system ? [{ kind: "system" as const, title: "System", items: [{ text: system, sources: [] }], share: 0, required: true }] : []),
     { kind: "memories", title: "Relevant memories", items: memories, share: 0.4, grouped: true },
@@ -19,19 +28,25 @@ function sections(system: string | undefined, memories: { text: string; group?: 
 describe("packSections", () => {
   it("never exceeds the budget, and reports the exact token count of the prompt", () => {
     fc.assert(
-      fc.property(fc.option(text, { nil: undefined }), fc.array(item, { maxLength: 25 }), fc.array(item, { maxLength: 25 }), fc.integer({ min: 16, max: 3000 }), (system, memories, history, budget) => {
-        let result;
-        try {
-          result = packSections(sections(system, memories, history), budget, o200kTokenizer);
-        } catch (error) {
-          // Only a system instruction too large for the budget may refuse.
-          expect(error).toBeInstanceOf(DomainError);
-          expect(o200kTokenizer.count(`## System\n${system}\n`)).toBeGreaterThan(budget);
-          return;
-        }
-        expect(result.totalTokens).toBe(o200kTokenizer.count(result.prompt));
-        expect(result.totalTokens).toBeLessThanOrEqual(budget);
-      }),
+      fc.property(
+        fc.option(text, { nil: undefined }),
+        fc.array(item, { maxLength: 25 }),
+        fc.array(item, { maxLength: 25 }),
+        fc.integer({ min: 16, max: 3000 }),
+        (system, memories, history, budget) => {
+          let result: ReturnType<typeof packSections>;
+          try {
+            result = packSections(sections(system, memories, history), budget, o200kTokenizer);
+          } catch (error) {
+            // Only a system instruction too large for the budget may refuse.
+            expect(error).toBeInstanceOf(DomainError);
+            expect(o200kTokenizer.count(`## System\n${system}\n`)).toBeGreaterThan(budget);
+            return;
+          }
+          expect(result.totalTokens).toBe(o200kTokenizer.count(result.prompt));
+          expect(result.totalTokens).toBeLessThanOrEqual(budget);
+        },
+      ),
       { numRuns: Number(process.env.PACK_RUNS ?? 300) },
     );
   });
@@ -69,7 +84,9 @@ describe("packSections", () => {
     const long = `First sentence is here. Second sentence follows it. ${Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ")}`;
     const result = packSections(sections(undefined, [], [{ text: long, sources: [] }]), 40, o200kTokenizer);
     expect(result.sections[0]?.items[0]?.text).toBe("First sentence is here. Second sentence follows it.…");
-    expect(atSentenceEnd("One. Two three four five six seven eight nine ten eleven")).toBe("One. Two three four five six seven eight nine ten eleven");
+    expect(atSentenceEnd("One. Two three four five six seven eight nine ten eleven")).toBe(
+      "One. Two three four five six seven eight nine ten eleven",
+    );
   });
 
   it("gives memories the history's unused share", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { applyEvidence, newTrait, type TraitState } from "../../src/memory/lifecycle/trait-stages.js";
 import { parseExtraction } from "../../src/providers/gemini/gemini-language-model.js";
 import { extractByRules } from "../../src/providers/offline/rule-extractor.js";
 import { ProviderError } from "../../src/providers/types.js";
-import { type TraitState, applyEvidence, newTrait } from "../../src/memory/trait-lifecycle.js";
 
 const day = (n: number) => new Date(Date.UTC(2024, 0, 1 + n));
 
@@ -27,7 +27,11 @@ describe("trait lifecycle", () => {
   });
 
   it("weakens with contradictions and dissolves when they outnumber reinforcements", () => {
-    let state = applyEvidence(newTrait({ direction: "supporting", quality: "B", observedAt: day(0) }), { direction: "supporting", quality: "B", observedAt: day(1) });
+    let state = applyEvidence(newTrait({ direction: "supporting", quality: "B", observedAt: day(0) }), {
+      direction: "supporting",
+      quality: "B",
+      observedAt: day(1),
+    });
     const confident = state.confidence;
     state = applyEvidence(state, { direction: "contradicting", quality: "A", observedAt: day(2) });
     expect(state.confidence).toBeLessThan(confident);
@@ -47,7 +51,9 @@ describe("trait lifecycle", () => {
 });
 
 describe("parseExtraction (Gemini output)", () => {
-  const valid = { facts: [{ type: "preference", key: "Attitude Cats", value: { polarity: 1 }, content: "User loves cats.", source_seqs: [3] }] };
+  const valid = {
+    facts: [{ type: "preference", key: "Attitude Cats", value: { polarity: 1 }, content: "User loves cats.", source_seqs: [3] }],
+  };
 
   it("accepts JSON wrapped in code fences or prose and normalises keys", () => {
     const parsed = parseExtraction(`Here you go:\n\`\`\`json\n${JSON.stringify(valid)}\n\`\`\``, new Set([3]));
@@ -87,8 +93,19 @@ describe("rule extractor", () => {
   });
 
   it("reads profile statements, rules and remember requests", () => {
-    const facts = extract("My name is Ana and I live in Berlin.", "Remember that my birthday is on March 3rd.", "Always answer in German.", "Remember that the meeting moved to Friday.").facts;
-    expect(facts.map((fact) => fact.key)).toEqual(["profile:name", "profile:location", "profile:birthday", "rule:answer_in_german", "note:the_meeting_moved_to_friday"]);
+    const facts = extract(
+      "My name is Ana and I live in Berlin.",
+      "Remember that my birthday is on March 3rd.",
+      "Always answer in German.",
+      "Remember that the meeting moved to Friday.",
+    ).facts;
+    expect(facts.map((fact) => fact.key)).toEqual([
+      "profile:name",
+      "profile:location",
+      "profile:birthday",
+      "rule:answer_in_german",
+      "note:the_meeting_moved_to_friday",
+    ]);
   });
 
   it("ignores the assistant, pronoun objects and sentences with no statement", () => {

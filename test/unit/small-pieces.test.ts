@@ -4,7 +4,7 @@ import { o200kTokenizer } from "../../src/context/tokenizer.js";
 import { chooseDriver } from "../../src/db/connect.js";
 import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
 import { assertSupportedKey, evaluateKey } from "../../src/executor/expressions.js";
-import { ruleImportance } from "../../src/memory/importance.js";
+import { ruleImportance } from "../../src/memory/write/importance.js";
 import { stableUuid } from "../../src/util/stable-id.js";
 
 describe("configuration", () => {

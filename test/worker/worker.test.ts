@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { type Server, createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
@@ -12,7 +12,7 @@ import { connectDatabase } from "../../src/db/connect.js";
 import type { Database } from "../../src/db/database.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
 import * as schema from "../../src/db/schema/index.js";
-import { type TestDatabase, freshDatabase, onPostgres } from "../fixtures/database.js";
+import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 
 /**
  * The Worker in workerd (`wrangler dev`), against a Postgres on loopback standing in for Neon
@@ -66,10 +66,25 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => inngestCloud.listen(0, "127.0.0.1", resolve));
   const inngestUrl = `http://127.0.0.1:${(inngestCloud.address() as AddressInfo).port}`;
 
-  const vars = { INNGEST_SIGNING_KEY: SIGNING_KEY, INNGEST_EVENT_KEY: "test-event-key", INNGEST_BASE_URL: inngestUrl, EMIT_COALESCE_WINDOW: "1ms", LOG_LEVEL: "warn" };
+  const vars = {
+    INNGEST_SIGNING_KEY: SIGNING_KEY,
+    INNGEST_EVENT_KEY: "test-event-key",
+    INNGEST_BASE_URL: inngestUrl,
+    EMIT_COALESCE_WINDOW: "1ms",
+    LOG_LEVEL: "warn",
+  };
   wrangler = spawn(
     "npx",
-    ["wrangler", "dev", "--port", String(workerPort), "--ip", "127.0.0.1", "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`])],
+    [
+      "wrangler",
+      "dev",
+      "--port",
+      String(workerPort),
+      "--ip",
+      "127.0.0.1",
+      "--show-interactive-dev-session=false",
+      ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+    ],
     {
       env: {
         ...process.env,
@@ -110,8 +125,17 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${apiKey}` }) {
-  const response = await fetch(`${base}${path}`, { method, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = { authorization: `Bearer ${apiKey}` },
+) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
 }
@@ -119,7 +143,13 @@ async function request(method: string, path: string, body?: unknown, headers: Re
 /** Signs a request body the way Inngest Cloud does: HMAC-SHA256(key without prefix, canonical JSON + timestamp). */
 async function inngestSignature(body: unknown, key = SIGNING_KEY): Promise<string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const hmacKey = await crypto.subtle.importKey("raw", new TextEncoder().encode(key.replace(/^signkey-\w+-/, "")), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const hmacKey = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(key.replace(/^signkey-\w+-/, "")),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const mac = await crypto.subtle.sign("HMAC", hmacKey, new TextEncoder().encode((canonicalize(body) as string) + timestamp));
   return `t=${timestamp}&s=${Buffer.from(mac).toString("hex")}`;
 }
@@ -143,7 +173,8 @@ describe("the Worker in workerd", () => {
     expect(appended.body.last_seq).toBe(2);
     // The emit went out after the response, through waitUntil.
     const deadline = Date.now() + 10_000;
-    while (!received.some((event) => event.name === "memory/session.events-appended") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!received.some((event) => event.name === "memory/session.events-appended") && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const emitted = received.find((event) => event.name === "memory/session.events-appended");
     expect(emitted?.data).toMatchObject({ app_id: "edge", user_id: "eve", session_id: session.body.id, last_seq: 2 });
 
@@ -152,19 +183,37 @@ describe("the Worker in workerd", () => {
       event: emitted,
       events: [emitted],
       steps: {},
-      ctx: { run_id: "01JTESTRUN0000000000000000", attempt: 0, disable_immediate_execution: true, use_api: false, stack: { stack: [], current: 0 } },
+      ctx: {
+        run_id: "01JTESTRUN0000000000000000",
+        attempt: 0,
+        disable_immediate_execution: true,
+        use_api: false,
+        stack: { stack: [], current: 0 },
+      },
       version: 1,
     };
     const path = "/api/inngest?fnId=memory-pipeline-fast-replay&stepId=step";
-    const forged = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call, "signkey-test-someoneelse") }, body: JSON.stringify(call) });
+    const forged = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call, "signkey-test-someoneelse") },
+      body: JSON.stringify(call),
+    });
     expect(forged.status).toBe(401);
-    const signed = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) }, body: JSON.stringify(call) });
+    const signed = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) },
+      body: JSON.stringify(call),
+    });
     const planned = (await signed.json()) as { op: string; id: string; name?: string }[];
     expect(signed.status).toBe(206);
     expect(planned[0]).toMatchObject({ op: "StepPlanned", name: "load-backlog-0" });
     // Inngest then asks for exactly that step; the Worker runs it against the database.
     const stepPath = `/api/inngest?fnId=memory-pipeline-fast-replay&stepId=${planned[0]?.id}`;
-    const ran = await fetch(`${base}${stepPath}`, { method: "POST", headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) }, body: JSON.stringify(call) });
+    const ran = await fetch(`${base}${stepPath}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) },
+      body: JSON.stringify(call),
+    });
     const ops = (await ran.json()) as { op: string; name?: string; data?: unknown }[];
     expect(ran.status).toBe(206);
     expect(ops[0]).toMatchObject({ op: "StepRun", name: "load-backlog-0" });
@@ -172,7 +221,12 @@ describe("the Worker in workerd", () => {
     expect(backlog.toSeq).toBe(2);
     expect(backlog.events.map((event) => event.content)).toEqual(["I am moving to Porto next spring.", "Porto is lovely in spring."]);
 
-    const context = await request("POST", "/v1/context", { user_id: "eve", session_id: session.body.id, query: "Where am I moving?", max_tokens: 400 });
+    const context = await request("POST", "/v1/context", {
+      user_id: "eve",
+      session_id: session.body.id,
+      query: "Where am I moving?",
+      max_tokens: 400,
+    });
     expect(context.status).toBe(200);
     expect(context.body.prompt).toContain("Porto");
     expect(context.body.total_tokens).toBeLessThanOrEqual(400);

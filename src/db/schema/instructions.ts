@@ -1,4 +1,4 @@
-import { jsonb, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { timestampTz } from "./columns.js";
 
 /** Procedural memory (M1): versioned instructions per app; a write adds a version, never edits one. */

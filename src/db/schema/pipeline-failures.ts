@@ -23,5 +23,8 @@ export const pipelineFailures = pgTable(
     lastFailedAt: timestampTz("last_failed_at").notNull().defaultNow(),
     parkedAt: timestampTz("parked_at"),
   },
-  (table) => [primaryKey({ columns: [table.appId, table.userId, table.stage, table.subject] }), index("pipeline_failures_stage_idx").on(table.stage, table.subject)],
+  (table) => [
+    primaryKey({ columns: [table.appId, table.userId, table.stage, table.subject] }),
+    index("pipeline_failures_stage_idx").on(table.stage, table.subject),
+  ],
 );

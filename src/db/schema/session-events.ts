@@ -32,9 +32,7 @@ export const sessionEvents = pgTable(
   },
   (table) => [
     unique("session_events_seq_unique").on(table.sessionId, table.seq),
-    uniqueIndex("session_events_idempotency_idx")
-      .on(table.sessionId, table.idempotencyKey)
-      .where(sql`${table.idempotencyKey} IS NOT NULL`),
+    uniqueIndex("session_events_idempotency_idx").on(table.sessionId, table.idempotencyKey).where(sql`${table.idempotencyKey} IS NOT NULL`),
     index("session_events_user_idx").on(table.appId, table.userId, table.occurredAt.desc()),
   ],
 );

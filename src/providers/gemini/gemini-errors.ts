@@ -9,7 +9,9 @@ export function toProviderError(error: unknown, operation: string): ProviderErro
   if (error instanceof GoogleGenerativeAIFetchError) {
     const status = error.status ?? 0;
     const retryable = status === 429 || status >= 500 || status === 0;
-    return new ProviderError(`Gemini ${operation} failed with ${status}: ${error.message}`, retryable, retryDelayMs(error), { cause: error });
+    return new ProviderError(`Gemini ${operation} failed with ${status}: ${error.message}`, retryable, retryDelayMs(error), {
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError(`Gemini ${operation} failed: ${message}`, true, undefined, { cause: error });

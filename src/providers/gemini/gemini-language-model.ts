@@ -88,7 +88,10 @@ export function createGeminiLanguageModel(options: GeminiOptions): LanguageModel
   const client = new GoogleGenerativeAI(options.apiKey);
   const requestOptions = options.baseUrl ? { baseUrl: options.baseUrl } : undefined;
   const summarizer = client.getGenerativeModel({ model: options.model, generationConfig: { temperature: 0.2 } }, requestOptions);
-  const extractor = client.getGenerativeModel({ model: options.model, generationConfig: { temperature: 0, responseMimeType: "application/json" } }, requestOptions);
+  const extractor = client.getGenerativeModel(
+    { model: options.model, generationConfig: { temperature: 0, responseMimeType: "application/json" } },
+    requestOptions,
+  );
   return {
     id: `gemini:${options.model}`,
     async summarize(request) {

@@ -7,7 +7,8 @@ const STOPWORDS = new Set(
 );
 
 /** Phrases that mark what a summary must keep: decisions, commitments, preferences, facts to remember. */
-const SIGNAL = /\b(decid\w*|agree\w*|plan\w*|will|going to|remember|important|prefer\w*|like|love|hate|never|always|birthday|deadline|moved?|started|finished|bought|promise\w*|because|need\w*|want\w*)\b|\d/i;
+const SIGNAL =
+  /\b(decid\w*|agree\w*|plan\w*|will|going to|remember|important|prefer\w*|like|love|hate|never|always|birthday|deadline|moved?|started|finished|bought|promise\w*|because|need\w*|want\w*)\b|\d/i;
 
 const FILLER_PREFIX = /^(?:(?:well|so|oh|hey|hi|hello|yeah|yes|ok(?:ay)?|wow|um+|uh+|haha|lol)\b[,!.]*\s*)+/i;
 

@@ -1,4 +1,4 @@
-import type { Extraction, ExtractedFact, TraitEvidenceCandidate } from "../extraction.js";
+import type { ExtractedFact, Extraction, TraitEvidenceCandidate } from "../extraction.js";
 import type { ExtractionRequest } from "../types.js";
 
 /**
@@ -28,9 +28,25 @@ function sentences(text: string): string[] {
 }
 
 /** Words that qualify the statement, not its object: "I hate cats now" is about cats. */
-const TRAILING_ADVERBS = new Set(["now", "anymore", "too", "also", "either", "lately", "nowadays", "today", "really", "much", "lot", "again", "though", "honestly"]);
+const TRAILING_ADVERBS = new Set([
+  "now",
+  "anymore",
+  "too",
+  "also",
+  "either",
+  "lately",
+  "nowadays",
+  "today",
+  "really",
+  "much",
+  "lot",
+  "again",
+  "though",
+  "honestly",
+]);
 const PRONOUNS = new Set(["it", "that", "this", "them", "you", "him", "her", "those", "these", "one", "so", "much", "lot", "what"]);
-const CLAUSE_END = /\s+(?:because|but|since|when|while|though|although|so|and i|and my|which|if|as|for|with|at|in|on|last|next|after|before)\s+|[.,;:!?()]/i;
+const CLAUSE_END =
+  /\s+(?:because|but|since|when|while|though|although|so|and i|and my|which|if|as|for|with|at|in|on|last|next|after|before)\s+|[.,;:!?()]/i;
 
 /** The object of a statement: up to the end of its clause, without leading articles, at most six words. */
 function objectPhrase(raw: string): string | null {
@@ -73,7 +89,8 @@ const THIRD_PERSON: Record<string, string> = {
 const POSITIVE = new Set(["love", "like", "adore", "enjoy", "prefer"]);
 const STRONG = new Set(["love", "adore", "hate", "detest", "loathe"]);
 
-const ATTITUDE = /\bI\s+(?:(really|absolutely|totally|truly|just|so|also)\s+)?(?:(do not|don't|dont|no longer|never|didn't)\s+)?(?:(really|much)\s+)?(love|like|adore|enjoy|prefer|hate|dislike|detest|loathe)\s+(.+)$/i;
+const ATTITUDE =
+  /\bI\s+(?:(really|absolutely|totally|truly|just|so|also)\s+)?(?:(do not|don't|dont|no longer|never|didn't)\s+)?(?:(really|much)\s+)?(love|like|adore|enjoy|prefer|hate|dislike|detest|loathe)\s+(.+)$/i;
 const CANT_STAND = /\bI\s+(?:can't|cannot|can not)\s+stand\s+(.+)$/i;
 const FAVORITE = /\bmy\s+(?:all[- ]time\s+)?favou?rite\s+([\p{L}\s]{2,30}?)\s+(?:is|are|was)\s+(.+)$/iu;
 
@@ -98,7 +115,13 @@ function extractSentence(sentence: string, seq: number): Found {
       const positive = POSITIVE.has(verb) && !negation;
       const noLonger = negation === "no longer";
       const polarity = noLonger ? 0 : positive ? 1 : -1;
-      const phrase = noLonger ? `no longer ${THIRD_PERSON[verb]}` : negation ? `doesn't ${verb}` : cantStand ? "can't stand" : (THIRD_PERSON[verb] as string);
+      const phrase = noLonger
+        ? `no longer ${THIRD_PERSON[verb]}`
+        : negation
+          ? `doesn't ${verb}`
+          : cantStand
+            ? "can't stand"
+            : (THIRD_PERSON[verb] as string);
       found.facts.push({
         type: "preference",
         key: `attitude:${slug(object)}`,
@@ -112,8 +135,22 @@ function extractSentence(sentence: string, seq: number): Found {
         const quality = STRONG.has(verb) || attitude?.[1] || cantStand ? "A" : "B";
         const [kept, opposite] = polarity > 0 ? ["likes", "dislikes"] : ["dislikes", "likes"];
         found.traits.push(
-          { subtype: "preference", key: `${kept}:${slug(object)}`, content: `User ${kept} ${object}.`, direction: "supporting", quality, source_seqs },
-          { subtype: "preference", key: `${opposite}:${slug(object)}`, content: `User ${opposite} ${object}.`, direction: "contradicting", quality, source_seqs },
+          {
+            subtype: "preference",
+            key: `${kept}:${slug(object)}`,
+            content: `User ${kept} ${object}.`,
+            direction: "supporting",
+            quality,
+            source_seqs,
+          },
+          {
+            subtype: "preference",
+            key: `${opposite}:${slug(object)}`,
+            content: `User ${opposite} ${object}.`,
+            direction: "contradicting",
+            quality,
+            source_seqs,
+          },
         );
       }
     }
@@ -124,7 +161,15 @@ function extractSentence(sentence: string, seq: number): Found {
     const category = (favorite[1] as string).trim();
     const value = objectPhrase(favorite[2] as string);
     if (value) {
-      found.facts.push({ type: "preference", key: `favorite:${slug(category)}`, value: { category, value }, content: `User's favorite ${category} is ${value}.`, confidence: 0.9, operation: "ADD", source_seqs });
+      found.facts.push({
+        type: "preference",
+        key: `favorite:${slug(category)}`,
+        value: { category, value },
+        content: `User's favorite ${category} is ${value}.`,
+        confidence: 0.9,
+        operation: "ADD",
+        source_seqs,
+      });
     }
   }
 
@@ -136,20 +181,52 @@ function extractSentence(sentence: string, seq: number): Found {
 
   if (remember && found.facts.length === 0) {
     const clause = (remember[1] as string).replace(/[.!?]+$/, "");
-    found.facts.push({ type: "profile", key: `note:${slug(clause)}`, value: clause, content: `User asked to remember: ${clause}.`, confidence: 0.95, operation: "ADD", source_seqs });
+    found.facts.push({
+      type: "profile",
+      key: `note:${slug(clause)}`,
+      value: clause,
+      content: `User asked to remember: ${clause}.`,
+      confidence: 0.95,
+      operation: "ADD",
+      source_seqs,
+    });
   }
   return found;
 }
 
-type ProfileRule = { pattern: RegExp; key: (match: RegExpExecArray) => string; content: (value: string, match: RegExpExecArray) => string; operation?: "DELETE"; raw?: boolean };
+type ProfileRule = {
+  pattern: RegExp;
+  key: (match: RegExpExecArray) => string;
+  content: (value: string, match: RegExpExecArray) => string;
+  operation?: "DELETE";
+  raw?: boolean;
+};
 
 const RELATIONS = "wife|husband|partner|boyfriend|girlfriend|son|daughter|brother|sister|mom|mother|dad|father|dog|cat|best friend";
 const PROFILE_RULES: ProfileRule[] = [
-  { pattern: /\b[Mm]y name is\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)/, key: () => "profile:name", content: (v) => `User's name is ${v}.`, raw: true },
+  {
+    pattern: /\b[Mm]y name is\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)/,
+    key: () => "profile:name",
+    content: (v) => `User's name is ${v}.`,
+    raw: true,
+  },
   { pattern: /\bI(?:'m| am)\s+(\d{1,3})\s+years?\s+old/i, key: () => "profile:age", content: (v) => `User is ${v} years old.`, raw: true },
-  { pattern: /\bI\s+no longer\s+live\s+in\s+(.+)$/i, key: () => "profile:location", content: (v) => `User no longer lives in ${v}.`, operation: "DELETE" },
-  { pattern: /\bI\s+(?:currently\s+)?(?:live|am living|'m living)\s+in\s+(.+)$/i, key: () => "profile:location", content: (v) => `User lives in ${v}.` },
-  { pattern: /\bI\s+(?:just\s+|recently\s+|have\s+)?moved\s+to\s+(.+)$/i, key: () => "profile:location", content: (v) => `User lives in ${v}.` },
+  {
+    pattern: /\bI\s+no longer\s+live\s+in\s+(.+)$/i,
+    key: () => "profile:location",
+    content: (v) => `User no longer lives in ${v}.`,
+    operation: "DELETE",
+  },
+  {
+    pattern: /\bI\s+(?:currently\s+)?(?:live|am living|'m living)\s+in\s+(.+)$/i,
+    key: () => "profile:location",
+    content: (v) => `User lives in ${v}.`,
+  },
+  {
+    pattern: /\bI\s+(?:just\s+|recently\s+|have\s+)?moved\s+to\s+(.+)$/i,
+    key: () => "profile:location",
+    content: (v) => `User lives in ${v}.`,
+  },
   { pattern: /\bI(?:'m| am)\s+(?:originally\s+)?from\s+(.+)$/i, key: () => "profile:origin", content: (v) => `User is from ${v}.` },
   { pattern: /\bI\s+work\s+as\s+(?:an?\s+)?(.+)$/i, key: () => "profile:occupation", content: (v) => `User works as ${v}.` },
   { pattern: /\bI\s+work\s+(?:at|for)\s+(.+)$/i, key: () => "profile:employer", content: (v) => `User works at ${v}.` },
@@ -164,8 +241,17 @@ const PROFILE_RULES: ProfileRule[] = [
     key: (m) => `profile:${slug(m[1] as string)}`,
     content: (_v, m) => `User's ${(m[1] as string).toLowerCase()} is ${m[2]}.`,
   },
-  { pattern: /\bI(?:'m| am)\s+(?:a\s+)?(vegetarian|vegan|pescatarian)\b/i, key: () => "profile:diet", content: (v) => `User is ${v.toLowerCase()}.`, raw: true },
-  { pattern: /\bI(?:'m| am)\s+allergic to\s+(.+)$/i, key: (m) => `profile:allergy:${slug(objectPhrase(m[1] as string) ?? "")}`, content: (v) => `User is allergic to ${v}.` },
+  {
+    pattern: /\bI(?:'m| am)\s+(?:a\s+)?(vegetarian|vegan|pescatarian)\b/i,
+    key: () => "profile:diet",
+    content: (v) => `User is ${v.toLowerCase()}.`,
+    raw: true,
+  },
+  {
+    pattern: /\bI(?:'m| am)\s+allergic to\s+(.+)$/i,
+    key: (m) => `profile:allergy:${slug(objectPhrase(m[1] as string) ?? "")}`,
+    content: (v) => `User is allergic to ${v}.`,
+  },
 ];
 
 function profileFacts(sentence: string, source_seqs: number[]): ExtractedFact[] {
@@ -179,7 +265,15 @@ function profileFacts(sentence: string, source_seqs: number[]): ExtractedFact[] 
     const key = rule.key(match);
     if (!value || seen.has(key) || key.endsWith(":")) continue;
     seen.add(key);
-    facts.push({ type: "profile", key, value, content: rule.content(value, match), confidence: 0.9, operation: rule.operation ?? "ADD", source_seqs });
+    facts.push({
+      type: "profile",
+      key,
+      value,
+      content: rule.content(value, match),
+      confidence: 0.9,
+      operation: rule.operation ?? "ADD",
+      source_seqs,
+    });
   }
   return facts;
 }
@@ -189,10 +283,26 @@ function ruleFact(sentence: string, source_seqs: number[]): ExtractedFact | null
   const match = /^(?:please\s+)?(?:(always|never|don't ever|do not ever)\s+|from now on,?\s+)(.+?)[.!]?$/i.exec(sentence);
   if (!match || /^I\b/i.test(match[2] as string)) return null;
   const instruction = `${match[1] ? `${(match[1] as string).toLowerCase()} ` : ""}${match[2]}`;
-  return { type: "rule", key: `rule:${slug(match[2] as string)}`, value: instruction, content: `User's rule: ${instruction}.`, confidence: 0.9, operation: "ADD", source_seqs };
+  return {
+    type: "rule",
+    key: `rule:${slug(match[2] as string)}`,
+    value: instruction,
+    content: `User's rule: ${instruction}.`,
+    confidence: 0.9,
+    operation: "ADD",
+    source_seqs,
+  };
 }
 
-const HABIT_QUALITY: Record<string, "A" | "B" | "C"> = { always: "A", never: "A", usually: "B", normally: "B", often: "B", sometimes: "C", rarely: "C" };
+const HABIT_QUALITY: Record<string, "A" | "B" | "C"> = {
+  always: "A",
+  never: "A",
+  usually: "B",
+  normally: "B",
+  often: "B",
+  sometimes: "C",
+  rarely: "C",
+};
 
 /** Habitual behaviour ("I usually cycle to work") is evidence for a behaviour trait. */
 function habitTrait(sentence: string, source_seqs: number[]): TraitEvidenceCandidate | null {
@@ -200,5 +310,12 @@ function habitTrait(sentence: string, source_seqs: number[]): TraitEvidenceCandi
   const phrase = match ? objectPhrase(match[2] as string) : null;
   if (!match || !phrase) return null;
   const adverb = (match[1] as string).toLowerCase();
-  return { subtype: "behavior", key: `behavior:${adverb === "never" ? "never_" : ""}${slug(phrase)}`, content: `User says they ${adverb} ${phrase}.`, direction: "supporting", quality: HABIT_QUALITY[adverb] as "A" | "B" | "C", source_seqs };
+  return {
+    subtype: "behavior",
+    key: `behavior:${adverb === "never" ? "never_" : ""}${slug(phrase)}`,
+    content: `User says they ${adverb} ${phrase}.`,
+    direction: "supporting",
+    quality: HABIT_QUALITY[adverb] as "A" | "B" | "C",
+    source_seqs,
+  };
 }

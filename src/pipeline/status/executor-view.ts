@@ -1,5 +1,5 @@
-import type { Database } from "../db/database.js";
-import { pipelineStatus } from "../executor/run-store.js";
+import type { Database } from "../../db/database.js";
+import { pipelineStatus } from "../../executor/run-store.js";
 import { type PipelineView, statusWith } from "./pipeline-view.js";
 
 /** Pipeline status from the embedded executor's run table plus the derived backlog. */

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import type { Database } from "../db/database.js";
-import { MEMORY_TYPES } from "../db/schema/index.js";
-import type { Embedder } from "../providers/types.js";
-import { recallMemories } from "./recall.js";
+import type { Database } from "../../db/database.js";
+import { MEMORY_TYPES } from "../../db/schema/index.js";
+import type { Embedder } from "../../providers/types.js";
+import { recallMemories } from "./hybrid-recall.js";
 import { type ScoredMemory, scoreMemories } from "./scoring.js";
-import { type TimeWindow, TimeWindowSchema, resolveTimeWindow } from "./time-window.js";
+import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
 
 export const SearchMemorySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),

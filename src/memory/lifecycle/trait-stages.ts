@@ -1,4 +1,4 @@
-import type { EvidenceQuality, TraitStage } from "../db/schema/index.js";
+import type { EvidenceQuality, TraitStage } from "../../db/schema/index.js";
 
 /** How much one observation counts, by evidence quality (C8). */
 export const QUALITY_WEIGHT: Record<EvidenceQuality, number> = { A: 1, B: 0.7, C: 0.4, D: 0.2 };

@@ -29,7 +29,11 @@ export type DecayParameters = z.infer<typeof DecayParametersSchema>;
 
 export function resolveParameters(parameters: DecayParameters): { lambda: number; threshold: number; minAgeDays: number } {
   const preset = RETENTION_PRESETS[parameters.preset];
-  return { lambda: parameters.lambda ?? preset.lambda, threshold: parameters.threshold ?? preset.threshold, minAgeDays: parameters.min_age_days };
+  return {
+    lambda: parameters.lambda ?? preset.lambda,
+    threshold: parameters.threshold ?? preset.threshold,
+    minAgeDays: parameters.min_age_days,
+  };
 }
 
 /** A trait's confidence after decay since it was last reinforced, in SQL over a row aliased `m`. */

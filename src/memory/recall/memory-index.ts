@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray, isNull, or, gt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Database } from "../db/database.js";
-import { MEMORY_TYPES, memories, memorySources } from "../db/schema/index.js";
+import type { Database } from "../../db/database.js";
+import { MEMORY_TYPES, memories, memorySources } from "../../db/schema/index.js";
 
 export const MemoryIndexQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),
@@ -30,7 +30,13 @@ const SUMMARY_WORDS = 12;
 /** "just now", "5 minutes ago", "3 days ago" … relative to `now`. */
 export function timeAgo(date: Date, now: Date): string {
   const seconds = Math.max(0, Math.round((now.getTime() - date.getTime()) / 1000));
-  const units: [number, string][] = [[31_536_000, "year"], [2_592_000, "month"], [86_400, "day"], [3_600, "hour"], [60, "minute"]];
+  const units: [number, string][] = [
+    [31_536_000, "year"],
+    [2_592_000, "month"],
+    [86_400, "day"],
+    [3_600, "hour"],
+    [60, "minute"],
+  ];
   for (const [size, unit] of units) {
     const count = Math.floor(seconds / size);
     if (count >= 1) return `${count} ${unit}${count > 1 ? "s" : ""} ago`;
@@ -43,7 +49,11 @@ export function timeAgo(date: Date, now: Date): string {
  * id, age, a short summary and importance, most important first. An agent that needs more asks
  * for the ids (expand).
  */
-export async function memoryIndex(db: Database, query: MemoryIndexQuery, now = new Date()): Promise<{ entries: IndexEntry[]; text: string }> {
+export async function memoryIndex(
+  db: Database,
+  query: MemoryIndexQuery,
+  now = new Date(),
+): Promise<{ entries: IndexEntry[]; text: string }> {
   const conditions = [
     eq(memories.appId, query.app_id),
     eq(memories.userId, query.user_id),
@@ -68,7 +78,12 @@ export async function memoryIndex(db: Database, query: MemoryIndexQuery, now = n
       importance: Math.round(row.importance * 100) / 100,
     };
   });
-  return { entries, text: entries.map((entry) => `[${entry.id}] (${entry.when}, ${entry.type}, importance ${entry.importance}) ${entry.summary}`).join("\n") };
+  return {
+    entries,
+    text: entries
+      .map((entry) => `[${entry.id}] (${entry.when}, ${entry.type}, importance ${entry.importance}) ${entry.summary}`)
+      .join("\n"),
+  };
 }
 
 /** The full memories behind index ids, with sources; ids of other users are simply not found. */
@@ -78,13 +93,24 @@ export async function expandMemories(db: Database, input: z.infer<typeof ExpandM
     .from(memories)
     .where(and(eq(memories.appId, input.app_id), eq(memories.userId, input.user_id), inArray(memories.id, input.ids)));
   const sources = rows.length
-    ? await db.select().from(memorySources).where(inArray(memorySources.memoryId, rows.map((row) => row.id)))
+    ? await db
+        .select()
+        .from(memorySources)
+        .where(
+          inArray(
+            memorySources.memoryId,
+            rows.map((row) => row.id),
+          ),
+        )
     : [];
   const found = new Set(rows.map((row) => row.id));
   return {
     memories: rows.map((row) => ({
       row,
-      sources: sources.filter((source) => source.memoryId === row.id).sort((a, b) => a.seq - b.seq).map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq })),
+      sources: sources
+        .filter((source) => source.memoryId === row.id)
+        .sort((a, b) => a.seq - b.seq)
+        .map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq })),
     })),
     missing: input.ids.filter((id) => !found.has(id)),
   };

@@ -1,4 +1,4 @@
-import type { RecalledMemory } from "./recall.js";
+import type { RecalledMemory } from "./hybrid-recall.js";
 
 /**
  * Weights of the final score (S2): rank fusion first, then how relevant the memory is, how recent,

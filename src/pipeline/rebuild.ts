@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
 import { memories, memoryHistory, pipelineFailures, sessions } from "../db/schema/index.js";
-import type { SessionProgress } from "../pipeline/notifier.js";
-import { lockUser } from "./memory-writes.js";
+import { lockUser } from "../memory/user-lock.js";
+import type { SessionProgress } from "./notifier.js";
 
 export interface RebuildPlan {
   deletedMemories: number;

@@ -1,21 +1,46 @@
 import { randomUUID } from "node:crypto";
-import { type SQL, and, eq, sql } from "drizzle-orm";
-import type { Executor } from "../db/database.js";
-import { type HistoryOperation, memories, memoryHistory, memorySources } from "../db/schema/index.js";
-import type { SourceRef } from "./recall.js";
+import { and, eq, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/database.js";
+import { type HistoryOperation, memories, memoryHistory, memorySources } from "../../db/schema/index.js";
+import type { SourceRef } from "../provenance.js";
 
 export type MemoryInsert = typeof memories.$inferInsert;
 export type MemoryRecord = typeof memories.$inferSelect;
 
 /** The fields of a memory that history shows before and after a change. */
 export function snapshot(row: Partial<MemoryRecord>): Record<string, unknown> {
-  const fields = ["content", "type", "subtype", "key", "value", "confidence", "importance", "validAt", "invalidAt", "expiredAt", "version", "supersededBy", "traitStage", "reinforcementCount", "contradictionCount"] as const;
+  const fields = [
+    "content",
+    "type",
+    "subtype",
+    "key",
+    "value",
+    "confidence",
+    "importance",
+    "validAt",
+    "invalidAt",
+    "expiredAt",
+    "version",
+    "supersededBy",
+    "traitStage",
+    "reinforcementCount",
+    "contradictionCount",
+  ] as const;
   return Object.fromEntries(fields.filter((field) => row[field] !== undefined).map((field) => [field, row[field]]));
 }
 
 export async function writeHistory(
-  tx: Executor,
-  entry: { memoryId: string; appId: string; userId: string; operation: HistoryOperation; actor: string; before?: unknown; after?: unknown; reason?: string },
+  tx: Queryable,
+  entry: {
+    memoryId: string;
+    appId: string;
+    userId: string;
+    operation: HistoryOperation;
+    actor: string;
+    before?: unknown;
+    after?: unknown;
+    reason?: string;
+  },
 ): Promise<void> {
   await tx.insert(memoryHistory).values({
     id: randomUUID(),
@@ -30,7 +55,7 @@ export async function writeHistory(
   });
 }
 
-export async function addSources(tx: Executor, memoryId: string, sources: SourceRef[]): Promise<void> {
+export async function addSources(tx: Queryable, memoryId: string, sources: SourceRef[]): Promise<void> {
   if (sources.length === 0) return;
   await tx
     .insert(memorySources)
@@ -39,15 +64,27 @@ export async function addSources(tx: Executor, memoryId: string, sources: Source
 }
 
 /** Inserts a memory with its sources and an ADD history row. */
-export async function insertMemory(tx: Executor, row: MemoryInsert & { id: string }, sources: SourceRef[], actor: string, reason?: string): Promise<void> {
+export async function insertMemory(
+  tx: Queryable,
+  row: MemoryInsert & { id: string },
+  sources: SourceRef[],
+  actor: string,
+  reason?: string,
+): Promise<void> {
   await insertMemories(tx, [{ row, sources, ...(reason ? { reason } : {}) }], actor);
 }
 
 /** Inserts many memories with their sources and ADD history rows in three statements. */
-export async function insertMemories(tx: Executor, entries: { row: MemoryInsert & { id: string }; sources: SourceRef[]; reason?: string }[], actor: string): Promise<void> {
+export async function insertMemories(
+  tx: Queryable,
+  entries: { row: MemoryInsert & { id: string }; sources: SourceRef[]; reason?: string }[],
+  actor: string,
+): Promise<void> {
   if (entries.length === 0) return;
   await tx.insert(memories).values(entries.map((entry) => entry.row));
-  const sources = entries.flatMap((entry) => entry.sources.map((source) => ({ memoryId: entry.row.id, eventId: source.event_id, sessionId: source.session_id, seq: source.seq })));
+  const sources = entries.flatMap((entry) =>
+    entry.sources.map((source) => ({ memoryId: entry.row.id, eventId: source.event_id, sessionId: source.session_id, seq: source.seq })),
+  );
   if (sources.length > 0) await tx.insert(memorySources).values(sources).onConflictDoNothing();
   await tx.insert(memoryHistory).values(
     entries.map((entry) => ({
@@ -66,10 +103,4 @@ export async function insertMemories(tx: Executor, entries: { row: MemoryInsert 
 /** The rows of one user's memories of one type under one key (a fact's or a trait's identity). */
 export function sameKey(scope: { appId: string; userId: string }, type: MemoryRecord["type"], key: string): SQL {
   return and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId), eq(memories.type, type), eq(memories.key, key)) as SQL;
-}
-
-/** Serialises consolidation of one user across workers and connections (C5). */
-export async function lockUser(tx: Executor, appId: string, userId: string): Promise<void> {
-  // Length-prefixed, so ("a:b", "c") and ("a", "b:c") never share a lock key.
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${appId.length}:${appId}:${userId}`}, 0))`);
 }

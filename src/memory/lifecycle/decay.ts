@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Database, type Executor, queryRows } from "../db/database.js";
-import { lockUser } from "./memory-writes.js";
+import { type Database, type Queryable, queryRows } from "../../db/database.js";
+import { lockUser } from "../user-lock.js";
 import { type DecayParameters, decayedTraitConfidenceSql, resolveParameters, retentionSql } from "./retention.js";
 
 export interface DecayScope {
@@ -75,7 +75,7 @@ function forgettable(scope: DecayScope, threshold: number, minAgeDays: number, r
 }
 
 /** The user lock, when the scope is one user. */
-async function lockScope(tx: Executor, scope: DecayScope): Promise<void> {
+async function lockScope(tx: Queryable, scope: DecayScope): Promise<void> {
   if (scope.appId !== undefined && scope.userId !== undefined) await lockUser(tx, scope.appId, scope.userId);
 }
 
@@ -104,7 +104,13 @@ export interface DecayBatch {
  * Re-running a batch is harmless: retention depends only on access count and last access, and a
  * forgotten memory is no longer current.
  */
-export async function decayBatch(db: Database, scope: DecayScope, parameters: DecayParameters, cursor: string | null, batchSize = DEFAULT_DECAY_BATCH_SIZE): Promise<DecayBatch> {
+export async function decayBatch(
+  db: Database,
+  scope: DecayScope,
+  parameters: DecayParameters,
+  cursor: string | null,
+  batchSize = DEFAULT_DECAY_BATCH_SIZE,
+): Promise<DecayBatch> {
   const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
   const expression = retentionSql(lambda);
   const after = cursor === null ? sql`TRUE` : sql`m.id > ${cursor}::uuid`;
@@ -131,7 +137,11 @@ export async function decayBatch(db: Database, scope: DecayScope, parameters: De
       sql`UPDATE memories AS m SET expired_at = now(), updated_at = now(), retention = ${expression}
            WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression)}
           RETURNING m.id, m.app_id, m.user_id, m.retention, m.type, m.content`,
-      { operation: "DELETE", after: { expired: true }, reason: `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days` },
+      {
+        operation: "DELETE",
+        after: { expired: true },
+        reason: `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`,
+      },
     );
     return {
       cursor: size < batchSize ? null : batch.last,
@@ -173,9 +183,16 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
     const dissolved = await updateWithHistory(
       tx,
       sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = now() WHERE ${dissolvable(scope)} RETURNING m.id, m.app_id, m.user_id, m.retention`,
-      { operation: "STAGE_CHANGE", after: { traitStage: "dissolved" }, reason: "trend window closed unreinforced, or confidence decayed below 0.05" },
+      {
+        operation: "STAGE_CHANGE",
+        after: { traitStage: "dissolved" },
+        reason: "trend window closed unreinforced, or confidence decayed below 0.05",
+      },
     );
-    const purged = await queryRows<{ id: string }>(tx, sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days)} RETURNING m.id`);
+    const purged = await queryRows<{ id: string }>(
+      tx,
+      sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days)} RETURNING m.id`,
+    );
     return { over_quota: overQuotaRows.map((row) => row.id), traits_dissolved: dissolved.map((row) => row.id), purged: purged.length };
   });
 }
@@ -188,10 +205,16 @@ export async function previewDecay(db: Database, scope: DecayScope, parameters: 
     db,
     sql`SELECT m.id, m.type, m.content, ${expression} AS retention FROM memories m WHERE ${forgettable(scope, threshold, minAgeDays, expression)}`,
   );
-  const [counted] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`);
+  const [counted] = await queryRows<{ count: number }>(
+    db,
+    sql`SELECT count(*)::int AS count FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`,
+  );
   const traits = await queryRows<{ id: string }>(db, sql`SELECT m.id FROM memories m WHERE ${dissolvable(scope)}`);
   const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota)) : [];
-  const [purge] = await queryRows<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days)}`);
+  const [purge] = await queryRows<{ count: number }>(
+    db,
+    sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days)}`,
+  );
   return {
     dry_run: true,
     lambda,
@@ -209,7 +232,13 @@ export async function previewDecay(db: Database, scope: DecayScope, parameters: 
  * A whole decay pass (R1, R3) in this process: every batch, then the finish. The scheduled
  * function runs the same pieces as durable steps instead. A dry run writes nothing.
  */
-export async function runDecay(db: Database, scope: DecayScope, parameters: DecayParameters, dryRun: boolean, batchSize = DEFAULT_DECAY_BATCH_SIZE): Promise<DecayReport> {
+export async function runDecay(
+  db: Database,
+  scope: DecayScope,
+  parameters: DecayParameters,
+  dryRun: boolean,
+  batchSize = DEFAULT_DECAY_BATCH_SIZE,
+): Promise<DecayReport> {
   if (dryRun) return previewDecay(db, scope, parameters);
   const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
   let cursor: string | null = null;
@@ -233,7 +262,7 @@ type Changed = { id: string; app_id: string; user_id: string; retention: number 
  * JS and back.
  */
 async function updateWithHistory<Extra extends Record<string, unknown> = Record<never, never>>(
-  tx: Executor,
+  tx: Queryable,
   update: SQL,
   history: { operation: "DELETE" | "STAGE_CHANGE"; after: Record<string, unknown>; reason: string },
 ): Promise<(Changed & Extra)[]> {
@@ -268,5 +297,11 @@ export async function retentionStats(db: Database, scope: DecayScope): Promise<R
                coalesce(avg(m.retention), 0)::float8 AS average
           FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`,
   );
-  return { total: Number(row?.total ?? 0), high: Number(row?.high ?? 0), medium: Number(row?.medium ?? 0), low: Number(row?.low ?? 0), average: Math.round(Number(row?.average ?? 0) * 1000) / 1000 };
+  return {
+    total: Number(row?.total ?? 0),
+    high: Number(row?.high ?? 0),
+    medium: Number(row?.medium ?? 0),
+    low: Number(row?.low ?? 0),
+    average: Math.round(Number(row?.average ?? 0) * 1000) / 1000,
+  };
 }

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
+import { type Database, queryRows } from "../../db/database.js";
 
 export interface UnembeddedMemory {
   id: string;
@@ -15,7 +15,12 @@ export function needsEmbedding(model: string): SQL {
 }
 
 /** Memories needing a vector from `model`, oldest first. */
-export async function findUnembedded(db: Database, model: string, limit: number, userScope?: { appId: string; userId: string }): Promise<UnembeddedMemory[]> {
+export async function findUnembedded(
+  db: Database,
+  model: string,
+  limit: number,
+  userScope?: { appId: string; userId: string },
+): Promise<UnembeddedMemory[]> {
   const scope = userScope ? sql`AND app_id = ${userScope.appId} AND user_id = ${userScope.userId}` : sql``;
   return queryRows<UnembeddedMemory>(
     db,

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Database, Executor } from "../db/database.js";
-import { consolidationJobs, memories, sessions } from "../db/schema/index.js";
-import { canonicalJson, sha256Hex } from "../util/hash.js";
-import { insertMemories, lockUser, writeHistory } from "./memory-writes.js";
+import type { Database, Queryable } from "../../db/database.js";
+import { consolidationJobs, memories, sessions } from "../../db/schema/index.js";
+import { lockUser } from "../user-lock.js";
+import { contentHash } from "./content-hash.js";
+import { insertMemories, writeHistory } from "./memory-writes.js";
 
 export interface EpisodeEvent {
   eventId: string;
@@ -32,11 +33,9 @@ export interface WriteEpisodeInput {
 }
 
 /** `memoryId` is null when the chunk had nothing to summarise and only the watermark moved. */
-export type WriteEpisodeResult = { advanced: true; memoryId: string | null; turns: number } | { advanced: false; reason: "watermark_moved" };
-
-export function contentHash(content: string): string {
-  return sha256Hex(canonicalJson(content.trim().toLowerCase().replace(/\s+/g, " ")));
-}
+export type WriteEpisodeResult =
+  | { advanced: true; memoryId: string | null; turns: number }
+  | { advanced: false; reason: "watermark_moved" };
 
 /**
  * Fast replay's write, in one transaction under the user's lock (C5, C6): advance the watermark from the value the summary
@@ -45,7 +44,11 @@ export function contentHash(content: string): string {
  * chunk's summary with its provenance (rewriting the chunk's previous summary: rolling episodes),
  * and complete the job.
  */
-export async function writeEpisode(db: Database, input: WriteEpisodeInput, afterWrite?: (tx: Executor) => Promise<void>): Promise<WriteEpisodeResult> {
+export async function writeEpisode(
+  db: Database,
+  input: WriteEpisodeInput,
+  afterWrite?: (tx: Queryable) => Promise<void>,
+): Promise<WriteEpisodeResult> {
   return db.transaction(async (tx) => {
     // The lock every writer of this user's derived memory takes (erasure, rebuild, reflection):
     // a replay committing inside an erasure would leave turns behind, inside a rebuild duplicate them.
@@ -73,7 +76,7 @@ export async function writeEpisode(db: Database, input: WriteEpisodeInput, after
   });
 }
 
-async function writeTurns(tx: Executor, input: WriteEpisodeInput): Promise<number> {
+async function writeTurns(tx: Queryable, input: WriteEpisodeInput): Promise<number> {
   const fresh = input.events.filter((event) => event.seq > input.fromSeq && event.content.trim() !== "");
   await insertMemories(
     tx,
@@ -101,7 +104,7 @@ async function writeTurns(tx: Executor, input: WriteEpisodeInput): Promise<numbe
   return fresh.length;
 }
 
-async function writeSummary(tx: Executor, input: WriteEpisodeInput): Promise<string> {
+async function writeSummary(tx: Queryable, input: WriteEpisodeInput): Promise<string> {
   const memoryId = randomUUID();
   const [previous] = await tx
     .select()
@@ -134,16 +137,28 @@ async function writeSummary(tx: Executor, input: WriteEpisodeInput): Promise<str
           importance: input.importance,
           validAt: new Date(last?.occurredAt ?? Date.now()),
           contentHash: contentHash(input.summary),
-          metadata: { from_seq: input.chunkStart, to_seq: input.toSeq, started_at: first?.occurredAt, ended_at: last?.occurredAt, model: input.model, origin: "log" },
+          metadata: {
+            from_seq: input.chunkStart,
+            to_seq: input.toSeq,
+            started_at: first?.occurredAt,
+            ended_at: last?.occurredAt,
+            model: input.model,
+            origin: "log",
+          },
         },
         sources: sources.map((event) => ({ session_id: input.session.id, event_id: event.eventId, seq: event.seq })),
-        reason: previous ? `rolling summary of events ${input.chunkStart}-${input.toSeq}, replaces ${previous.id}` : `summary of events ${input.chunkStart}-${input.toSeq}`,
+        reason: previous
+          ? `rolling summary of events ${input.chunkStart}-${input.toSeq}, replaces ${previous.id}`
+          : `summary of events ${input.chunkStart}-${input.toSeq}`,
       },
     ],
     "fast-replay",
   );
   if (previous) {
-    await tx.update(memories).set({ expiredAt: sql`now()`, supersededBy: memoryId, updatedAt: sql`now()` }).where(eq(memories.id, previous.id));
+    await tx
+      .update(memories)
+      .set({ expiredAt: sql`now()`, supersededBy: memoryId, updatedAt: sql`now()` })
+      .where(eq(memories.id, previous.id));
     await writeHistory(tx, {
       memoryId: previous.id,
       appId: input.session.appId,

@@ -1,7 +1,7 @@
-import type { ExtractedFact, ExtractedInsight, Extraction, TraitEvidenceCandidate } from "../providers/extraction.js";
-import { IMPORTANCE_BY_LEVEL } from "../providers/extraction.js";
+import type { ExtractedFact, ExtractedInsight, Extraction, TraitEvidenceCandidate } from "../../providers/extraction.js";
+import { IMPORTANCE_BY_LEVEL } from "../../providers/extraction.js";
+import type { SourceRef } from "../provenance.js";
 import { ruleImportance } from "./importance.js";
-import type { SourceRef } from "./recall.js";
 
 /** A log event as consolidation needs it: where it is and when it was said. */
 export interface SourceEvent {

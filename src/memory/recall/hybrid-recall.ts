@@ -1,6 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
-import type { MemoryType } from "../db/schema/index.js";
+import { type Database, queryRows } from "../../db/database.js";
+import type { MemoryType } from "../../db/schema/index.js";
+import { toVectorLiteral } from "../../db/vector.js";
+import type { SourceRef } from "../provenance.js";
 
 /** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
 export const RRF_K = 60;
@@ -11,11 +13,7 @@ const BM25_B = 0.75;
 const BQ_OVERSAMPLING = 4;
 const BQ_MIN_CANDIDATES = 400;
 
-export interface SourceRef {
-  session_id: string;
-  event_id: string;
-  seq: number;
-}
+export type { SourceRef } from "../provenance.js";
 
 export interface RecalledMemory {
   id: string;
@@ -60,7 +58,11 @@ export interface RecallQuery extends RecallFilters {
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
 export function visibleMemories(scope: { appId: string; userId: string }, filters: RecallFilters = {}): SQL {
-  const conditions: SQL[] = [sql`m.app_id = ${scope.appId}`, sql`m.user_id = ${scope.userId}`, sql`(m.trait_stage IS NULL OR m.trait_stage <> 'dissolved')`];
+  const conditions: SQL[] = [
+    sql`m.app_id = ${scope.appId}`,
+    sql`m.user_id = ${scope.userId}`,
+    sql`(m.trait_stage IS NULL OR m.trait_stage <> 'dissolved')`,
+  ];
   if (filters.asOf) {
     const at = filters.asOf.toISOString();
     conditions.push(sql`m.valid_at <= ${at}::timestamptz AND (m.invalid_at IS NULL OR m.invalid_at > ${at}::timestamptz)`);
@@ -195,7 +197,11 @@ function toRecalled(row: RecalledRow): RecalledMemory {
  * The turns right after the given turns in their sessions: an answer usually follows the
  * question it answers, so a hit's next turn is often part of the same evidence.
  */
-export async function followingTurns(db: Database, scope: { appId: string; userId: string }, anchors: { sessionId: string; seq: number }[]): Promise<RecalledMemory[]> {
+export async function followingTurns(
+  db: Database,
+  scope: { appId: string; userId: string },
+  anchors: { sessionId: string; seq: number }[],
+): Promise<RecalledMemory[]> {
   if (anchors.length === 0) return [];
   const pairs = JSON.stringify(anchors.map((anchor) => ({ session_id: anchor.sessionId, seq: anchor.seq + 1 })));
   const rows = await queryRows<RecalledRow>(
@@ -206,8 +212,4 @@ export async function followingTurns(db: Database, scope: { appId: string; userI
          WHERE ${visibleMemories(scope)} AND m.subtype = 'turn'`,
   );
   return rows.map(toRecalled);
-}
-
-export function toVectorLiteral(values: number[]): string {
-  return `[${values.join(",")}]`;
 }

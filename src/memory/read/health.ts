@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
+import { type Database, queryRows } from "../../db/database.js";
 
 export interface MemoryHealth {
   total: number;
@@ -15,7 +15,13 @@ export interface MemoryHealth {
 /** One user's memory at a glance (V1, R3): what the dashboard's health panel shows. */
 export async function memoryHealth(db: Database, scope: { appId: string; userId: string }): Promise<MemoryHealth> {
   const current = sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.expired_at IS NULL`;
-  const [summary] = await queryRows<{ total: number; average: number; low: number; by_type: Record<string, number> | null; histogram: number[] | null }>(
+  const [summary] = await queryRows<{
+    total: number;
+    average: number;
+    low: number;
+    by_type: Record<string, number> | null;
+    histogram: number[] | null;
+  }>(
     db,
     sql`SELECT count(*)::int AS total, coalesce(avg(m.retention), 0)::float8 AS average,
                count(*) FILTER (WHERE m.retention < 0.3)::int AS low,

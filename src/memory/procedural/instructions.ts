@@ -1,8 +1,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Database } from "../db/database.js";
-import { instructions } from "../db/schema/index.js";
-import { notFound } from "../errors.js";
+import type { Database } from "../../db/database.js";
+import { instructions } from "../../db/schema/index.js";
+import { notFound } from "../../errors.js";
 
 export type InstructionRow = typeof instructions.$inferSelect;
 
@@ -48,14 +48,23 @@ export async function putInstruction(db: Database, key: string, input: PutInstru
 export async function getInstruction(db: Database, key: string, appId: string, version?: number): Promise<InstructionRow> {
   assertKey(key);
   const conditions = [eq(instructions.appId, appId), eq(instructions.key, key), ...(version ? [eq(instructions.version, version)] : [])];
-  const [row] = await db.select().from(instructions).where(and(...conditions)).orderBy(desc(instructions.version)).limit(1);
+  const [row] = await db
+    .select()
+    .from(instructions)
+    .where(and(...conditions))
+    .orderBy(desc(instructions.version))
+    .limit(1);
   if (!row) throw notFound("instruction", version ? `${key} version ${version}` : key);
   return row;
 }
 
 export async function listInstructionVersions(db: Database, key: string, appId: string): Promise<InstructionRow[]> {
   assertKey(key);
-  const rows = await db.select().from(instructions).where(and(eq(instructions.appId, appId), eq(instructions.key, key))).orderBy(desc(instructions.version));
+  const rows = await db
+    .select()
+    .from(instructions)
+    .where(and(eq(instructions.appId, appId), eq(instructions.key, key)))
+    .orderBy(desc(instructions.version));
   if (rows.length === 0) throw notFound("instruction", key);
   return rows;
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
-import type { Executor } from "../db/database.js";
-import { memories, traitEvidence } from "../db/schema/index.js";
-import type { TraitCandidate } from "./candidates.js";
-import type { AppliedOperation, Scope } from "./consolidate.js";
-import { contentHash } from "./episodes.js";
+import type { Queryable } from "../../db/database.js";
+import { memories, traitEvidence } from "../../db/schema/index.js";
+import { applyEvidence, newTrait, type TraitState } from "../lifecycle/trait-stages.js";
+import { contentHash } from "./content-hash.js";
+import type { TraitCandidate } from "./extraction-grounding.js";
 import { insertMemory, sameKey, snapshot, writeHistory } from "./memory-writes.js";
-import { type TraitState, applyEvidence, newTrait } from "./trait-lifecycle.js";
+import type { AppliedOperation, Scope } from "./operations.js";
 
 /**
  * Records one observation for a trait (C8): supporting evidence creates the trait as a trend or
@@ -14,13 +14,16 @@ import { type TraitState, applyEvidence, newTrait } from "./trait-lifecycle.js";
  * confidence and stage change in place with `version + 1`; every change is in the history and
  * every observation in `trait_evidence`.
  */
-export async function applyTraitEvidence(tx: Executor, scope: Scope, candidate: TraitCandidate, actor: string): Promise<AppliedOperation[]> {
+export async function applyTraitEvidence(
+  tx: Queryable,
+  scope: Scope,
+  candidate: TraitCandidate,
+  actor: string,
+): Promise<AppliedOperation[]> {
   const [trait] = await tx
     .select()
     .from(memories)
-    .where(
-      and(sameKey(scope, "trait", candidate.key), ne(memories.traitStage, "dissolved"), sql`${memories.expiredAt} IS NULL`),
-    )
+    .where(and(sameKey(scope, "trait", candidate.key), ne(memories.traitStage, "dissolved"), sql`${memories.expiredAt} IS NULL`))
     .limit(1)
     .for("update");
   const evidence = { direction: candidate.direction, quality: candidate.quality, observedAt: candidate.validAt };
@@ -78,9 +81,21 @@ export async function applyTraitEvidence(tx: Executor, scope: Scope, candidate: 
   if (updated.length === 0) throw new Error(`trait ${trait.id} changed concurrently; retry the consolidation`);
   await recordEvidence(tx, trait.id, candidate);
   const owner = { memoryId: trait.id, appId: scope.appId, userId: scope.userId, actor };
-  await writeHistory(tx, { ...owner, operation: "UPDATE", before: snapshot(trait), after: snapshot({ ...trait, ...changes }), reason: `${candidate.direction} evidence (${candidate.quality})` });
+  await writeHistory(tx, {
+    ...owner,
+    operation: "UPDATE",
+    before: snapshot(trait),
+    after: snapshot({ ...trait, ...changes }),
+    reason: `${candidate.direction} evidence (${candidate.quality})`,
+  });
   if (after.stage !== before.stage) {
-    await writeHistory(tx, { ...owner, operation: "STAGE_CHANGE", before: { traitStage: before.stage }, after: { traitStage: after.stage }, reason: `${before.stage} → ${after.stage}` });
+    await writeHistory(tx, {
+      ...owner,
+      operation: "STAGE_CHANGE",
+      before: { traitStage: before.stage },
+      after: { traitStage: after.stage },
+      reason: `${before.stage} → ${after.stage}`,
+    });
   }
   return [{ op: "UPDATE", kind: "trait", memory_id: trait.id, key: candidate.key, reason: `${candidate.direction}; stage ${after.stage}` }];
 }
@@ -96,7 +111,7 @@ function stateColumns(state: TraitState) {
   };
 }
 
-async function recordEvidence(tx: Executor, traitId: string, candidate: TraitCandidate): Promise<void> {
+async function recordEvidence(tx: Queryable, traitId: string, candidate: TraitCandidate): Promise<void> {
   await tx.insert(traitEvidence).values({
     id: randomUUID(),
     traitId,

@@ -1,6 +1,6 @@
-import type { Database } from "../db/database.js";
-import { type PipelineBacklog, type UserScope, readBacklog } from "./backlog.js";
-import { type ParkedStage, listParked } from "./failures.js";
+import type { Database } from "../../db/database.js";
+import { type PipelineBacklog, readBacklog, type UserScope } from "../backlog.js";
+import { listParked, type ParkedStage } from "../failures.js";
 
 export interface PipelineRuns {
   queued: number;
@@ -29,7 +29,13 @@ export interface PipelineView {
 }
 
 /** The backlog and parked stages of a scope, combined with run counts into a status. */
-export async function statusWith(db: Database, scope: UserScope, embeddingModel: string, source: PipelineStatusView["source"], runs: PipelineRuns): Promise<PipelineStatusView> {
+export async function statusWith(
+  db: Database,
+  scope: UserScope,
+  embeddingModel: string,
+  source: PipelineStatusView["source"],
+  runs: PipelineRuns,
+): Promise<PipelineStatusView> {
   const [backlog, parked] = await Promise.all([readBacklog(db, scope, embeddingModel), listParked(db, scope)]);
   const pending = backlog.unreplayed_events + backlog.unreflected_events + backlog.unembedded_memories;
   return {

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
-import { stableUuid } from "../util/stable-id.js";
 import type { Database } from "../db/database.js";
 import { consolidationJobs } from "../db/schema/index.js";
+import { stableUuid } from "../util/stable-id.js";
 
 type JobInsert = typeof consolidationJobs.$inferInsert;
 

@@ -1,15 +1,15 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Database } from "../db/database.js";
-import { memories, sessionEvents } from "../db/schema/index.js";
-import { DomainError, conflict } from "../errors.js";
-import { FACT_TYPES } from "../providers/extraction.js";
-import type { Embedder } from "../providers/types.js";
-import type { CandidateBatch } from "./candidates.js";
+import type { Database } from "../../db/database.js";
+import { memories, sessionEvents } from "../../db/schema/index.js";
+import { conflict, DomainError } from "../../errors.js";
+import { FACT_TYPES } from "../../providers/extraction.js";
+import type { Embedder } from "../../providers/types.js";
+import type { SourceRef } from "../provenance.js";
+import { getMemory } from "../read/memory-read.js";
 import { type AppliedOperation, consolidate } from "./consolidate.js";
-import { getMemory } from "./memory-read.js";
+import type { CandidateBatch } from "./extraction-grounding.js";
 import { snapshot, writeHistory } from "./memory-writes.js";
-import type { SourceRef } from "./recall.js";
 
 const Base = {
   user_id: z.string().trim().min(1).max(200),
@@ -46,7 +46,18 @@ export async function createMemory(deps: { db: Database; embedder: Embedder }, i
   const batch: CandidateBatch =
     input.type === "semantic"
       ? {
-          facts: [{ type: input.subtype, key: input.key.toLowerCase().replace(/\s+/g, "_"), value: input.value, content: input.content, confidence: input.confidence, operation: "ADD", importance: input.importance, ...grounded }],
+          facts: [
+            {
+              type: input.subtype,
+              key: input.key.toLowerCase().replace(/\s+/g, "_"),
+              value: input.value,
+              content: input.content,
+              confidence: input.confidence,
+              operation: "ADD",
+              importance: input.importance,
+              ...grounded,
+            },
+          ],
           insights: [],
           traits: [],
         }
@@ -63,10 +74,19 @@ async function resolveSources(db: Database, input: CreateMemory): Promise<Source
   const rows = await db
     .select({ event_id: sessionEvents.id, session_id: sessionEvents.sessionId, seq: sessionEvents.seq })
     .from(sessionEvents)
-    .where(and(inArray(sessionEvents.id, input.source_event_ids), eq(sessionEvents.appId, input.app_id), eq(sessionEvents.userId, input.user_id)));
+    .where(
+      and(
+        inArray(sessionEvents.id, input.source_event_ids),
+        eq(sessionEvents.appId, input.app_id),
+        eq(sessionEvents.userId, input.user_id),
+      ),
+    );
   const missing = input.source_event_ids.filter((id) => !rows.some((row) => row.event_id === id));
   if (missing.length > 0) {
-    throw new DomainError("unprocessable", `source events not found for this user: ${missing.join(", ")}`, { field: "source_event_ids", missing });
+    throw new DomainError("unprocessable", `source events not found for this user: ${missing.join(", ")}`, {
+      field: "source_event_ids",
+      missing,
+    });
   }
   return rows;
 }
@@ -75,7 +95,8 @@ async function resolveSources(db: Database, input: CreateMemory): Promise<Source
 export async function deleteMemory(db: Database, id: string, actor = "api") {
   const { row } = await getMemory(db, id);
   if (row.expiredAt) {
-    if (row.supersededBy) throw conflict(`memory ${id} was superseded by ${row.supersededBy}; delete the current version`, { superseded_by: row.supersededBy });
+    if (row.supersededBy)
+      throw conflict(`memory ${id} was superseded by ${row.supersededBy}; delete the current version`, { superseded_by: row.supersededBy });
     return row;
   }
   return db.transaction(async (tx) => {
@@ -85,7 +106,16 @@ export async function deleteMemory(db: Database, id: string, actor = "api") {
       .where(and(eq(memories.id, id), isNull(memories.expiredAt)))
       .returning();
     if (!updated) return (await getMemory(db, id)).row;
-    await writeHistory(tx, { memoryId: id, appId: row.appId, userId: row.userId, operation: "DELETE", actor, before: snapshot(row), after: snapshot(updated), reason: "deleted through the API" });
+    await writeHistory(tx, {
+      memoryId: id,
+      appId: row.appId,
+      userId: row.userId,
+      operation: "DELETE",
+      actor,
+      before: snapshot(row),
+      after: snapshot(updated),
+      reason: "deleted through the API",
+    });
     return updated;
   });
 }
@@ -99,7 +129,16 @@ export async function setPinned(db: Database, id: string, pinned: boolean) {
   return db.transaction(async (tx) => {
     const [updated] = await tx.update(memories).set({ pinned, updatedAt: sql`now()` }).where(eq(memories.id, id)).returning();
     if (!updated) throw new Error(`memory ${id} vanished while pinning`);
-    await writeHistory(tx, { memoryId: id, appId: row.appId, userId: row.userId, operation: "UPDATE", actor: "api", before: { pinned: row.pinned }, after: { pinned }, reason: pinned ? "pinned" : "unpinned" });
+    await writeHistory(tx, {
+      memoryId: id,
+      appId: row.appId,
+      userId: row.userId,
+      operation: "UPDATE",
+      actor: "api",
+      before: { pinned: row.pinned },
+      after: { pinned },
+      reason: pinned ? "pinned" : "unpinned",
+    });
     return updated;
   });
 }

@@ -1,8 +1,8 @@
-import { type SQL, and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { Database } from "../db/database.js";
-import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../db/schema/index.js";
-import { notFound } from "../errors.js";
+import type { Database } from "../../db/database.js";
+import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../../db/schema/index.js";
+import { notFound } from "../../errors.js";
 
 export type MemoryRow = typeof memories.$inferSelect;
 
@@ -62,7 +62,12 @@ export function listMemoriesQuery(db: Database, query: ListMemoriesQuery) {
   } else if (query.include_expired === "false") {
     conditions.push(isNull(memories.expiredAt), or(isNull(memories.invalidAt), gt(memories.invalidAt, new Date())));
   }
-  return db.select().from(memories).where(and(...conditions)).orderBy(desc(memories.validAt), desc(memories.createdAt)).limit(query.limit);
+  return db
+    .select()
+    .from(memories)
+    .where(and(...conditions))
+    .orderBy(desc(memories.validAt), desc(memories.createdAt))
+    .limit(query.limit);
 }
 
 export async function getMemoryHistory(db: Database, id: string) {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "../db/database.js";
+import type { Database } from "../../db/database.js";
 
 /**
  * Access recording (R2) off the request path: ids are buffered and written in one UPDATE per

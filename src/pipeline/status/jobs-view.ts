@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
+import { type Database, queryRows } from "../../db/database.js";
 import { type PipelineRuns, type PipelineView, statusWith } from "./pipeline-view.js";
 
 /**

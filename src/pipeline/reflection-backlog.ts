@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { type Database, type Executor, queryRows } from "../db/database.js";
+import { type Database, type Queryable, queryRows } from "../db/database.js";
 import { sessionEvents, sessions } from "../db/schema/index.js";
 
 export interface ReflectionChunk {
@@ -12,12 +12,24 @@ export interface ReflectionChunk {
 /** The next events past the reflection watermark (`reflected_seq`), at most `maxEvents`. */
 export async function loadReflectionChunk(db: Database, sessionId: string, maxEvents: number): Promise<ReflectionChunk | null> {
   const [session] = await db
-    .select({ id: sessions.id, appId: sessions.appId, userId: sessions.userId, reflectedSeq: sessions.reflectedSeq, lastSeq: sessions.lastSeq })
+    .select({
+      id: sessions.id,
+      appId: sessions.appId,
+      userId: sessions.userId,
+      reflectedSeq: sessions.reflectedSeq,
+      lastSeq: sessions.lastSeq,
+    })
     .from(sessions)
     .where(eq(sessions.id, sessionId));
   if (!session || session.lastSeq <= session.reflectedSeq) return null;
   const rows = await db
-    .select({ id: sessionEvents.id, seq: sessionEvents.seq, role: sessionEvents.role, content: sessionEvents.content, occurredAt: sessionEvents.occurredAt })
+    .select({
+      id: sessionEvents.id,
+      seq: sessionEvents.seq,
+      role: sessionEvents.role,
+      content: sessionEvents.content,
+      occurredAt: sessionEvents.occurredAt,
+    })
     .from(sessionEvents)
     .where(and(eq(sessionEvents.sessionId, sessionId), gt(sessionEvents.seq, session.reflectedSeq)))
     .orderBy(asc(sessionEvents.seq))
@@ -33,7 +45,7 @@ export async function loadReflectionChunk(db: Database, sessionId: string, maxEv
 }
 
 /** Moves the reflection watermark only from the value the batch was computed after (C6). */
-export async function advanceReflectedSeq(tx: Executor, sessionId: string, fromSeq: number, toSeq: number): Promise<boolean> {
+export async function advanceReflectedSeq(tx: Queryable, sessionId: string, fromSeq: number, toSeq: number): Promise<boolean> {
   const moved = await tx
     .update(sessions)
     .set({ reflectedSeq: toSeq, updatedAt: sql`now()` })
@@ -53,7 +65,11 @@ export async function requestReflection(
 ): Promise<{ id: string; appId: string; userId: string; lastSeq: number }[]> {
   const where =
     "appId" in target
-      ? and(eq(sessions.appId, target.appId), eq(sessions.userId, target.userId), target.sessionId ? eq(sessions.id, target.sessionId) : gt(sessions.lastSeq, sessions.reflectedSeq))
+      ? and(
+          eq(sessions.appId, target.appId),
+          eq(sessions.userId, target.userId),
+          target.sessionId ? eq(sessions.id, target.sessionId) : gt(sessions.lastSeq, sessions.reflectedSeq),
+        )
       : eq(sessions.id, target.sessionId);
   return db
     .update(sessions)

@@ -1,44 +1,34 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
-import { type Database, type Executor, queryRows } from "../db/database.js";
-import { memories } from "../db/schema/index.js";
-import type { Embedder } from "../providers/types.js";
-import type { CandidateBatch, FactCandidate, InsightCandidate } from "./candidates.js";
-import { contentHash } from "./episodes.js";
-import { type MemoryRecord, addSources, insertMemory, lockUser, sameKey, snapshot, writeHistory } from "./memory-writes.js";
-import { type SourceRef, toVectorLiteral } from "./recall.js";
+import { type Database, type Queryable, queryRows } from "../../db/database.js";
+import { memories } from "../../db/schema/index.js";
+import { toVectorLiteral } from "../../db/vector.js";
+import type { Embedder } from "../../providers/types.js";
+import type { SourceRef } from "../provenance.js";
+import { lockUser } from "../user-lock.js";
+import { contentHash } from "./content-hash.js";
+import type { CandidateBatch, FactCandidate, InsightCandidate } from "./extraction-grounding.js";
+import { addSources, insertMemory, type MemoryRecord, sameKey, snapshot, writeHistory } from "./memory-writes.js";
+import type { AppliedOperation, Scope } from "./operations.js";
 import { applyTraitEvidence } from "./traits.js";
 
 /** Cosine similarity above which two memories are the same memory (C3, seed 002 §5.4). */
 export const DUPLICATE_SIMILARITY = 0.95;
 
-export type OperationKind = "ADD" | "UPDATE" | "DELETE" | "NOOP";
-
-export interface AppliedOperation {
-  op: OperationKind;
-  kind: "fact" | "insight" | "trait";
-  memory_id: string;
-  key: string | null;
-  reason: string;
-}
+export type { AppliedOperation, OperationKind, Scope } from "./operations.js";
 
 export type ConsolidationResult = { applied: true; operations: AppliedOperation[] } | { applied: false; reason: string };
 
 export interface ConsolidationOptions {
   actor: string;
   /** Runs first inside the transaction; false aborts with nothing written (e.g. a watermark moved). */
-  guard?: (tx: Executor) => Promise<boolean>;
+  guard?: (tx: Queryable) => Promise<boolean>;
   /** Runs last inside the transaction, e.g. to complete the job record with the outcome. */
-  afterApply?: (tx: Executor, operations: AppliedOperation[]) => Promise<void>;
-}
-
-export interface Scope {
-  appId: string;
-  userId: string;
+  afterApply?: (tx: Queryable, operations: AppliedOperation[]) => Promise<void>;
 }
 
 interface Context {
-  tx: Executor;
+  tx: Queryable;
   scope: Scope;
   actor: string;
   vectors: Map<string, number[]>;
@@ -59,7 +49,12 @@ interface Context {
  * - trait evidence moves traits through their lifecycle.
  * Embeddings are computed before the transaction and stored with the new rows.
  */
-export async function consolidate(deps: { db: Database; embedder: Embedder }, scope: Scope, batch: CandidateBatch, options: ConsolidationOptions): Promise<ConsolidationResult> {
+export async function consolidate(
+  deps: { db: Database; embedder: Embedder },
+  scope: Scope,
+  batch: CandidateBatch,
+  options: ConsolidationOptions,
+): Promise<ConsolidationResult> {
   const texts = [...new Set([...batch.facts.map((fact) => fact.content), ...batch.insights.map((insight) => insight.content)])];
   const embedded = await deps.embedder.embed(texts);
   const vectors = new Map(texts.map((text, index) => [text, embedded[index] as number[]]));
@@ -82,9 +77,7 @@ async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
   const versions = await tx
     .select()
     .from(memories)
-    .where(
-      and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))),
-    )
+    .where(and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))))
     .orderBy(asc(memories.validAt))
     .for("update");
   const prev = versions.filter((row) => row.validAt <= fact.validAt).at(-1);
@@ -99,7 +92,13 @@ async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
       await tx.update(memories).set({ invalidAt: fact.validAt, updatedAt: sql`now()` }).where(eq(memories.id, prev.id));
     }
     await addSources(tx, next.id, fact.sources);
-    await writeHistory(tx, { ...owner(context, next.id), operation: "UPDATE", before: { validAt: next.validAt }, after: { validAt: fact.validAt }, reason: "an earlier statement of the same value" });
+    await writeHistory(tx, {
+      ...owner(context, next.id),
+      operation: "UPDATE",
+      before: { validAt: next.validAt },
+      after: { validAt: fact.validAt },
+      reason: "an earlier statement of the same value",
+    });
     context.operations.push({ op: "UPDATE", kind: "fact", memory_id: next.id, key: fact.key, reason: "valid since an earlier statement" });
     return;
   }
@@ -113,7 +112,13 @@ async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
 }
 
 /** A new value for a key: the version valid at that time ends, the new one begins (C4). */
-async function supersede(context: Context, fact: FactCandidate, versions: MemoryRecord[], prev: MemoryRecord | undefined, next: MemoryRecord | undefined): Promise<void> {
+async function supersede(
+  context: Context,
+  fact: FactCandidate,
+  versions: MemoryRecord[],
+  prev: MemoryRecord | undefined,
+  next: MemoryRecord | undefined,
+): Promise<void> {
   const { tx } = context;
   const id = randomUUID();
   const version = Math.max(...versions.map((row) => row.version)) + 1;
@@ -125,10 +130,25 @@ async function supersede(context: Context, fact: FactCandidate, versions: Memory
   await insertMemory(tx, row, fact.sources, context.actor, prev ? `supersedes ${prev.id}` : `historical version before ${next?.id}`);
   if (prev && (prev.invalidAt === null || prev.invalidAt > fact.validAt)) {
     const after = { invalidAt: fact.validAt, expiredAt: prev.expiredAt ?? new Date(), supersededBy: id };
-    await tx.update(memories).set({ ...after, updatedAt: sql`now()` }).where(eq(memories.id, prev.id));
-    await writeHistory(tx, { ...owner(context, prev.id), operation: "SUPERSEDE", before: snapshot(prev), after: snapshot({ ...prev, ...after }), reason: `superseded by ${id}` });
+    await tx
+      .update(memories)
+      .set({ ...after, updatedAt: sql`now()` })
+      .where(eq(memories.id, prev.id));
+    await writeHistory(tx, {
+      ...owner(context, prev.id),
+      operation: "SUPERSEDE",
+      before: snapshot(prev),
+      after: snapshot({ ...prev, ...after }),
+      reason: `superseded by ${id}`,
+    });
   }
-  context.operations.push({ op: "UPDATE", kind: "fact", memory_id: id, key: fact.key, reason: next ? "historical version of a changed fact" : "supersedes the previous value" });
+  context.operations.push({
+    op: "UPDATE",
+    kind: "fact",
+    memory_id: id,
+    key: fact.key,
+    reason: next ? "historical version of a changed fact" : "supersedes the previous value",
+  });
 
   const [earlier, later] = next ? [row as MemoryRecord, next] : [prev as MemoryRecord, row as MemoryRecord];
   if (earlier && later && attitudeFlipped(earlier.value, later.value)) await recordAttitudeChange(context, earlier, later, fact.sources);
@@ -153,7 +173,14 @@ async function retractFact(context: Context, fact: FactCandidate, prev: MemoryRe
 async function applyInsight(context: Context, insight: InsightCandidate): Promise<void> {
   const duplicate = await findDuplicate(context, insight.content, ["insight"]);
   if (duplicate) return confirm(context, "insight", duplicate.row, insight.sources, duplicate.reason);
-  const id = await insertInsight(context, { subtype: "insight", content: insight.content, importance: insight.importance, validAt: insight.validAt, sessionId: insight.sessionId, sources: insight.sources });
+  const id = await insertInsight(context, {
+    subtype: "insight",
+    content: insight.content,
+    importance: insight.importance,
+    validAt: insight.validAt,
+    sessionId: insight.sessionId,
+    sources: insight.sources,
+  });
   context.operations.push({ op: "ADD", kind: "insight", memory_id: id, key: null, reason: "new insight" });
 }
 
@@ -179,7 +206,17 @@ async function recordAttitudeChange(context: Context, earlier: MemoryRecord, lat
 
 async function insertInsight(
   context: Context,
-  insight: { subtype: string; content: string; key?: string | null; importance: number; validAt: Date; sessionId: string | null; sources: SourceRef[]; metadata?: Record<string, unknown>; reason?: string },
+  insight: {
+    subtype: string;
+    content: string;
+    key?: string | null;
+    importance: number;
+    validAt: Date;
+    sessionId: string | null;
+    sources: SourceRef[];
+    metadata?: Record<string, unknown>;
+    reason?: string;
+  },
 ): Promise<string> {
   const id = randomUUID();
   await insertMemory(
@@ -212,10 +249,24 @@ async function confirm(context: Context, kind: "fact" | "insight", row: MemoryRe
 }
 
 /** Same content hash, or (with vectors) cosine similarity above the duplicate threshold. */
-async function findDuplicate(context: Context, content: string, types: string[], bySimilarity = true): Promise<{ row: MemoryRecord; reason: string } | null> {
+async function findDuplicate(
+  context: Context,
+  content: string,
+  types: string[],
+  bySimilarity = true,
+): Promise<{ row: MemoryRecord; reason: string } | null> {
   const { tx, scope } = context;
-  const current = and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId), inArray(memories.type, types as MemoryRecord["type"][]), isNull(memories.expiredAt));
-  const [sameHash] = await tx.select().from(memories).where(and(current, eq(memories.contentHash, contentHash(content)))).limit(1);
+  const current = and(
+    eq(memories.appId, scope.appId),
+    eq(memories.userId, scope.userId),
+    inArray(memories.type, types as MemoryRecord["type"][]),
+    isNull(memories.expiredAt),
+  );
+  const [sameHash] = await tx
+    .select()
+    .from(memories)
+    .where(and(current, eq(memories.contentHash, contentHash(content))))
+    .limit(1);
   if (sameHash) return { row: sameHash, reason: "same content" };
   const vector = context.vectors.get(content);
   if (!bySimilarity || !vector) return null;
@@ -263,7 +314,10 @@ function sameStatement(row: MemoryRecord, fact: FactCandidate): boolean {
 }
 
 function attitudeFlipped(before: unknown, after: unknown): boolean {
-  const polarity = (value: unknown) => (value && typeof value === "object" && typeof (value as { polarity?: unknown }).polarity === "number" ? (value as { polarity: number }).polarity : null);
+  const polarity = (value: unknown) =>
+    value && typeof value === "object" && typeof (value as { polarity?: unknown }).polarity === "number"
+      ? (value as { polarity: number }).polarity
+      : null;
   const [a, b] = [polarity(before), polarity(after)];
   return a !== null && b !== null && a !== b && typeof (before as { object?: unknown }).object === "string";
 }

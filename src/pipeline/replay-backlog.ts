@@ -31,7 +31,13 @@ export interface ReplayChunk {
  */
 export async function loadReplayChunk(db: Database, sessionId: string, maxEvents: number): Promise<ReplayChunk | null> {
   const [session] = await db
-    .select({ id: sessions.id, appId: sessions.appId, userId: sessions.userId, replayedSeq: sessions.replayedSeq, lastSeq: sessions.lastSeq })
+    .select({
+      id: sessions.id,
+      appId: sessions.appId,
+      userId: sessions.userId,
+      replayedSeq: sessions.replayedSeq,
+      lastSeq: sessions.lastSeq,
+    })
     .from(sessions)
     .where(eq(sessions.id, sessionId));
   if (!session || session.lastSeq <= session.replayedSeq) return null;
