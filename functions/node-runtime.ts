@@ -11,6 +11,7 @@ import { LocalExecutor } from "../src/executor/local-executor.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import { resolveParameters } from "../src/memory/lifecycle/retention.js";
+import { eventSubjectExists } from "../src/pipeline/event-subject.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
 import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
 import { jobsPipelineView } from "../src/pipeline/status/jobs-view.js";
@@ -73,6 +74,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
         retentionMs: durationMs(env.EXECUTOR_RETENTION),
         // PGlite on disk is locked to this process, so its interrupted runs are ours to resume at once.
         exclusive: database.kind === "pglite",
+        // An emit still on its way when its user was erased starts nothing.
+        accepts: (data) => eventSubjectExists(database.db, data),
         log: logger.warn,
       })
     : undefined;

@@ -42,6 +42,8 @@ export interface LocalExecutorOptions {
   exclusive?: boolean;
   /** Finished runs (and their steps) are deleted this long after they finished. */
   retentionMs?: number;
+  /** Whether an event still concerns something; events it refuses start no run (e.g. about erased data). */
+  accepts?: (data: Record<string, unknown>) => Promise<boolean>;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -133,10 +135,11 @@ export class LocalExecutor {
     for (const event of events) {
       const id = typeof event["id"] === "string" ? event["id"] : randomUUID();
       const stamped = { ...event, id, ts: typeof event["ts"] === "number" ? event["ts"] : Date.now(), data: event.data ?? {} };
+      ids.push(id);
+      if (this.options.accepts && !(await this.options.accepts(stamped.data))) continue;
       for (const fn of this.functions.values()) {
         if (fn.eventTriggers.includes(event.name)) await enqueueRun(this.options.db, fn, stamped);
       }
-      ids.push(id);
     }
     this.wakeUp?.();
     return ids;
