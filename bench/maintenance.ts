@@ -38,11 +38,13 @@ export async function benchMaintenance(runtime: Runtime, size: number): Promise<
   const parameters = DecayParametersSchema.parse({});
   let forgotten = 0;
   const directMs = await time(async () => {
-    forgotten = (await runDecay(db, { userId }, parameters, false)).forgotten.length;
+    forgotten = (await runDecay(db, { userId }, parameters, false, new Date())).forgotten.length;
   });
   await staleAll();
   const rawMs = await time(() =>
-    db.execute(sql`UPDATE memories AS m SET retention = ${retentionSql(0.1)} WHERE m.user_id = ${userId} AND m.expired_at IS NULL`),
+    db.execute(
+      sql`UPDATE memories AS m SET retention = ${retentionSql(0.1, sql`now()`)} WHERE m.user_id = ${userId} AND m.expired_at IS NULL`,
+    ),
   );
   await staleAll();
   await db.execute(sql`VACUUM memories`);

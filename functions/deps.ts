@@ -7,6 +7,7 @@ import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js"
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
+import type { Clock } from "../src/util/clock.js";
 import type { BackgroundTasks } from "./background.js";
 import type { DashboardSettings } from "./routes/dashboard.js";
 import type { Security } from "./security.js";
@@ -18,6 +19,8 @@ export interface AppDeps {
   db: Database;
   dbKind: DatabaseKind;
   tokenizer: Tokenizer;
+  /** Where "now" comes from for everything the memory decides or records by time. */
+  clock: Clock;
   embedder: Embedder;
   /** Sends pipeline events to Inngest (Cloud, or the embedded executor's event API). */
   notifier: PipelineNotifier;

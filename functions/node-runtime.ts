@@ -17,6 +17,8 @@ import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
 import { jobsPipelineView } from "../src/pipeline/status/jobs-view.js";
 import { createProviders, type Providers } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import type { Clock } from "../src/util/clock.js";
+import { clockFromEnv } from "../src/util/clock-from-env.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
@@ -39,6 +41,8 @@ export interface Runtime {
 
 export interface RuntimeOverrides {
   providers?: Partial<Providers>;
+  /** The memory's clock (a simulation moves it by hand); default from CLOCK_OFFSET or the system. */
+  clock?: Clock;
 }
 
 /**
@@ -56,6 +60,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const database = await connectDatabase(env, logger.warn);
   if (database.kind === "pglite") await migrateDatabase(database);
   const providers = { ...createProviders(env, createUseEmbedder), ...overrides.providers };
+  const clock = overrides.clock ?? clockFromEnv(env);
   const settings = pipelineSettings(env);
   const embedded = env.INNGEST_MODE === "embedded";
   const serveUrl = `http://localhost:${env.PORT}/api/inngest`;
@@ -91,7 +96,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
         : {}),
       logger: toVariadicLogger(logger),
     },
-    { db: database.db, llm: providers.llm, embedder: providers.embedder, settings },
+    { db: database.db, clock, llm: providers.llm, embedder: providers.embedder, settings },
   );
   const functions = createPipelineFunctions(inngest, settings);
   const inngestHandler = serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin });
@@ -103,6 +108,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     db: database.db,
     dbKind: database.kind,
     tokenizer: o200kTokenizer,
+    clock,
     embedder: providers.embedder,
     notifier,
     pipeline: executor
@@ -110,7 +116,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       : jobsPipelineView(database.db, providers.embedder.model),
     ...(embedded ? {} : { inngestHandler }),
     background,
-    accessRecorder: new AccessRecorder(database.db, durationMs(env.ACCESS_FLUSH_INTERVAL)),
+    accessRecorder: new AccessRecorder(database.db, clock, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
     dashboard: await loadDashboard(resolveParameters(settings.decayParameters)),
     live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },

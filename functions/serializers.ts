@@ -138,5 +138,9 @@ export function scoredMemoryJson(memory: ScoredMemory) {
     similarity: Math.round(memory.similarity * 10_000) / 10_000,
     importance: memory.importance,
     sources: memory.sources,
+    /** On an episode whose statements were replaced: each change, when, and what holds now (`by` null: retracted). */
+    superseded: memory.superseded
+      ? memory.superseded.map((replacement) => ({ at: replacement.at.toISOString(), by: replacement.by, by_id: replacement.byId }))
+      : null,
   };
 }

@@ -14,6 +14,7 @@ import { createPipelineNotifier } from "../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../src/pipeline/status/jobs-view.js";
 import { createProviders, type Providers } from "../src/providers/index.js";
 import { createHashingEmbedder } from "../src/providers/offline/hashing-embedder.js";
+import { clockFromEnv } from "../src/util/clock-from-env.js";
 import { createLogger, type Logger, toVariadicLogger } from "../src/util/logger.js";
 import { createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
@@ -53,6 +54,7 @@ export default {
       throw error;
     });
     const { env, settings, logger, providers, security, connectionString } = await isolate;
+    const clock = clockFromEnv(env);
     const client = new pg.Client({ connectionString });
     await client.connect();
     const db = drizzle(client, { schema }) as unknown as Database;
@@ -69,20 +71,21 @@ export default {
             : {}),
           logger: toVariadicLogger(logger),
         },
-        { db, llm: providers.llm, embedder: providers.embedder, settings },
+        { db, clock, llm: providers.llm, embedder: providers.embedder, settings },
       );
       const inngestHandler = serveInngest({ client: inngest, functions: createPipelineFunctions(inngest, settings) });
       const app = createApp({
         db,
         dbKind: "pg",
         tokenizer: o200kTokenizer,
+        clock,
         embedder: providers.embedder,
         notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),
         pipeline: jobsPipelineView(db, providers.embedder.model),
         inngestHandler,
         background,
         // Flushed right after the response, while this request's connection is still open.
-        accessRecorder: new AccessRecorder(db, 0),
+        accessRecorder: new AccessRecorder(db, clock, 0),
         maxBodyBytes: env.MAX_BODY_BYTES,
         live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
         security,

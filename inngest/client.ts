@@ -2,11 +2,14 @@ import { dependencyInjectionMiddleware, Inngest } from "inngest";
 import type { Database } from "../src/db/database.js";
 import type { DecayParameters } from "../src/memory/lifecycle/retention.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
+import type { Clock } from "../src/util/clock.js";
 import { stepEncryption } from "./step-encryption.js";
 
 /** What the pipeline functions need, injected per client instead of imported as globals. */
 export interface PipelineDeps {
   db: Database;
+  /** The memory's clock (decisions and recorded times), the same one the HTTP side uses. */
+  clock: Clock;
   llm: LanguageModel;
   embedder: Embedder;
   settings: PipelineSettings;

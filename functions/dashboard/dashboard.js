@@ -105,7 +105,7 @@ async function loadMemories() {
   $("#memories").innerHTML = memories
     .map(
       (m) =>
-        `<li><a href="#" data-id="${m.id}">${escapeHtml(m.content)}</a> <small>${escapeHtml(m.type)} · retention ${m.retention.toFixed(2)}</small></li>`,
+        `<li><a href="#" data-id="${m.id}">${escapeHtml(m.content)}</a> <small>${escapeHtml(m.type)}${m.trait ? ` · ${escapeHtml(m.trait.stage)}` : ""} · retention ${m.retention.toFixed(2)}</small></li>`,
     )
     .join("");
   for (const link of document.querySelectorAll("#memories a"))

@@ -16,12 +16,14 @@ export const AdkSearchSchema = z.strictObject({
  * timestamp}`.
  */
 export const adkRoutes = new Hono<AppEnv>().post("/search_memory", validate("json", AdkSearchSchema), async (c) => {
-  const { db, embedder } = c.var.deps;
   const body = c.req.valid("json");
-  const result = await searchMemory(
-    { db, embedder },
-    { app_id: body.app_name, user_id: body.user_id, query: body.query, limit: 10, min_relevance: 0 },
-  );
+  const result = await searchMemory(c.var.deps, {
+    app_id: body.app_name,
+    user_id: body.user_id,
+    query: body.query,
+    limit: 10,
+    min_relevance: 0,
+  });
   return c.json({
     memories: result.memories.map((memory) => ({
       content: { role: "user", parts: [{ text: memory.content }] },

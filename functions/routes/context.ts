@@ -7,9 +7,9 @@ import { validate } from "../middleware/validate.js";
 
 /** Token-budgeted context windows for an agent's next turn (S4). */
 export const contextRoutes = new Hono<AppEnv>().post("/", validate("json", ContextRequestSchema), async (c) => {
-  const { db, embedder, tokenizer, accessRecorder, background, live } = c.var.deps;
+  const { accessRecorder, background, live } = c.var.deps;
   const request = c.req.valid("json");
-  const window = await assembleContext({ db, embedder, tokenizer }, request);
+  const window = await assembleContext(c.var.deps, request);
   const ids = window.sections.flatMap((section) => section.items.flatMap((item) => (item.memory_id ? [item.memory_id] : [])));
   if (ids.length > 0) background.run(c, "record access", () => accessRecorder.record(ids));
   publishContext(live.bus, request, window);

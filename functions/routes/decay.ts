@@ -16,5 +16,5 @@ export const DecayRunSchema = DecayParametersSchema.extend({
 export const decayRoutes = new Hono<AppEnv>().post("/run", validate("json", DecayRunSchema), async (c) => {
   const { user_id, app_id, dry_run, ...parameters } = c.req.valid("json");
   const scope = { ...(user_id ? { userId: user_id } : {}), ...(app_id ? { appId: app_id } : {}) };
-  return c.json(await runDecay(c.var.deps.db, scope, parameters, dry_run));
+  return c.json(await runDecay(c.var.deps.db, scope, parameters, dry_run, c.var.deps.clock.now()));
 });

@@ -21,7 +21,7 @@ const appId = z.string().trim().min(1).max(200).optional().describe("The app; ta
  * exactly as on the REST routes. Works the same on Node and Workers (web-standard transport).
  */
 function memoryServer(c: Context<AppEnv>): McpServer {
-  const { db, embedder, tokenizer } = c.var.deps;
+  const { db, embedder, tokenizer, clock } = c.var.deps;
   const principal = c.get("principal");
   // The same app scoping as request bodies: a key's app is filled in, another app is "not found".
   const scoped = <T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.output<T> => {
@@ -48,7 +48,7 @@ function memoryServer(c: Context<AppEnv>): McpServer {
     },
     async (args) => {
       const input = scoped(CreateMemorySchema, { ...args, type: "insight" });
-      const operation = await createMemory({ db, embedder }, input);
+      const operation = await createMemory({ db, embedder, clock }, input);
       return text({ operation: operation.op, memory_id: operation.memory_id, reason: operation.reason });
     },
   );
@@ -64,7 +64,7 @@ function memoryServer(c: Context<AppEnv>): McpServer {
       },
     },
     async (args) => {
-      const result = await searchMemory({ db, embedder }, scoped(SearchMemorySchema, args));
+      const result = await searchMemory({ db, embedder, clock }, scoped(SearchMemorySchema, args));
       return text({
         no_relevant_memory: result.noRelevantMemory,
         memories: result.memories.map((memory) => ({
@@ -89,7 +89,7 @@ function memoryServer(c: Context<AppEnv>): McpServer {
       },
     },
     async (args) => {
-      const window = await assembleContext({ db, embedder, tokenizer }, scoped(ContextRequestSchema, args));
+      const window = await assembleContext({ db, embedder, tokenizer, clock }, scoped(ContextRequestSchema, args));
       return text(window.prompt);
     },
   );
@@ -103,7 +103,7 @@ function memoryServer(c: Context<AppEnv>): McpServer {
       const input = scoped(z.object({ user_id: userId, app_id: z.string().default("default"), memory_id: z.uuid() }), args);
       const { row } = await getMemory(db, input.memory_id);
       if (row.appId !== input.app_id || row.userId !== input.user_id) throw notFound("memory", input.memory_id);
-      const deleted = await deleteMemory(db, input.memory_id, "mcp");
+      const deleted = await deleteMemory(db, input.memory_id, clock.now(), "mcp");
       return text({ forgotten: deleted.id, content: deleted.content });
     },
   );

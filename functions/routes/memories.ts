@@ -21,8 +21,8 @@ export const memoryRoutes = new Hono<AppEnv>()
   .use("/:id", ownedByCaller("memories"))
   .use("/:id/*", ownedByCaller("memories"))
   .post("/search", validate("json", SearchMemorySchema), async (c) => {
-    const { db, embedder, accessRecorder, background } = c.var.deps;
-    const result = await searchMemory({ db, embedder }, c.req.valid("json"));
+    const { accessRecorder, background } = c.var.deps;
+    const result = await searchMemory(c.var.deps, c.req.valid("json"));
     const ids = result.memories.map((memory) => memory.id);
     if (ids.length > 0) background.run(c, "record access", () => accessRecorder.record(ids));
     return c.json({
@@ -33,7 +33,7 @@ export const memoryRoutes = new Hono<AppEnv>()
     });
   })
   .get("/index", validate("query", MemoryIndexQuerySchema), async (c) => {
-    const index = await memoryIndex(c.var.deps.db, c.req.valid("query"));
+    const index = await memoryIndex(c.var.deps.db, c.req.valid("query"), c.var.deps.clock.now());
     return c.json({ index: index.entries, text: index.text });
   })
   .post("/expand", validate("json", ExpandMemoriesSchema), async (c) => {
@@ -42,7 +42,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
   .post("/", validate("json", CreateMemorySchema), async (c) => {
     const { db, embedder } = c.var.deps;
-    const operation = await createMemory({ db, embedder }, c.req.valid("json"));
+    const operation = await createMemory({ db, embedder, clock: c.var.deps.clock }, c.req.valid("json"));
     const { row, sources } = await getMemory(db, operation.memory_id);
     return c.json(
       { operation: operation.op, reason: operation.reason, memory: memoryJson(row, sources) },
@@ -50,7 +50,7 @@ export const memoryRoutes = new Hono<AppEnv>()
     );
   })
   .get("/", validate("query", ListMemoriesQuerySchema), async (c) => {
-    const rows = await listMemories(c.var.deps.db, c.req.valid("query"));
+    const rows = await listMemories(c.var.deps.db, c.req.valid("query"), c.var.deps.clock.now());
     return c.json({ memories: rows.map((row) => memoryJson(row)) });
   })
   .get("/health", validate("query", RetentionQuerySchema), async (c) => {
@@ -58,7 +58,7 @@ export const memoryRoutes = new Hono<AppEnv>()
     return c.json({
       user_id: query.user_id,
       app_id: query.app_id,
-      ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id })),
+      ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id }, c.var.deps.clock.now())),
     });
   })
   .get("/retention", validate("query", RetentionQuerySchema), async (c) => {
@@ -70,7 +70,7 @@ export const memoryRoutes = new Hono<AppEnv>()
     });
   })
   .patch("/:id", validate("json", PatchMemorySchema), async (c) => {
-    const row = await setPinned(c.var.deps.db, c.req.param("id"), c.req.valid("json").pinned);
+    const row = await setPinned(c.var.deps.db, c.req.param("id"), c.req.valid("json").pinned, c.var.deps.clock.now());
     return c.json(memoryJson(row));
   })
   .get("/:id", async (c) => {
@@ -82,6 +82,6 @@ export const memoryRoutes = new Hono<AppEnv>()
     return c.json({ memory_id: memory.id, history: entries.map(historyJson) });
   })
   .delete("/:id", async (c) => {
-    const row = await deleteMemory(c.var.deps.db, c.req.param("id"));
+    const row = await deleteMemory(c.var.deps.db, c.req.param("id"), c.var.deps.clock.now());
     return c.json(memoryJson(row));
   });

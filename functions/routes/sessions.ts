@@ -20,7 +20,7 @@ export const sessionRoutes = new Hono<AppEnv>()
   .use("/:id/*", ownedByCaller("sessions"))
   .post("/", validate("json", CreateSessionSchema), async (c) => {
     const { db } = c.var.deps;
-    const session = await createSession(db, c.req.valid("json"));
+    const session = await createSession(db, c.req.valid("json"), c.var.deps.clock.now());
     return c.json(sessionJson(session, await readState(db, session)), 201);
   })
   .get("/", validate("query", ListSessionsQuerySchema), async (c) => {
@@ -34,7 +34,7 @@ export const sessionRoutes = new Hono<AppEnv>()
   })
   .post("/:id/end", async (c) => {
     const { db, notifier, background } = c.var.deps;
-    const { session, endedNow } = await endSession(db, c.req.param("id"));
+    const { session, endedNow } = await endSession(db, c.req.param("id"), c.var.deps.clock.now());
     if (endedNow) {
       const progress = { session_id: session.id, app_id: session.appId, user_id: session.userId, last_seq: session.lastSeq };
       background.run(c, "emit session ended", () => notifier.sessionEnded(progress));
@@ -48,7 +48,7 @@ export const sessionRoutes = new Hono<AppEnv>()
   })
   .post("/:id/events", validate("json", AppendEventsSchema), async (c) => {
     const { db, tokenizer, notifier, background } = c.var.deps;
-    const result = await appendEvents(db, tokenizer, c.req.param("id"), c.req.valid("json").events);
+    const result = await appendEvents(db, tokenizer, c.req.param("id"), c.req.valid("json").events, c.var.deps.clock.now());
     if (result.storedCount > 0) {
       const progress = {
         session_id: result.session.id,

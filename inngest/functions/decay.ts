@@ -32,7 +32,7 @@ export function createDecay(
       let forgotten = 0;
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
         const result = await step.run(`decay-batch-${batch}`, async () => {
-          const done = await decayBatch(deps.db, scope, settings.decayParameters, cursor, settings.decayBatchSize);
+          const done = await decayBatch(deps.db, scope, settings.decayParameters, cursor, deps.clock.now(), settings.decayBatchSize);
           return { cursor: done.cursor, recomputed: done.recomputed, forgotten: done.forgotten.length };
         });
         recomputed += result.recomputed;
@@ -45,7 +45,7 @@ export function createDecay(
         return { recomputed, forgotten, continued: true };
       }
       const finish = await step.run("decay-finish", async () => {
-        const done = await finishDecay(deps.db, scope, settings.decayParameters);
+        const done = await finishDecay(deps.db, scope, settings.decayParameters, deps.clock.now());
         return { over_quota: done.over_quota.length, traits_dissolved: done.traits_dissolved.length, purged: done.purged };
       });
       return { recomputed, forgotten, ...finish };

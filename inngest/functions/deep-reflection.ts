@@ -53,6 +53,7 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
               const events = backlog.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
               const outcome = await consolidate(deps, backlog.session, groundExtraction(extraction, events), {
                 actor: "deep-reflection",
+                now: deps.clock.now(),
                 guard: (tx) => advanceReflectedSeq(tx, sessionId, backlog.fromSeq, backlog.toSeq),
                 afterApply: async (tx, operations) => {
                   await finishJob(tx, backlog.jobId, { status: "completed", result: { operations: countOperations(operations) } });

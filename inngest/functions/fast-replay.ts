@@ -91,6 +91,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
                   importance: e.importance,
                 })),
                 model: deps.llm.id,
+                now: deps.clock.now(),
               },
               (tx) => clearStageFailure(tx, target),
             ),

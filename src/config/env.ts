@@ -138,6 +138,14 @@ export const EnvSchema = z.object({
   EXECUTOR_RETRY_BASE: DurationSchema.default("1s"),
   EXECUTOR_ENABLED: booleanFromEnv.default(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /**
+   * Shifts the memory's clock (validity, recency, retention, decay, recorded times) by a duration,
+   * e.g. "60d" to see what decay does two months on, against a copy of the data. Not for production.
+   */
+  CLOCK_OFFSET: z
+    .string()
+    .regex(/^-?\d+(ms|s|m|h|d)$/, 'expected a duration such as "60d" or "-12h"')
+    .optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -159,8 +167,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 
 /** Milliseconds of a duration string validated by the schema above. */
 export function durationMs(duration: string): number {
-  const match = /^(\d+)(ms|s|m|h|d)$/.exec(duration);
+  const match = /^(-?)(\d+)(ms|s|m|h|d)$/.exec(duration);
   if (!match) throw new Error(`Not a duration: ${duration}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "ms" | "s" | "m" | "h" | "d"];
-  return Number(match[1]) * unit;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[3] as "ms" | "s" | "m" | "h" | "d"];
+  return (match[1] ? -1 : 1) * Number(match[2]) * unit;
 }

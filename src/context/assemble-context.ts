@@ -1,10 +1,12 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import { recallMemories } from "../memory/recall/hybrid-recall.js";
+import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
 import { getSession } from "../sessions/session-store.js";
+import type { Clock } from "../util/clock.js";
 import { sessionHistory } from "./history.js";
-import { memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
+import { demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
 import { type CandidateSection, packSections } from "./pack.js";
 import type { ContextRequest, ContextWindow } from "./schemas.js";
 import type { Tokenizer } from "./tokenizer.js";
@@ -13,6 +15,7 @@ export interface ContextDeps {
   db: Database;
   embedder: Embedder;
   tokenizer: Tokenizer;
+  clock: Clock;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
   const warnings: string[] = [];
   const ratios = { ...DEFAULT_RATIOS, ...request.budget_ratios };
   const scope = { appId: request.app_id, userId: request.user_id };
+  const now = deps.clock.now();
 
   if (request.session_id) {
     const session = await getSession(deps.db, request.session_id);
@@ -55,10 +59,12 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
     text: request.query,
     ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
     limit: memoryCandidates(budget),
+    now,
   });
-  const recalled = withoutRedundant(await withFollowingTurns(deps.db, scope, ranked));
+  const recalled = demoteSuperseded(withoutRedundant(await withFollowingTurns(deps.db, scope, ranked, now)));
   const asItem = (memory: (typeof recalled)[number]) => ({
-    text: `- ${memory.content}`,
+    // An episode whose statement was replaced never reads as current: it says so, when, and what holds now.
+    text: memory.superseded ? `- ${supersededMarker(memory.superseded)} ${memory.content}` : `- ${memory.content}`,
     group: memory.validAt.toISOString().slice(0, 10),
     memory_id: memory.id,
     sources: memory.sources,

@@ -12,12 +12,14 @@ export async function withFollowingTurns(
   db: Database,
   scope: { appId: string; userId: string },
   ranked: RecalledMemory[],
+  now: Date,
 ): Promise<RecalledMemory[]> {
   const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, EXPANDED_TURNS);
   const following = await followingTurns(
     db,
     scope,
     anchors.map((memory) => ({ sessionId: memory.sessionId as string, seq: memory.seq as number })),
+    now,
   );
   if (following.length === 0) return ranked;
   const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, memory]));
@@ -51,4 +53,16 @@ export function withoutRedundant(recalled: RecalledMemory[]): RecalledMemory[] {
     for (const event of events) covered.add(event);
     return true;
   });
+}
+
+/**
+ * Episodes whose statement was replaced sink behind current ones (an item at rank i counts as
+ * rank 2i): still there when the budget allows — what used to be true can matter — but never ahead
+ * of what holds now.
+ */
+export function demoteSuperseded(recalled: RecalledMemory[]): RecalledMemory[] {
+  return recalled
+    .map((memory, index) => ({ memory, rank: memory.superseded ? index * 2 + 1 : index }))
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ memory }) => memory);
 }

@@ -50,9 +50,15 @@ const UNIQUE_VIOLATION = "23505";
  * gapless and a failed call stores nothing (see drizzle/0002_append_events_function.sql). Idempotency keys already in the log return their
  * original ids; the same key with different content is a conflict.
  */
-export async function appendEvents(db: Database, tokenizer: Tokenizer, sessionId: string, inputs: EventInput[]): Promise<AppendResult> {
+export async function appendEvents(
+  db: Database,
+  tokenizer: Tokenizer,
+  sessionId: string,
+  inputs: EventInput[],
+  now: Date,
+): Promise<AppendResult> {
   assertSessionId(sessionId);
-  const prepared = inputs.map((input, index) => prepareEvent(input, index, tokenizer));
+  const prepared = inputs.map((input, index) => prepareEvent(input, index, tokenizer, now));
   try {
     return await appendPrepared(db, sessionId, prepared);
   } catch (error) {
@@ -130,7 +136,8 @@ async function findByIdempotencyKeys(db: Database, sessionId: string, prepared: 
   return found;
 }
 
-function prepareEvent(input: EventInput, index: number, tokenizer: Tokenizer): PreparedEvent {
+/** `now` is when an event without `occurred_at` happened: the runtime's clock, like every memory time. */
+function prepareEvent(input: EventInput, index: number, tokenizer: Tokenizer, now: Date): PreparedEvent {
   const key = input.idempotency_key ?? null;
   return {
     id: randomUUID(),
@@ -145,7 +152,7 @@ function prepareEvent(input: EventInput, index: number, tokenizer: Tokenizer): P
     idempotency_key: key,
     // Only what the client sent is fingerprinted; server defaults would differ on a re-send.
     request_hash: key ? sha256Hex(canonicalJson({ ...input, idempotency_key: undefined })) : null,
-    occurred_at: input.occurred_at ?? null,
+    occurred_at: input.occurred_at ?? now.toISOString(),
   };
 }
 

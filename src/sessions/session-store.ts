@@ -14,7 +14,7 @@ export function assertSessionId(id: string): void {
   if (!UUID_PATTERN.test(id)) throw notFound("session", id);
 }
 
-export async function createSession(db: Database, input: CreateSession): Promise<SessionRow> {
+export async function createSession(db: Database, input: CreateSession, now: Date): Promise<SessionRow> {
   const [row] = await db
     .insert(sessions)
     .values({
@@ -23,7 +23,7 @@ export async function createSession(db: Database, input: CreateSession): Promise
       userId: input.user_id,
       agentId: input.agent_id ?? null,
       metadata: input.metadata,
-      ...(input.started_at ? { startedAt: new Date(input.started_at) } : {}),
+      startedAt: input.started_at ? new Date(input.started_at) : now,
     })
     .returning();
   if (!row) throw new Error("insert into sessions returned no row");
@@ -50,9 +50,8 @@ export async function listSessions(db: Database, query: ListSessionsQuery): Prom
  * Ends a session. Ending twice is harmless and keeps the first end time; the flag tells the
  * caller whether this call ended it, so the pipeline is notified once.
  */
-export async function endSession(db: Database, id: string): Promise<{ session: SessionRow; endedNow: boolean }> {
+export async function endSession(db: Database, id: string, now: Date): Promise<{ session: SessionRow; endedNow: boolean }> {
   assertSessionId(id);
-  const now = new Date();
   const [ended] = await db
     .update(sessions)
     .set({ endedAt: now, updatedAt: now })

@@ -66,6 +66,8 @@ describe("dashboard", () => {
     expect(jobs).toContain("deep_reflection");
     expect(jobs).toContain("completed");
     expect(await page.locator("#runs details.run").count()).toBeGreaterThan(0);
+    // Every trait shows its lifecycle stage.
+    expect(await page.locator("#memories").innerText()).toMatch(/trait · (trend|emerging|established|core)/);
     await page.screenshot({ path: "test-artifacts/dashboard-overview.png", fullPage: true });
 
     await page.locator("#memories a", { hasText: "Porto" }).first().click();

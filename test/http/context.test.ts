@@ -84,7 +84,7 @@ describe("POST /v1/context", () => {
     [{ user_id: "dana", query: "", max_tokens: 100 }, "body.query"],
     [{ user_id: "dana", query: "x", max_tokens: "lots" }, "body.max_tokens"],
     [{ user_id: "dana", query: "x", max_tokens: 100, session_id: "abc" }, "body.session_id"],
-    [{ user_id: "dana", query: "x", max_tokens: 100, budget: 3 }, "body"],
+    [{ user_id: "dana", query: "x", max_tokens: 100, budget: 3 }, "body.budget"],
   ])("rejects %j with 400 naming %s", async (payload, field) => {
     const { status, body } = await context(payload);
     expect(status).toBe(400);

@@ -13,6 +13,7 @@ afterAll(() => runtime.close());
 
 beforeEach(async () => {
   await runtime.database.db.execute(sql`DELETE FROM memories WHERE user_id = 'zoe'`);
+  await runtime.database.db.execute(sql`DELETE FROM memory_sources WHERE session_id = '00000000-0000-4000-8000-00000000000a'`);
   const add = async (name: string, body: Record<string, unknown>) => {
     ids[name] = (await call(runtime.app, "POST", "/v1/memories", { user_id: "zoe", ...body })).body.memory.id;
   };
@@ -29,6 +30,11 @@ beforeEach(async () => {
   });
   await add("used", { type: "insight", content: "Zoe likes board game nights.", importance: 0.2 });
   await add("future", { type: "insight", content: "Zoe starts a new job next month.", importance: 0.2 });
+  // Two turns: one a kept summary quotes whole (covered), one nothing else carries.
+  const [walked, visited] = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"];
+  ids["covered"] = await insertEpisode(runtime, "turn", "user: I walked the dog in the rain.", walked);
+  ids["uncovered"] = await insertEpisode(runtime, "turn", "user: My sister visited last weekend.", visited);
+  ids["summary"] = await insertEpisode(runtime, "summary", 'The user said: "I walked the dog in the rain." The assistant agreed.', walked);
   // Everything was written and last used 30 days ago, except as noted.
   await runtime.database.db.execute(
     sql`UPDATE memories SET created_at = now() - interval '30 days', last_accessed_at = now() - interval '30 days', valid_at = now() - interval '30 days' WHERE user_id = 'zoe'`,
@@ -38,6 +44,18 @@ beforeEach(async () => {
   expect((await call(runtime.app, "PATCH", `/v1/memories/${ids["pinned"]}`, { pinned: true })).body.pinned).toBe(true);
 });
 
+/** An episode of zoe's written straight into the table (now, by the database's clock), sourced from one event. */
+async function insertEpisode(target: Runtime, subtype: "turn" | "summary", content: string, eventId: string): Promise<string> {
+  const result = await target.database.db.execute(sql`
+    INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance)
+    VALUES (gen_random_uuid(), 'default', 'zoe', 'episodic', ${subtype}, ${content}, md5(${content}), 0.3) RETURNING id`);
+  const id = (result as unknown as { rows: { id: string }[] }).rows[0]?.id as string;
+  await target.database.db.execute(
+    sql`INSERT INTO memory_sources (memory_id, event_id, session_id, seq) VALUES (${id}, ${eventId}::uuid, '00000000-0000-4000-8000-00000000000a', 1)`,
+  );
+  return id;
+}
+
 const decay = (body: Record<string, unknown>) => call(runtime.app, "POST", "/v1/decay/run", { user_id: "zoe", ...body });
 
 describe("decay (R1, R3)", () => {
@@ -46,20 +64,21 @@ describe("decay (R1, R3)", () => {
     const { status, body } = await decay({});
     expect(status).toBe(200);
     expect(body).toMatchObject({ dry_run: true, lambda: 0.1, threshold: 0.1, min_age_days: 7 });
-    expect(body.forgotten.map((memory: { id: string }) => memory.id)).toEqual([ids["stale"]]);
+    expect(body.forgotten.map((memory: { id: string }) => memory.id)).toEqual([ids["covered"]]);
     expect(body.forgotten[0].retention).toBeCloseTo(0.2 * Math.exp(-3), 3);
     expect(await call(runtime.app, "GET", "/v1/memories?user_id=zoe&include_expired=true&limit=50")).toEqual(before);
   });
 
-  it("forgets only old, unimportant, unpinned, already-valid episodes and insights, with history", async () => {
+  it("ranks everything but forgets only what a kept memory still carries: an old, unimportant turn a summary quotes", async () => {
     const { body } = await decay({ dry_run: false });
-    expect(body.forgotten.map((memory: { id: string }) => memory.id)).toEqual([ids["stale"]]);
-    expect(body.recomputed).toBe(6);
-    const stale = (await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}`)).body;
-    expect(stale.expired_at).not.toBeNull();
-    const history = (await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}/history`)).body.history;
+    expect(body.forgotten.map((memory: { id: string }) => memory.id)).toEqual([ids["covered"]]);
+    expect(body.recomputed).toBe(9);
+    const covered = (await call(runtime.app, "GET", `/v1/memories/${ids["covered"]}`)).body;
+    expect(covered.expired_at).not.toBeNull();
+    const history = (await call(runtime.app, "GET", `/v1/memories/${ids["covered"]}/history`)).body.history;
     expect(history.at(-1)).toMatchObject({ operation: "DELETE", actor: "decay" });
-    for (const kept of ["pinned", "important", "fact", "used", "future"]) {
+    // Below the threshold too, but nothing else carries them: kept, only ranked lower.
+    for (const kept of ["stale", "uncovered", "summary", "pinned", "important", "fact", "used", "future"]) {
       expect((await call(runtime.app, "GET", `/v1/memories/${ids[kept]}`)).body.expired_at).toBeNull();
     }
     // Access raised retention: 5 uses today vs none for 30 days.
@@ -74,7 +93,7 @@ describe("decay (R1, R3)", () => {
   it("reports the retention distribution", async () => {
     await decay({ dry_run: false });
     const { body } = await call(runtime.app, "GET", "/v1/memories/retention?user_id=zoe");
-    expect(body).toMatchObject({ total: 5, high: 0, medium: 1, low: 4 });
+    expect(body).toMatchObject({ total: 8, high: 0, medium: 1, low: 7 });
     expect(body.average).toBeGreaterThan(0);
   });
 
@@ -91,21 +110,22 @@ describe("decay (R1, R3)", () => {
       expect(status).toBe(400);
       expect(body.error.details.issues.map((issue: { field: string }) => issue.field)).toContain(field);
     }
-    expect((await call(runtime.app, "GET", "/v1/memories?user_id=zoe&limit=50")).body.memories).toHaveLength(6);
+    expect((await call(runtime.app, "GET", "/v1/memories?user_id=zoe&limit=50")).body.memories).toHaveLength(9);
   });
 });
 
 describe("decay maintenance (R5, C8)", () => {
-  it("enforces a per-user quota by forgetting the lowest-retention episodes and insights", async () => {
-    const dry = await decay({ quota: 4 });
-    expect(dry.body.over_quota).toHaveLength(2);
-    const { body } = await decay({ dry_run: false, quota: 4, min_age_days: 365 });
+  it("enforces a per-user quota, the only hard bound, forgetting covered turns first, then the lowest-retention episodes and insights", async () => {
+    const dry = await decay({ quota: 6 });
+    expect(dry.body.over_quota).toHaveLength(3);
+    const { body } = await decay({ dry_run: false, quota: 6, min_age_days: 365 });
     expect(body.forgotten).toEqual([]);
-    expect(body.over_quota).toHaveLength(2);
+    expect(body.over_quota).toHaveLength(3);
+    expect(body.over_quota).toContain(ids["covered"]);
     expect(body.over_quota).not.toContain(ids["pinned"]);
     expect(body.over_quota).not.toContain(ids["fact"]);
     expect(body.over_quota).not.toContain(ids["future"]);
-    expect((await call(runtime.app, "GET", "/v1/memories?user_id=zoe&limit=50")).body.memories).toHaveLength(4);
+    expect((await call(runtime.app, "GET", "/v1/memories?user_id=zoe&limit=50")).body.memories).toHaveLength(6);
   });
 
   it("dissolves trends whose window closed unreinforced, and purges forgotten memories after the grace period", async () => {
@@ -121,12 +141,35 @@ describe("decay maintenance (R5, C8)", () => {
       actor: "decay",
     });
 
-    // The stale insight was forgotten above; 31 days later it is purged, its history kept.
-    await runtime.database.db.execute(sql`UPDATE memories SET expired_at = now() - interval '31 days' WHERE id = ${ids["stale"]}`);
+    // The covered turn was forgotten above; 31 days later it is purged, its history kept.
+    await runtime.database.db.execute(sql`UPDATE memories SET expired_at = now() - interval '31 days' WHERE id = ${ids["covered"]}`);
     const purge = await decay({ dry_run: false });
     expect(purge.body.purged).toBe(1);
-    expect((await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}`)).status).toBe(404);
-    const history = await runtime.database.db.execute(sql`SELECT count(*)::int AS n FROM memory_history WHERE memory_id = ${ids["stale"]}`);
+    expect((await call(runtime.app, "GET", `/v1/memories/${ids["covered"]}`)).status).toBe(404);
+    const history = await runtime.database.db.execute(
+      sql`SELECT count(*)::int AS n FROM memory_history WHERE memory_id = ${ids["covered"]}`,
+    );
     expect((history as unknown as { rows: { n: number }[] }).rows[0]?.n).toBeGreaterThan(0);
+  });
+});
+
+describe("CLOCK_OFFSET", () => {
+  it("moves the memory's clock: what was written today is judged, and recorded, 60 days on", async () => {
+    const later = await startTestRuntime({ EXECUTOR_ENABLED: "false", CLOCK_OFFSET: "60d" });
+    try {
+      const event = "00000000-0000-4000-8000-000000000003";
+      const turn = await insertEpisode(later, "turn", "user: I repotted the fern.", event);
+      await insertEpisode(later, "summary", 'The user said: "I repotted the fern."', event);
+      const judged = (body: Record<string, unknown>) => call(later.app, "POST", "/v1/decay/run", { user_id: "zoe", ...body });
+      const forgotten = (await judged({})).body.forgotten as { id: string; retention: number }[];
+      expect(forgotten.map((memory) => memory.id)).toEqual([turn]);
+      expect(forgotten[0]?.retention).toBeCloseTo(0.2 * Math.exp(-6), 3);
+      expect((await judged({ min_age_days: 61 })).body.forgotten).toEqual([]);
+      const added = (await call(later.app, "POST", "/v1/memories", { user_id: "zoe", type: "insight", content: "Zoe keeps ferns." })).body
+        .memory;
+      expect(Date.parse(added.created_at) - Date.now()).toBeGreaterThan(59 * 86_400_000);
+    } finally {
+      await later.close();
+    }
   });
 });

@@ -109,7 +109,7 @@ describe("POST /v1/sessions/:id/events", () => {
     [{ events: [] }, "body.events"],
     [{ events: [{ type: "message", role: "robot", content: "x" }] }, "body.events.0.role"],
     [{ events: [{ type: "message", role: "user" }] }, "body.events.0.content"],
-    [{ events: [{ type: "message", role: "user", content: "x", extra: 1 }] }, "body.events.0"],
+    [{ events: [{ type: "message", role: "user", content: "x", extra: 1 }] }, "body.events.0.extra"],
     [{ events: [{ type: "message", role: "user", content: "x", occurred_at: "May 8" }] }, "body.events.0.occurred_at"],
   ])("rejects %j with 400 naming %s and stores nothing", async (payload, field) => {
     const id = await createSession(runtime.app, "e3");

@@ -82,7 +82,7 @@ describe("POST /v1/memories (structured ingestion)", () => {
     [{ user_id: "r", type: "semantic", subtype: "profile", value: "x", content: "c" }, "body.key"],
     [{ user_id: "r", type: "episodic", content: "c" }, "body.type"],
     [{ user_id: "r", type: "insight", content: "" }, "body.content"],
-    [{ user_id: "r", type: "insight", content: "c", confidence: 2 }, "body"],
+    [{ user_id: "r", type: "insight", content: "c", confidence: 2 }, "body.confidence"],
     [{ user_id: "r", type: "insight", content: "nul \u0000 here" }, "body.content"],
   ])("rejects %j with 400 naming %s", async (payload, field) => {
     const { status, body } = await post(payload);

@@ -37,7 +37,7 @@ describe("POST /v1/sessions", () => {
   it.each([
     [{}, "body.user_id"],
     [{ user_id: 42 }, "body.user_id"],
-    [{ user_id: "u1", colour: "red" }, "body"],
+    [{ user_id: "u1", colour: "red" }, "body.colour"],
     [{ user_id: "u1", started_at: "yesterday" }, "body.started_at"],
   ])("rejects %j with 400 naming %s", async (payload, field) => {
     const { status, body } = await call(runtime.app, "POST", "/v1/sessions", payload);

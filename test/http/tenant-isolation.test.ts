@@ -73,8 +73,13 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "GET /v1/sessions": ({ self }) => ({ method: "GET", path: `/v1/sessions?${q(self)}` }),
   "GET /v1/sessions/:id": ({ pick }) => bySession("GET", pick, ""),
   "POST /v1/sessions/:id/end": ({ pick }) => bySession("POST", pick, "/end"),
-  "PATCH /v1/sessions/:id/state": ({ self, pick }) =>
-    bySession("PATCH", pick, "/state", { session: { note: self.marker }, user: { note: self.marker } }),
+  "PATCH /v1/sessions/:id/state": ({ self, pick }) => {
+    // Within one app the key writes on behalf of the session's user: what it writes is that user's
+    // data from then on. Across apps the write must fail, so the writer's own marker must never leak.
+    const owner = pickFrom(sessions, pick)?.tenant;
+    const marker = owner && owner.app === self.app ? owner.marker : self.marker;
+    return bySession("PATCH", pick, "/state", { session: { note: marker }, user: { note: marker } });
+  },
   "POST /v1/sessions/:id/events": ({ self, word }) => {
     const own = ownSession(self);
     return (

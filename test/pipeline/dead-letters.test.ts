@@ -109,7 +109,7 @@ describe("the sweep finds every derivable backlog", () => {
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I love sailing.")] });
     await waitForSettled(runtime.app, "lost-end");
     // Ended in the database only, as if the process died before emitting.
-    await endSession(runtime.database.db, sessionId);
+    await endSession(runtime.database.db, sessionId, new Date());
     const before = await status(runtime, "lost-end");
     expect(before).toMatchObject({ settled: false, backlog: { unreflected_events: 1 } });
     await waitForSettled(runtime.app, "lost-end");

@@ -50,12 +50,25 @@ const runOf = (runtime: Runtime, functionId: string) =>
 describe("a decay pass that crashes half-way", () => {
   it("resumes after its last committed batch and forgets every qualifying memory exactly once", async () => {
     const first = await start({ DECAY_BATCH_SIZE: "10" });
-    // 300 memories: the even ones are old, unimportant and untouched (forgettable), the odd ones important.
+    // 300 turns, each quoted by a summary of its own: the even turns are old, unimportant and
+    // untouched (forgettable), the odd ones important; summaries are never forgotten.
     await first.database.db.execute(sql`
-      INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
-      SELECT gen_random_uuid(), 'default', 'decayer', 'episodic', 'turn', 'note ' || i, md5('note ' || i),
-             CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.9 END, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
-        FROM generate_series(1, 300) AS i`);
+      WITH said AS (
+        SELECT i, gen_random_uuid() AS event_id, gen_random_uuid() AS turn_id, gen_random_uuid() AS summary_id FROM generate_series(1, 300) AS i
+      ), turns AS (
+        INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
+        SELECT turn_id, 'default', 'decayer', 'episodic', 'turn', 'user: note ' || i || '.', md5('note ' || i),
+               CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.9 END, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
+          FROM said
+      ), summaries AS (
+        INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
+        SELECT summary_id, 'default', 'decayer', 'episodic', 'summary', 'The user said: note ' || i || '.', md5('summary ' || i),
+               0.9, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
+          FROM said
+      )
+      INSERT INTO memory_sources (memory_id, event_id, session_id, seq)
+      SELECT turn_id, event_id, '00000000-0000-4000-8000-00000000000d'::uuid, i FROM said
+      UNION ALL SELECT summary_id, event_id, '00000000-0000-4000-8000-00000000000d'::uuid, i FROM said`);
     await first.inngest.send(decayRequested.create({ user_id: "decayer", cursor: null }));
     await waitFor(async () => ((await runOf(first, "decay"))[0]?.steps ?? 0) >= 5, "five decay batches");
     const [before] = await runOf(first, "decay");

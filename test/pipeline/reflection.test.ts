@@ -188,6 +188,7 @@ describe("deep reflection", () => {
       batch,
       {
         actor: "deep-reflection",
+        now: new Date(),
         guard: (tx) => advanceReflectedSeq(tx, sessionId, 0, 1),
       },
     );

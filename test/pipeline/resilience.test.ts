@@ -80,7 +80,13 @@ describe("fast replay under faults", () => {
     const runtime = await start({ SWEEP_CRON: "* * * * * *", SWEEP_MIN_AGE: "0s" });
     const sessionId = await createSession(runtime.app, "lost-emit");
     // Committed straight to the log, as if the process died before emitting the event.
-    await appendEvents(runtime.database.db, o200kTokenizer, sessionId, [message("user", "Remember my anniversary is on June 12th.")]);
+    await appendEvents(
+      runtime.database.db,
+      o200kTokenizer,
+      sessionId,
+      [message("user", "Remember my anniversary is on June 12th.")],
+      new Date(),
+    );
     await waitForSettled(runtime.app, "lost-emit");
     const memories = (await call(runtime.app, "GET", "/v1/memories?user_id=lost-emit&subtype=summary")).body.memories;
     expect(memories).toHaveLength(1);

@@ -42,7 +42,10 @@ describe("time-slice episodic retrieval (R4)", () => {
       to: new Date(Date.now() - 24 * 3_600_000).toISOString(),
     });
     const plan = (
-      await queryRows<{ "QUERY PLAN": string }>(runtime.database.db, sql`EXPLAIN ${listMemoriesQuery(runtime.database.db, query)}`)
+      await queryRows<{ "QUERY PLAN": string }>(
+        runtime.database.db,
+        sql`EXPLAIN ${listMemoriesQuery(runtime.database.db, query, new Date())}`,
+      )
     )
       .map((row) => row["QUERY PLAN"])
       .join("\n");

@@ -46,6 +46,7 @@ async function replayHeldOpen(runtime: Runtime, sessionId: string) {
         importance: e.importance,
       })),
       model: "test",
+      now: new Date(),
     },
     async () => {
       inside = true;

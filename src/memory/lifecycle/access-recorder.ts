@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/database.js";
+import type { Clock } from "../../util/clock.js";
 
 /**
  * Access recording (R2) off the request path: ids are buffered and written in one UPDATE per
- * window (`access_count + n`, `last_accessed_at = now()`), however many reads asked for them.
+ * window (`access_count + n`, `last_accessed_at` = the clock's now), however many reads asked for them.
  */
 export class AccessRecorder {
   private pending = new Map<string, number>();
@@ -11,6 +12,7 @@ export class AccessRecorder {
 
   constructor(
     private readonly db: Database,
+    private readonly clock: Clock,
     private readonly windowMs = 1000,
   ) {}
 
@@ -27,7 +29,7 @@ export class AccessRecorder {
     this.flushing = undefined;
     if (batch.length === 0) return;
     await this.db.execute(
-      sql`UPDATE memories AS m SET access_count = m.access_count + b.count, last_accessed_at = now()
+      sql`UPDATE memories AS m SET access_count = m.access_count + b.count, last_accessed_at = ${this.clock.now().toISOString()}::timestamptz
             FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS b(id uuid, count int)
            WHERE m.id = b.id`,
     );

@@ -24,11 +24,14 @@ export interface DecayReport {
   purged: number;
 }
 
+/** The clock's reading as a SQL value: decisions use the runtime's clock, never the server's `now()`. */
+const at = (now: Date): SQL => sql`${now.toISOString()}::timestamptz`;
+
 /** Trends whose window closed unreinforced, and established traits whose confidence decayed away. */
-function dissolvable(scope: DecayScope): SQL {
+function dissolvable(scope: DecayScope, now: Date): SQL {
   return sql`m.type = 'trait' AND m.expired_at IS NULL AND m.trait_stage <> 'dissolved' AND ${scopeSql(scope)}
-             AND ((m.trait_stage = 'trend' AND m.window_end < now() AND m.reinforcement_count < 2)
-               OR (m.trait_stage <> 'trend' AND ${decayedTraitConfidenceSql()} < 0.05))`;
+             AND ((m.trait_stage = 'trend' AND m.window_end < ${at(now)} AND m.reinforcement_count < 2)
+               OR (m.trait_stage <> 'trend' AND ${decayedTraitConfidenceSql(at(now))} < 0.05))`;
 }
 
 /** The users (in the scope) holding more than `quota` current memories. */
@@ -37,38 +40,57 @@ function usersOverQuota(scope: DecayScope, quota: number): SQL {
               GROUP BY m.app_id, m.user_id HAVING count(*) > ${quota} ORDER BY m.app_id, m.user_id`;
 }
 
-/** The lowest-retention episodes and insights of every user above `quota` current memories. */
-function overQuota(scope: DecayScope, quota: number): SQL {
+/**
+ * The quota is the only hard bound (R5): above it a user's lowest-retention episodes and insights
+ * go — covered turns first, then by retention, importance and age.
+ */
+function overQuota(scope: DecayScope, quota: number, now: Date): SQL {
   return sql`SELECT r.id FROM (
-               SELECT m.id, c.n, row_number() OVER (PARTITION BY m.app_id, m.user_id ORDER BY m.retention, m.importance, m.valid_at) AS rank
+               SELECT m.id, c.n, row_number() OVER (PARTITION BY m.app_id, m.user_id ORDER BY (${coveredTurn()}) DESC, m.retention, m.importance, m.valid_at) AS rank
                  FROM memories m
                  JOIN (SELECT app_id, user_id, count(*) AS n FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}
                         GROUP BY app_id, user_id HAVING count(*) > ${quota}) c ON c.app_id = m.app_id AND c.user_id = m.user_id
-                WHERE m.expired_at IS NULL AND m.pinned = false AND m.type IN ('episodic', 'insight') AND m.valid_at <= now()
+                WHERE m.expired_at IS NULL AND m.pinned = false AND m.type IN ('episodic', 'insight') AND m.valid_at <= ${at(now)}
              ) r WHERE r.rank <= r.n - ${quota}`;
 }
 
-function purgeable(scope: DecayScope, days: number): SQL {
-  return sql`m.expired_at < now() - make_interval(days => ${days}::int) AND m.superseded_by IS NULL AND ${scopeSql(scope)}`;
+function purgeable(scope: DecayScope, days: number, now: Date): SQL {
+  return sql`m.expired_at < ${at(now)} - make_interval(days => ${days}::int) AND m.superseded_by IS NULL AND ${scopeSql(scope)}`;
 }
 
 /**
- * Forgetting is deliberately narrow, so decay ranks before it destroys: only episodes (turns and
- * summaries) and insights that are below the threshold, older than the minimum age, of low
- * importance (< 0.5), not pinned, and whose `valid_at` is not in the future. Facts and traits are
- * never forgotten by decay; traits dissolve through their own lifecycle.
+ * A turn whose words a kept summary holds: a current summary of the user lists the turn's event
+ * among its sources and quotes the turn's text whole. Forgetting such a turn loses nothing — the
+ * summary still carries the words and, through its sources, the evidence.
  */
-function forgettable(scope: DecayScope, threshold: number, minAgeDays: number, retention: SQL = sql`m.retention`): SQL {
+function coveredTurn(): SQL {
+  return sql`m.type = 'episodic' AND m.subtype = 'turn' AND EXISTS (
+               SELECT 1 FROM memory_sources ts
+                 JOIN memory_sources ss ON ss.event_id = ts.event_id AND ss.memory_id <> ts.memory_id
+                 JOIN memories s ON s.id = ss.memory_id
+                WHERE ts.memory_id = m.id AND s.app_id = m.app_id AND s.user_id = m.user_id
+                  AND s.subtype = 'summary' AND s.expired_at IS NULL
+                  AND strpos(lower(s.content), lower(substr(m.content, strpos(m.content, ': ') + 2))) > 0)`;
+}
+
+/**
+ * Decay ranks before it destroys. Retention (R1, with the seed's λ and presets) orders search and
+ * the quota; forgetting is reserved for what something kept still carries: turns below the
+ * threshold, older than the minimum age, of low importance, not pinned — and covered by a kept
+ * summary (coveredTurn). Everything else stays however old it gets: summaries, insights, facts,
+ * traits (which dissolve through their own lifecycle). The log stays the source of truth either way.
+ */
+function forgettable(scope: DecayScope, threshold: number, minAgeDays: number, retention: SQL, now: Date): SQL {
   return sql.join(
     [
       sql`m.expired_at IS NULL`,
       sql`m.pinned = false`,
-      sql`m.type IN ('episodic', 'insight')`,
       sql`m.importance < 0.5`,
-      sql`m.valid_at <= now()`,
-      sql`m.created_at < now() - make_interval(days => ${minAgeDays}::int)`,
+      sql`m.valid_at <= ${at(now)}`,
+      sql`m.created_at < ${at(now)} - make_interval(days => ${minAgeDays}::int)`,
       sql`${retention} < ${threshold}::float8`,
       scopeSql(scope),
+      coveredTurn(),
     ],
     sql` AND `,
   );
@@ -109,10 +131,11 @@ export async function decayBatch(
   scope: DecayScope,
   parameters: DecayParameters,
   cursor: string | null,
+  now: Date,
   batchSize = DEFAULT_DECAY_BATCH_SIZE,
 ): Promise<DecayBatch> {
   const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
-  const expression = retentionSql(lambda);
+  const expression = retentionSql(lambda, at(now));
   const after = cursor === null ? sql`TRUE` : sql`m.id > ${cursor}::uuid`;
   return db.transaction(async (tx) => {
     // A pass for one user is one of that user's writers and takes their lock; a pass over the
@@ -134,13 +157,14 @@ export async function decayBatch(
     // Judged on the exact value: the stored one may lag by the tolerance.
     const forgotten = await updateWithHistory<{ type: string; content: string }>(
       tx,
-      sql`UPDATE memories AS m SET expired_at = now(), updated_at = now(), retention = ${expression}
-           WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression)}
+      sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)}, retention = ${expression}
+           WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression, now)}
           RETURNING m.id, m.app_id, m.user_id, m.retention, m.type, m.content`,
       {
         operation: "DELETE",
         after: { expired: true },
-        reason: `retention below ${threshold} (λ ${lambda}) and older than ${minAgeDays} days`,
+        reason: `retention below ${threshold} (λ ${lambda}), older than ${minAgeDays} days, and a kept summary quotes it`,
+        at: now,
       },
     );
     return {
@@ -161,7 +185,7 @@ export interface DecayFinish {
  * The end of a decay pass, after every batch: quota (R5) user by user under each user's lock,
  * then trait dissolution and purge.
  */
-export async function finishDecay(db: Database, scope: DecayScope, parameters: DecayParameters): Promise<DecayFinish> {
+export async function finishDecay(db: Database, scope: DecayScope, parameters: DecayParameters, now: Date): Promise<DecayFinish> {
   const overQuotaRows: Changed[] = [];
   if (parameters.quota) {
     const quota = parameters.quota;
@@ -171,8 +195,8 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
         await lockScope(tx, userScope);
         return updateWithHistory(
           tx,
-          sql`UPDATE memories AS m SET expired_at = now(), updated_at = now() WHERE m.id IN (${overQuota(userScope, quota)}) RETURNING m.id, m.app_id, m.user_id, m.retention`,
-          { operation: "DELETE", after: { expired: true }, reason: `over the quota of ${quota} memories` },
+          sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)} WHERE m.id IN (${overQuota(userScope, quota, now)}) RETURNING m.id, m.app_id, m.user_id, m.retention`,
+          { operation: "DELETE", after: { expired: true }, reason: `over the quota of ${quota} memories`, at: now },
         );
       });
       overQuotaRows.push(...forgotten);
@@ -182,38 +206,39 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
     await lockScope(tx, scope);
     const dissolved = await updateWithHistory(
       tx,
-      sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = now() WHERE ${dissolvable(scope)} RETURNING m.id, m.app_id, m.user_id, m.retention`,
+      sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = ${at(now)} WHERE ${dissolvable(scope, now)} RETURNING m.id, m.app_id, m.user_id, m.retention`,
       {
         operation: "STAGE_CHANGE",
         after: { traitStage: "dissolved" },
         reason: "trend window closed unreinforced, or confidence decayed below 0.05",
+        at: now,
       },
     );
     const purged = await queryRows<{ id: string }>(
       tx,
-      sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days)} RETURNING m.id`,
+      sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days, now)} RETURNING m.id`,
     );
     return { over_quota: overQuotaRows.map((row) => row.id), traits_dissolved: dissolved.map((row) => row.id), purged: purged.length };
   });
 }
 
 /** What a decay pass would do, computed without writing anything. */
-export async function previewDecay(db: Database, scope: DecayScope, parameters: DecayParameters): Promise<DecayReport> {
+export async function previewDecay(db: Database, scope: DecayScope, parameters: DecayParameters, now: Date): Promise<DecayReport> {
   const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
-  const expression = retentionSql(lambda);
+  const expression = retentionSql(lambda, at(now));
   const rows = await queryRows<{ id: string; type: string; content: string; retention: number }>(
     db,
-    sql`SELECT m.id, m.type, m.content, ${expression} AS retention FROM memories m WHERE ${forgettable(scope, threshold, minAgeDays, expression)}`,
+    sql`SELECT m.id, m.type, m.content, ${expression} AS retention FROM memories m WHERE ${forgettable(scope, threshold, minAgeDays, expression, now)}`,
   );
   const [counted] = await queryRows<{ count: number }>(
     db,
     sql`SELECT count(*)::int AS count FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`,
   );
-  const traits = await queryRows<{ id: string }>(db, sql`SELECT m.id FROM memories m WHERE ${dissolvable(scope)}`);
-  const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota)) : [];
+  const traits = await queryRows<{ id: string }>(db, sql`SELECT m.id FROM memories m WHERE ${dissolvable(scope, now)}`);
+  const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota, now)) : [];
   const [purge] = await queryRows<{ count: number }>(
     db,
-    sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days)}`,
+    sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days, now)}`,
   );
   return {
     dry_run: true,
@@ -237,20 +262,21 @@ export async function runDecay(
   scope: DecayScope,
   parameters: DecayParameters,
   dryRun: boolean,
+  now: Date,
   batchSize = DEFAULT_DECAY_BATCH_SIZE,
 ): Promise<DecayReport> {
-  if (dryRun) return previewDecay(db, scope, parameters);
+  if (dryRun) return previewDecay(db, scope, parameters, now);
   const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
   let cursor: string | null = null;
   let recomputed = 0;
   const forgotten: DecayReport["forgotten"] = [];
   do {
-    const batch: DecayBatch = await decayBatch(db, scope, parameters, cursor, batchSize);
+    const batch: DecayBatch = await decayBatch(db, scope, parameters, cursor, now, batchSize);
     recomputed += batch.recomputed;
     forgotten.push(...batch.forgotten);
     cursor = batch.cursor;
   } while (cursor !== null);
-  const finish = await finishDecay(db, scope, parameters);
+  const finish = await finishDecay(db, scope, parameters, now);
   return { dry_run: false, lambda, threshold, min_age_days: minAgeDays, recomputed, forgotten, ...finish };
 }
 
@@ -264,14 +290,14 @@ type Changed = { id: string; app_id: string; user_id: string; retention: number 
 async function updateWithHistory<Extra extends Record<string, unknown> = Record<never, never>>(
   tx: Queryable,
   update: SQL,
-  history: { operation: "DELETE" | "STAGE_CHANGE"; after: Record<string, unknown>; reason: string },
+  history: { operation: "DELETE" | "STAGE_CHANGE"; after: Record<string, unknown>; reason: string; at: Date },
 ): Promise<(Changed & Extra)[]> {
   return queryRows<Changed & Extra>(
     tx,
     sql`WITH changed AS (${update}),
         history AS (
-          INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason)
-          SELECT gen_random_uuid(), c.id, c.app_id, c.user_id, ${history.operation}, 'decay', jsonb_build_object('retention', c.retention), ${JSON.stringify(history.after)}::jsonb, ${history.reason}
+          INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason, created_at)
+          SELECT gen_random_uuid(), c.id, c.app_id, c.user_id, ${history.operation}, 'decay', jsonb_build_object('retention', c.retention), ${JSON.stringify(history.after)}::jsonb, ${history.reason}, ${at(history.at)}
             FROM changed c
         )
         SELECT * FROM changed`,

@@ -36,10 +36,10 @@ export function resolveParameters(parameters: DecayParameters): { lambda: number
   };
 }
 
-/** A trait's confidence after decay since it was last reinforced, in SQL over a row aliased `m`. */
-export function decayedTraitConfidenceSql(): SQL {
+/** A trait's confidence after decay since it was last reinforced, at `now`, in SQL over a row aliased `m`. */
+export function decayedTraitConfidenceSql(now: SQL): SQL {
   const rate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
-  return sql`m.confidence * exp(-${rate} * greatest(0, extract(epoch FROM (now() - coalesce(m.last_reinforced_at, m.created_at))) / 86400.0))`;
+  return sql`m.confidence * exp(-${rate} * greatest(0, extract(epoch FROM (${now} - coalesce(m.last_reinforced_at, m.created_at))) / 86400.0))`;
 }
 
 /**
@@ -58,8 +58,8 @@ export function traitLambda(subtype: string | null, reinforcements: number): num
   return base / (1 + 0.1 * reinforcements);
 }
 
-/** The same formula in SQL over a `memories` row aliased `m`, for batch recomputation. */
-export function retentionSql(lambda: number, now: SQL = sql`now()`): SQL {
+/** The same formula in SQL over a `memories` row aliased `m` at `now`, for batch recomputation. */
+export function retentionSql(lambda: number, now: SQL): SQL {
   const traitRate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
   const rate = sql`(CASE WHEN m.type = 'trait' THEN ${traitRate} ELSE ${sql.raw(String(lambda))}::float8 END)`;
   const days = sql`greatest(0, extract(epoch FROM (${now} - m.last_accessed_at)) / 86400.0)`;

@@ -13,7 +13,7 @@ export interface MemoryHealth {
 }
 
 /** One user's memory at a glance (V1, R3): what the dashboard's health panel shows. */
-export async function memoryHealth(db: Database, scope: { appId: string; userId: string }): Promise<MemoryHealth> {
+export async function memoryHealth(db: Database, scope: { appId: string; userId: string }, now: Date): Promise<MemoryHealth> {
   const current = sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.expired_at IS NULL`;
   const [summary] = await queryRows<{
     total: number;
@@ -32,7 +32,7 @@ export async function memoryHealth(db: Database, scope: { appId: string; userId:
   );
   const [forgotten] = await queryRows<{ n: number }>(
     db,
-    sql`SELECT count(*)::int AS n FROM memory_history WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND actor = 'decay' AND operation = 'DELETE' AND created_at > now() - interval '7 days'`,
+    sql`SELECT count(*)::int AS n FROM memory_history WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND actor = 'decay' AND operation = 'DELETE' AND created_at > ${now.toISOString()}::timestamptz - interval '7 days'`,
   );
   const top = await queryRows<MemoryHealth["top_accessed"][number]>(
     db,

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, ne, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../../db/schema/index.js";
@@ -42,12 +42,12 @@ export async function getMemory(db: Database, id: string) {
  * `as_of` gives those valid at that time, superseded versions included (bi-temporal, M2), but
  * never deleted ones; `include_expired` lists every version.
  */
-export async function listMemories(db: Database, query: ListMemoriesQuery): Promise<MemoryRow[]> {
-  return listMemoriesQuery(db, query);
+export async function listMemories(db: Database, query: ListMemoriesQuery, now: Date): Promise<MemoryRow[]> {
+  return listMemoriesQuery(db, query, now);
 }
 
 /** The listing as a query builder, so its plan can be inspected (EXPLAIN) as well as run. */
-export function listMemoriesQuery(db: Database, query: ListMemoriesQuery) {
+export function listMemoriesQuery(db: Database, query: ListMemoriesQuery, now: Date) {
   const conditions: (SQL | undefined)[] = [eq(memories.appId, query.app_id), eq(memories.userId, query.user_id)];
   if (query.type) conditions.push(eq(memories.type, query.type));
   if (query.subtype) conditions.push(eq(memories.subtype, query.subtype));
@@ -60,7 +60,9 @@ export function listMemoriesQuery(db: Database, query: ListMemoriesQuery) {
     conditions.push(lte(memories.validAt, at), or(isNull(memories.invalidAt), gt(memories.invalidAt, at)));
     conditions.push(or(isNull(memories.expiredAt), isNotNull(memories.supersededBy)));
   } else if (query.include_expired === "false") {
-    conditions.push(isNull(memories.expiredAt), or(isNull(memories.invalidAt), gt(memories.invalidAt, new Date())));
+    conditions.push(isNull(memories.expiredAt), or(isNull(memories.invalidAt), gt(memories.invalidAt, now)));
+    // A dissolved trait no longer describes the user: listed only with every version.
+    conditions.push(or(isNull(memories.traitStage), ne(memories.traitStage, "dissolved")));
   }
   return db
     .select()

@@ -3,6 +3,7 @@ import { type Database, queryRows } from "../../db/database.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
+import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
 
 /** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
 export const RRF_K = 60;
@@ -35,9 +36,13 @@ export interface RecalledMemory {
   /** Share of the query's BM25 weight that the memory's words match (0-1). */
   coverage: number;
   sources: SourceRef[];
+  /** For an episode: the newer statement that replaced what it says, when one did. */
+  superseded: Superseded | null;
 }
 
 export interface RecallFilters {
+  /** The current time (the runtime's clock); what is valid is judged at `asOf` when given, else at `now`. */
+  now: Date;
   types?: MemoryType[];
   /** The world as it was at this time instead of now (M2). */
   asOf?: Date;
@@ -57,7 +62,7 @@ export interface RecallQuery extends RecallFilters {
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
-export function visibleMemories(scope: { appId: string; userId: string }, filters: RecallFilters = {}): SQL {
+export function visibleMemories(scope: { appId: string; userId: string }, filters: RecallFilters): SQL {
   const conditions: SQL[] = [
     sql`m.app_id = ${scope.appId}`,
     sql`m.user_id = ${scope.userId}`,
@@ -68,7 +73,10 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
     conditions.push(sql`m.valid_at <= ${at}::timestamptz AND (m.invalid_at IS NULL OR m.invalid_at > ${at}::timestamptz)`);
     conditions.push(sql`(m.expired_at IS NULL OR m.superseded_by IS NOT NULL)`);
   } else {
-    conditions.push(sql`m.expired_at IS NULL AND (m.invalid_at IS NULL OR m.invalid_at > now()) AND m.valid_at <= now()`);
+    const now = filters.now.toISOString();
+    conditions.push(
+      sql`m.expired_at IS NULL AND (m.invalid_at IS NULL OR m.invalid_at > ${now}::timestamptz) AND m.valid_at <= ${now}::timestamptz`,
+    );
   }
   if (filters.types && filters.types.length > 0) conditions.push(sql`m.type IN ${filters.types}`);
   if (filters.window?.from) conditions.push(sql`m.valid_at >= ${filters.window.from.toISOString()}::timestamptz`);
@@ -142,15 +150,18 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
           SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score, max(similarity) AS similarity, max(coverage) AS coverage
             FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id
         )
-        SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score, f.similarity::float8 AS similarity, f.coverage::float8 AS coverage
-          FROM fused f JOIN memories m ON m.id = f.id
-         ORDER BY f.score DESC, m.created_at DESC
-         LIMIT ${query.limit}`,
+        SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
+          SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score, f.similarity::float8 AS similarity, f.coverage::float8 AS coverage
+            FROM fused f JOIN memories m ON m.id = f.id
+           ORDER BY f.score DESC, m.created_at DESC
+           LIMIT ${query.limit}
+        ) r
+        ORDER BY r.score DESC, r.created_at DESC`,
   );
   return rows.map(toRecalled);
 }
 
-const RECALLED_COLUMNS = sql`m.id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.retention,
+const RECALLED_COLUMNS = sql`m.id, m.app_id, m.user_id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.retention,
        m.access_count, m.valid_at, m.created_at,
        (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
           FROM memory_sources s WHERE s.memory_id = m.id) AS sources`;
@@ -171,6 +182,7 @@ type RecalledRow = {
   similarity: number;
   coverage: number;
   sources: SourceRef[] | null;
+  superseded?: unknown;
 };
 
 function toRecalled(row: RecalledRow): RecalledMemory {
@@ -190,6 +202,7 @@ function toRecalled(row: RecalledRow): RecalledMemory {
     similarity: Number(row.similarity ?? 0),
     coverage: Math.min(1, Number(row.coverage ?? 0)),
     sources: row.sources ?? [],
+    superseded: toSuperseded(row.superseded),
   };
 }
 
@@ -201,15 +214,36 @@ export async function followingTurns(
   db: Database,
   scope: { appId: string; userId: string },
   anchors: { sessionId: string; seq: number }[],
+  now: Date,
 ): Promise<RecalledMemory[]> {
   if (anchors.length === 0) return [];
   const pairs = JSON.stringify(anchors.map((anchor) => ({ session_id: anchor.sessionId, seq: anchor.seq + 1 })));
   const rows = await queryRows<RecalledRow>(
     db,
-    sql`SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage
-          FROM jsonb_to_recordset(${pairs}::jsonb) AS p(session_id uuid, seq int)
-          JOIN memories m ON m.session_id = p.session_id AND (m.metadata ->> 'seq')::int = p.seq
-         WHERE ${visibleMemories(scope)} AND m.subtype = 'turn'`,
+    sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
+          SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage
+            FROM jsonb_to_recordset(${pairs}::jsonb) AS p(session_id uuid, seq int)
+            JOIN memories m ON m.session_id = p.session_id AND (m.metadata ->> 'seq')::int = p.seq
+           WHERE ${visibleMemories(scope, { now })} AND m.subtype = 'turn'
+        ) r`,
+  );
+  return rows.map(toRecalled);
+}
+
+/** Current memories by id, in the shape recall returns (to bring in what replaced a stale hit). */
+export async function recallByIds(
+  db: Database,
+  scope: { appId: string; userId: string },
+  ids: string[],
+  now: Date,
+): Promise<RecalledMemory[]> {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<RecalledRow>(
+    db,
+    sql`SELECT r.*, NULL::json AS superseded FROM (
+          SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage
+            FROM memories m WHERE m.id IN ${ids} AND ${visibleMemories(scope, { now })}
+        ) r`,
   );
   return rows.map(toRecalled);
 }

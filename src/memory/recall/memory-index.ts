@@ -49,11 +49,7 @@ export function timeAgo(date: Date, now: Date): string {
  * id, age, a short summary and importance, most important first. An agent that needs more asks
  * for the ids (expand).
  */
-export async function memoryIndex(
-  db: Database,
-  query: MemoryIndexQuery,
-  now = new Date(),
-): Promise<{ entries: IndexEntry[]; text: string }> {
+export async function memoryIndex(db: Database, query: MemoryIndexQuery, now: Date): Promise<{ entries: IndexEntry[]; text: string }> {
   const conditions = [
     eq(memories.appId, query.app_id),
     eq(memories.userId, query.user_id),

@@ -36,7 +36,17 @@ export function scoreMemories(recalled: RecalledMemory[], now: Date): ScoredMemo
         SCORE_WEIGHTS.importance * memory.importance +
         SCORE_WEIGHTS.access * access +
         SCORE_WEIGHTS.retention * Math.min(1, memory.retention);
-      return { ...memory, relevance, finalScore: Math.round(finalScore * 10_000) / 10_000 };
+      // What a replaced statement says counts half, and never more than what replaced it.
+      const weighed = memory.superseded ? finalScore * SUPERSEDED_WEIGHT : finalScore;
+      return { ...memory, relevance, finalScore: Math.round(weighed * 10_000) / 10_000 };
+    })
+    .map((memory, _index, all) => {
+      const newer = all.filter((other) => memory.superseded?.some((replacement) => replacement.byId === other.id));
+      const ceiling = Math.min(...newer.map((other) => other.finalScore));
+      return newer.length > 0 && memory.finalScore >= ceiling ? { ...memory, finalScore: Math.max(0, ceiling - 0.0001) } : memory;
     })
     .sort((a, b) => b.finalScore - a.finalScore);
 }
+
+/** How much an episode whose statement was replaced still counts in search. */
+const SUPERSEDED_WEIGHT = 0.5;

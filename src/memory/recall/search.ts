@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES } from "../../db/schema/index.js";
 import type { Embedder } from "../../providers/types.js";
-import { recallMemories } from "./hybrid-recall.js";
+import type { Clock } from "../../util/clock.js";
+import { recallByIds, recallMemories } from "./hybrid-recall.js";
 import { type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
 
@@ -33,9 +34,9 @@ export interface SearchResult {
  * @example
  * await searchMemory(deps, { user_id: "ana", app_id: "default", query: "pets", limit: 5, min_relevance: 0.3 });
  */
-export async function searchMemory(deps: { db: Database; embedder: Embedder }, input: SearchMemory): Promise<SearchResult> {
+export async function searchMemory(deps: { db: Database; embedder: Embedder; clock: Clock }, input: SearchMemory): Promise<SearchResult> {
   const warnings: string[] = [];
-  const now = input.as_of ? new Date(input.as_of) : new Date();
+  const now = input.as_of ? new Date(input.as_of) : deps.clock.now();
   const window = input.time_window ? resolveTimeWindow(input.time_window, now) : null;
   const vector = await deps.embedder.embed([input.query]).then(
     ([values]) => values,
@@ -51,9 +52,44 @@ export async function searchMemory(deps: { db: Database; embedder: Embedder }, i
     ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
     limit: Math.max(input.limit * 4, 40),
     ...(input.types ? { types: input.types } : {}),
+    now,
     ...(input.as_of ? { asOf: now } : {}),
     ...(window ? { window } : {}),
   });
   const relevant = scoreMemories(recalled, now).filter((memory) => memory.relevance >= input.min_relevance);
-  return { memories: relevant.slice(0, input.limit), noRelevantMemory: relevant.length === 0, window, warnings };
+  const results = await withWhatReplacedThem(deps.db, { appId: input.app_id, userId: input.user_id }, relevant.slice(0, input.limit), now);
+  return { memories: results.slice(0, input.limit), noRelevantMemory: relevant.length === 0, window, warnings };
+}
+
+/**
+ * A hit whose statement was replaced brings the statement that replaced it, ranked just above it,
+ * so the newer fact always outranks the older episode (and the answer never reads the old one as current).
+ */
+async function withWhatReplacedThem(
+  db: Database,
+  scope: { appId: string; userId: string },
+  hits: ScoredMemory[],
+  now: Date,
+): Promise<ScoredMemory[]> {
+  const present = new Set(hits.map((hit) => hit.id));
+  const missing = [
+    ...new Set(
+      hits.flatMap((hit) =>
+        (hit.superseded ?? []).flatMap((replacement) => (replacement.byId && !present.has(replacement.byId) ? [replacement.byId] : [])),
+      ),
+    ),
+  ];
+  if (missing.length === 0) return hits;
+  const newer = new Map((await recallByIds(db, scope, missing, now)).map((memory) => [memory.id, memory]));
+  const results: ScoredMemory[] = [];
+  for (const hit of hits) {
+    for (const { byId } of hit.superseded ?? []) {
+      const replacement = byId ? newer.get(byId) : undefined;
+      if (!replacement || present.has(replacement.id)) continue;
+      present.add(replacement.id);
+      results.push({ ...replacement, relevance: hit.relevance, finalScore: Math.round((hit.finalScore + 0.0001) * 10_000) / 10_000 });
+    }
+    results.push(hit);
+  }
+  return results;
 }

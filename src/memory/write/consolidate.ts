@@ -10,7 +10,7 @@ import { contentHash } from "./content-hash.js";
 import type { CandidateBatch, FactCandidate, InsightCandidate } from "./extraction-grounding.js";
 import { addSources, insertMemory, type MemoryRecord, sameKey, snapshot, writeHistory } from "./memory-writes.js";
 import type { AppliedOperation, Scope } from "./operations.js";
-import { applyTraitEvidence } from "./traits.js";
+import { applyTraitEvidence, currentTrait, dissolveTrait } from "./traits.js";
 
 /** Cosine similarity above which two memories are the same memory (C3, seed 002 §5.4). */
 export const DUPLICATE_SIMILARITY = 0.95;
@@ -21,6 +21,8 @@ export type ConsolidationResult = { applied: true; operations: AppliedOperation[
 
 export interface ConsolidationOptions {
   actor: string;
+  /** The runtime's clock reading: when the changes happen (system time of the rows and history). */
+  now: Date;
   /** Runs first inside the transaction; false aborts with nothing written (e.g. a watermark moved). */
   guard?: (tx: Queryable) => Promise<boolean>;
   /** Runs last inside the transaction, e.g. to complete the job record with the outcome. */
@@ -33,6 +35,7 @@ interface Context {
   actor: string;
   vectors: Map<string, number[]>;
   model: string;
+  now: Date;
   operations: AppliedOperation[];
 }
 
@@ -44,7 +47,10 @@ interface Context {
  *   `superseded_by`, both stay in history); a statement older than the current version becomes a
  *   historical version instead, so the later statement wins whatever the processing order;
  * - a fact or insight with no version of its key is a duplicate when its content hash matches or
- *   its embedding is more than 0.95 similar to a current memory;
+ *   its embedding is more than 0.95 similar to a current memory; a duplicate (a re-confirmation)
+ *   counts as an access and raises the memory's confidence;
+ * - a value restated after it was retracted is valid again, as a new version (retract → restate →
+ *   retract works any number of times, each step in history);
  * - a change of attitude (like → dislike) also records a reflection;
  * - trait evidence moves traits through their lifecycle.
  * Embeddings are computed before the transaction and stored with the new rows.
@@ -62,10 +68,10 @@ export async function consolidate(
   return deps.db.transaction(async (tx) => {
     await lockUser(tx, scope.appId, scope.userId);
     if (options.guard && !(await options.guard(tx))) return { applied: false, reason: "guard rejected the batch" } as const;
-    const context: Context = { tx, scope, actor: options.actor, vectors, model: deps.embedder.model, operations: [] };
+    const context: Context = { tx, scope, actor: options.actor, vectors, model: deps.embedder.model, now: options.now, operations: [] };
     for (const fact of batch.facts) await applyFact(context, fact);
     for (const insight of batch.insights) await applyInsight(context, insight);
-    for (const trait of batch.traits) context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor)));
+    for (const trait of batch.traits) context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor, options.now)));
     await options.afterApply?.(tx, context.operations);
     return { applied: true, operations: context.operations } as const;
   });
@@ -82,14 +88,18 @@ async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
     .for("update");
   const prev = versions.filter((row) => row.validAt <= fact.validAt).at(-1);
   const next = versions.find((row) => row.validAt > fact.validAt);
+  // Retracted ("I no longer live in Berlin") before this statement: the key held nothing then.
+  const retracted = prev !== undefined && prev.supersededBy === null && prev.invalidAt !== null && prev.invalidAt <= fact.validAt;
 
   if (fact.operation === "DELETE") return retractFact(context, fact, prev);
-  if (prev && sameStatement(prev, fact)) return confirm(context, "fact", prev, fact.sources, "the key already holds this value");
+  if (prev && !retracted && sameStatement(prev, fact)) {
+    if (await confirm(context, "fact", prev, fact.sources, "the key already holds this value")) return;
+  }
   if (next && sameStatement(next, fact)) {
     // An earlier statement of what the next version says: that version has been true since then.
-    await tx.update(memories).set({ validAt: fact.validAt, updatedAt: sql`now()` }).where(eq(memories.id, next.id));
+    await tx.update(memories).set({ validAt: fact.validAt, updatedAt: context.now }).where(eq(memories.id, next.id));
     if (prev && prev.invalidAt?.getTime() === next.validAt.getTime()) {
-      await tx.update(memories).set({ invalidAt: fact.validAt, updatedAt: sql`now()` }).where(eq(memories.id, prev.id));
+      await tx.update(memories).set({ invalidAt: fact.validAt, updatedAt: context.now }).where(eq(memories.id, prev.id));
     }
     await addSources(tx, next.id, fact.sources);
     await writeHistory(tx, {
@@ -105,9 +115,9 @@ async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
   if (prev || next) return supersede(context, fact, versions, prev, next);
 
   const duplicate = await findDuplicate(context, fact.content, ["semantic"]);
-  if (duplicate) return confirm(context, "fact", duplicate.row, fact.sources, duplicate.reason);
+  if (duplicate && (await confirm(context, "fact", duplicate.row, fact.sources, duplicate.reason))) return;
   const id = randomUUID();
-  await insertMemory(tx, factRow(context, id, fact, { version: 1 }), fact.sources, context.actor);
+  await insertMemory(tx, factRow(context, id, fact, { version: 1 }), fact.sources, context.actor, context.now);
   context.operations.push({ op: "ADD", kind: "fact", memory_id: id, key: fact.key, reason: "new fact" });
 }
 
@@ -125,14 +135,22 @@ async function supersede(
   const row = factRow(context, id, fact, {
     version,
     // Older than the current version: true from its statement until the next one, and already superseded.
-    ...(next ? { invalidAt: next.validAt, supersededBy: next.id, expiredAt: new Date() } : {}),
+    ...(next ? { invalidAt: next.validAt, supersededBy: next.id, expiredAt: context.now } : {}),
   });
-  await insertMemory(tx, row, fact.sources, context.actor, prev ? `supersedes ${prev.id}` : `historical version before ${next?.id}`);
+  const restated = prev !== undefined && prev.invalidAt !== null && prev.invalidAt <= fact.validAt;
+  await insertMemory(
+    tx,
+    row,
+    fact.sources,
+    context.actor,
+    context.now,
+    restated ? `stated again after ${prev?.id} was retracted` : prev ? `supersedes ${prev.id}` : `historical version before ${next?.id}`,
+  );
   if (prev && (prev.invalidAt === null || prev.invalidAt > fact.validAt)) {
-    const after = { invalidAt: fact.validAt, expiredAt: prev.expiredAt ?? new Date(), supersededBy: id };
+    const after = { invalidAt: fact.validAt, expiredAt: prev.expiredAt ?? context.now, supersededBy: id };
     await tx
       .update(memories)
-      .set({ ...after, updatedAt: sql`now()` })
+      .set({ ...after, updatedAt: context.now })
       .where(eq(memories.id, prev.id));
     await writeHistory(tx, {
       ...owner(context, prev.id),
@@ -147,11 +165,41 @@ async function supersede(
     kind: "fact",
     memory_id: id,
     key: fact.key,
-    reason: next ? "historical version of a changed fact" : "supersedes the previous value",
+    reason: next ? "historical version of a changed fact" : restated ? "stated again after a retraction" : "supersedes the previous value",
   });
 
   const [earlier, later] = next ? [row as MemoryRecord, next] : [prev as MemoryRecord, row as MemoryRecord];
-  if (earlier && later && attitudeFlipped(earlier.value, later.value)) await recordAttitudeChange(context, earlier, later, fact.sources);
+  if (earlier && later && attitudeFlipped(earlier.value, later.value)) {
+    await recordAttitudeChange(context, earlier, later, fact.sources);
+    // The trait of the old attitude no longer agrees with the facts (when this is the latest statement).
+    if (!next) await dissolveTraitOfOldAttitude(context, earlier, fact);
+  }
+}
+
+/** "Loved cats, now hates them": the trait "likes:cats" goes with the fact it came from. */
+async function dissolveTraitOfOldAttitude(context: Context, earlier: MemoryRecord, fact: FactCandidate): Promise<void> {
+  const polarity = (earlier.value as { polarity: number }).polarity;
+  if (!earlier.key?.startsWith("attitude:")) return;
+  const key = `${polarity > 0 ? "likes" : "dislikes"}:${earlier.key.slice("attitude:".length)}`;
+  const trait = await currentTrait(context.tx, context.scope, key);
+  if (!trait || (trait.lastReinforcedAt !== null && trait.lastReinforcedAt > fact.validAt)) return;
+  const evidence = {
+    subtype: "preference" as const,
+    key,
+    content: fact.content,
+    direction: "contradicting" as const,
+    quality: "A" as const,
+    sources: fact.sources,
+    validAt: fact.validAt,
+    sessionId: fact.sessionId,
+  };
+  await dissolveTrait(context.tx, context.scope, trait, {
+    actor: context.actor,
+    now: context.now,
+    reason: `the attitude fact changed: ${fact.content}`,
+    evidence,
+  });
+  context.operations.push({ op: "UPDATE", kind: "trait", memory_id: trait.id, key, reason: "dissolved: the attitude changed" });
 }
 
 async function retractFact(context: Context, fact: FactCandidate, prev: MemoryRecord | undefined): Promise<void> {
@@ -159,7 +207,7 @@ async function retractFact(context: Context, fact: FactCandidate, prev: MemoryRe
     context.operations.push({ op: "NOOP", kind: "fact", memory_id: prev?.id ?? "", key: fact.key, reason: "nothing to retract" });
     return;
   }
-  await context.tx.update(memories).set({ invalidAt: fact.validAt, updatedAt: sql`now()` }).where(eq(memories.id, prev.id));
+  await context.tx.update(memories).set({ invalidAt: fact.validAt, updatedAt: context.now }).where(eq(memories.id, prev.id));
   await writeHistory(context.tx, {
     ...owner(context, prev.id),
     operation: "DELETE",
@@ -172,7 +220,7 @@ async function retractFact(context: Context, fact: FactCandidate, prev: MemoryRe
 
 async function applyInsight(context: Context, insight: InsightCandidate): Promise<void> {
   const duplicate = await findDuplicate(context, insight.content, ["insight"]);
-  if (duplicate) return confirm(context, "insight", duplicate.row, insight.sources, duplicate.reason);
+  if (duplicate && (await confirm(context, "insight", duplicate.row, insight.sources, duplicate.reason))) return;
   const id = await insertInsight(context, {
     subtype: "insight",
     content: insight.content,
@@ -238,14 +286,44 @@ async function insertInsight(
     },
     insight.sources,
     context.actor,
+    context.now,
     insight.reason,
   );
   return id;
 }
 
-async function confirm(context: Context, kind: "fact" | "insight", row: MemoryRecord, sources: SourceRef[], reason: string): Promise<void> {
+/** How much of the distance to certainty one re-confirmation closes. */
+const CONFIRMATION_GAIN = 0.3;
+
+/**
+ * A re-confirmation (NOOP): the statement's sources join the memory, and being said again counts
+ * as a use — access count and time move, confidence rises — so what a user keeps saying does not
+ * decay away. A historical version takes the sources only. False when the memory stopped being
+ * current in the meantime (forgotten by a decay pass in another transaction): the caller adds it anew.
+ */
+async function confirm(
+  context: Context,
+  kind: "fact" | "insight",
+  row: MemoryRecord,
+  sources: SourceRef[],
+  reason: string,
+): Promise<boolean> {
+  if (row.expiredAt === null) {
+    const refreshed = await context.tx
+      .update(memories)
+      .set({
+        accessCount: sql`${memories.accessCount} + 1`,
+        lastAccessedAt: context.now,
+        confidence: sql`least(1, ${memories.confidence} + (1 - ${memories.confidence}) * ${CONFIRMATION_GAIN})`,
+        updatedAt: context.now,
+      })
+      .where(and(eq(memories.id, row.id), isNull(memories.expiredAt)))
+      .returning({ id: memories.id });
+    if (refreshed.length === 0) return false;
+  }
   await addSources(context.tx, row.id, sources);
   context.operations.push({ op: "NOOP", kind, memory_id: row.id, key: row.key, reason });
+  return true;
 }
 
 /** Same content hash, or (with vectors) cosine similarity above the duplicate threshold. */
@@ -306,7 +384,7 @@ function factRow(context: Context, id: string, fact: FactCandidate, extra: Parti
 
 function embeddingOf(context: Context, content: string) {
   const vector = context.vectors.get(content);
-  return vector ? { embedding: vector, embeddingModel: context.model, embeddedAt: new Date() } : {};
+  return vector ? { embedding: vector, embeddingModel: context.model, embeddedAt: context.now } : {};
 }
 
 function sameStatement(row: MemoryRecord, fact: FactCandidate): boolean {
@@ -328,7 +406,7 @@ function origin(context: Context): { origin: "api" | "log" } {
 }
 
 function owner(context: Context, memoryId: string) {
-  return { memoryId, appId: context.scope.appId, userId: context.scope.userId, actor: context.actor };
+  return { memoryId, appId: context.scope.appId, userId: context.scope.userId, actor: context.actor, at: context.now };
 }
 
 function day(date: Date): string {

@@ -30,6 +30,8 @@ export interface WriteEpisodeInput {
   /** Seqs the summary was made from; absent means all events of the chunk. */
   summarySeqs?: number[];
   model: string;
+  /** The runtime's clock reading: the system time of what is written. */
+  now: Date;
 }
 
 /** `memoryId` is null when the chunk had nothing to summarise and only the watermark moved. */
@@ -100,6 +102,7 @@ async function writeTurns(tx: Queryable, input: WriteEpisodeInput): Promise<numb
       };
     }),
     "fast-replay",
+    input.now,
   );
   return fresh.length;
 }
@@ -135,7 +138,7 @@ async function writeSummary(tx: Queryable, input: WriteEpisodeInput): Promise<st
           subtype: "summary",
           content: input.summary,
           importance: input.importance,
-          validAt: new Date(last?.occurredAt ?? Date.now()),
+          validAt: new Date(last?.occurredAt ?? input.now),
           contentHash: contentHash(input.summary),
           metadata: {
             from_seq: input.chunkStart,
@@ -153,11 +156,12 @@ async function writeSummary(tx: Queryable, input: WriteEpisodeInput): Promise<st
       },
     ],
     "fast-replay",
+    input.now,
   );
   if (previous) {
     await tx
       .update(memories)
-      .set({ expiredAt: sql`now()`, supersededBy: memoryId, updatedAt: sql`now()` })
+      .set({ expiredAt: input.now, supersededBy: memoryId, updatedAt: input.now })
       .where(eq(memories.id, previous.id));
     await writeHistory(tx, {
       memoryId: previous.id,
@@ -168,6 +172,7 @@ async function writeSummary(tx: Queryable, input: WriteEpisodeInput): Promise<st
       before: { content: previous.content, metadata: previous.metadata },
       after: { supersededBy: memoryId },
       reason: `events up to ${input.toSeq} arrived`,
+      at: input.now,
     });
   }
   return memoryId;

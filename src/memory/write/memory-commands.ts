@@ -1,10 +1,11 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { memories, sessionEvents } from "../../db/schema/index.js";
 import { conflict, DomainError } from "../../errors.js";
 import { FACT_TYPES } from "../../providers/extraction.js";
 import type { Embedder } from "../../providers/types.js";
+import type { Clock } from "../../util/clock.js";
 import type { SourceRef } from "../provenance.js";
 import { getMemory } from "../read/memory-read.js";
 import { type AppliedOperation, consolidate } from "./consolidate.js";
@@ -39,9 +40,13 @@ export type CreateMemory = z.infer<typeof CreateMemorySchema>;
  * Adds a fact or insight through consolidation (actor "api"): the same dedup, supersede and
  * history rules as the pipeline apply, so structured ingestion cannot leave a contradiction.
  */
-export async function createMemory(deps: { db: Database; embedder: Embedder }, input: CreateMemory): Promise<AppliedOperation> {
+export async function createMemory(
+  deps: { db: Database; embedder: Embedder; clock: Clock },
+  input: CreateMemory,
+): Promise<AppliedOperation> {
   const sources = await resolveSources(deps.db, input);
-  const validAt = input.valid_at ? new Date(input.valid_at) : new Date();
+  const now = deps.clock.now();
+  const validAt = input.valid_at ? new Date(input.valid_at) : now;
   const grounded = { sources, validAt, sessionId: sources[0]?.session_id ?? null };
   const batch: CandidateBatch =
     input.type === "semantic"
@@ -62,7 +67,7 @@ export async function createMemory(deps: { db: Database; embedder: Embedder }, i
           traits: [],
         }
       : { facts: [], insights: [{ content: input.content, importance: input.importance, ...grounded }], traits: [] };
-  const result = await consolidate(deps, { appId: input.app_id, userId: input.user_id }, batch, { actor: "api" });
+  const result = await consolidate(deps, { appId: input.app_id, userId: input.user_id }, batch, { actor: "api", now });
   // Candidates are applied in order and each reports its own operation first.
   const operation = result.applied ? result.operations[0] : undefined;
   if (!operation) throw new Error("consolidation reported no operation for the memory");
@@ -91,8 +96,8 @@ async function resolveSources(db: Database, input: CreateMemory): Promise<Source
   return rows;
 }
 
-/** Soft delete (M4): the memory expires now and keeps its history; deleting twice is harmless. */
-export async function deleteMemory(db: Database, id: string, actor = "api") {
+/** Soft delete (M4): the memory expires at `now` and keeps its history; deleting twice is harmless. */
+export async function deleteMemory(db: Database, id: string, now: Date, actor = "api") {
   const { row } = await getMemory(db, id);
   if (row.expiredAt) {
     if (row.supersededBy)
@@ -102,7 +107,7 @@ export async function deleteMemory(db: Database, id: string, actor = "api") {
   return db.transaction(async (tx) => {
     const [updated] = await tx
       .update(memories)
-      .set({ expiredAt: sql`now()`, updatedAt: sql`now()` })
+      .set({ expiredAt: now, updatedAt: now })
       .where(and(eq(memories.id, id), isNull(memories.expiredAt)))
       .returning();
     if (!updated) return (await getMemory(db, id)).row;
@@ -115,6 +120,7 @@ export async function deleteMemory(db: Database, id: string, actor = "api") {
       before: snapshot(row),
       after: snapshot(updated),
       reason: "deleted through the API",
+      at: now,
     });
     return updated;
   });
@@ -123,11 +129,11 @@ export async function deleteMemory(db: Database, id: string, actor = "api") {
 export const PatchMemorySchema = z.strictObject({ pinned: z.boolean() });
 
 /** Pins (or unpins) a memory: pinned memories are never forgotten by decay. History records it. */
-export async function setPinned(db: Database, id: string, pinned: boolean) {
+export async function setPinned(db: Database, id: string, pinned: boolean, now: Date) {
   const { row } = await getMemory(db, id);
   if (row.pinned === pinned) return row;
   return db.transaction(async (tx) => {
-    const [updated] = await tx.update(memories).set({ pinned, updatedAt: sql`now()` }).where(eq(memories.id, id)).returning();
+    const [updated] = await tx.update(memories).set({ pinned, updatedAt: now }).where(eq(memories.id, id)).returning();
     if (!updated) throw new Error(`memory ${id} vanished while pinning`);
     await writeHistory(tx, {
       memoryId: id,
@@ -138,6 +144,7 @@ export async function setPinned(db: Database, id: string, pinned: boolean) {
       before: { pinned: row.pinned },
       after: { pinned },
       reason: pinned ? "pinned" : "unpinned",
+      at: now,
     });
     return updated;
   });

@@ -40,9 +40,12 @@ export async function writeHistory(
     before?: unknown;
     after?: unknown;
     reason?: string;
+    /** When it happened, on the runtime's clock. */
+    at: Date;
   },
 ): Promise<void> {
   await tx.insert(memoryHistory).values({
+    createdAt: entry.at,
     id: randomUUID(),
     memoryId: entry.memoryId,
     appId: entry.appId,
@@ -63,25 +66,27 @@ export async function addSources(tx: Queryable, memoryId: string, sources: Sourc
     .onConflictDoNothing();
 }
 
-/** Inserts a memory with its sources and an ADD history row. */
+/** Inserts a memory with its sources and an ADD history row, created (and last accessed) at `now`. */
 export async function insertMemory(
   tx: Queryable,
   row: MemoryInsert & { id: string },
   sources: SourceRef[],
   actor: string,
+  now: Date,
   reason?: string,
 ): Promise<void> {
-  await insertMemories(tx, [{ row, sources, ...(reason ? { reason } : {}) }], actor);
+  await insertMemories(tx, [{ row, sources, ...(reason ? { reason } : {}) }], actor, now);
 }
 
-/** Inserts many memories with their sources and ADD history rows in three statements. */
+/** Inserts many memories with their sources and ADD history rows in three statements; their system times are `now`. */
 export async function insertMemories(
   tx: Queryable,
   entries: { row: MemoryInsert & { id: string }; sources: SourceRef[]; reason?: string }[],
   actor: string,
+  now: Date,
 ): Promise<void> {
   if (entries.length === 0) return;
-  await tx.insert(memories).values(entries.map((entry) => entry.row));
+  await tx.insert(memories).values(entries.map((entry) => ({ createdAt: now, lastAccessedAt: now, updatedAt: now, ...entry.row })));
   const sources = entries.flatMap((entry) =>
     entry.sources.map((source) => ({ memoryId: entry.row.id, eventId: source.event_id, sessionId: source.session_id, seq: source.seq })),
   );
@@ -96,6 +101,7 @@ export async function insertMemories(
       actor,
       after: snapshot(entry.row),
       reason: entry.reason ?? null,
+      createdAt: now,
     })),
   );
 }

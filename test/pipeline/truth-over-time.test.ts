@@ -1,0 +1,179 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { queryRows } from "../../src/db/database.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+
+/**
+ * Memory stays true as the user changes their mind: superseded statements never read as current,
+ * traits agree with facts and with each other, and a retracted fact can be stated again.
+ */
+let runtime: Runtime;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+});
+afterAll(() => runtime.close());
+
+/** One session at `day` (of March 2025) with these turns, ended and consolidated. */
+async function session(userId: string, day: number, turns: [role: "user" | "assistant", content: string][]): Promise<string> {
+  const startedAt = new Date(Date.UTC(2025, 2, day, 10));
+  const sessionId = await createSession(runtime.app, userId, { started_at: startedAt.toISOString() });
+  const events = turns.map(([role, content], index) =>
+    message(role, content, { occurred_at: new Date(startedAt.getTime() + index * 60_000).toISOString() }),
+  );
+  expect((await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events })).status).toBe(201);
+  await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+  await waitForSettled(runtime.app, userId);
+  return sessionId;
+}
+
+const memories = async (userId: string, query = "") =>
+  (await call(runtime.app, "GET", `/v1/memories?user_id=${userId}&limit=200${query}`)).body.memories as MemoryJson[];
+interface MemoryJson {
+  id: string;
+  type: string;
+  subtype: string | null;
+  key: string | null;
+  content: string;
+  expired_at: string | null;
+  invalid_at: string | null;
+  access_count: number;
+  confidence: number;
+  last_accessed_at: string;
+  trait?: { stage: string };
+}
+
+describe("a change of mind", () => {
+  beforeAll(async () => {
+    await session("kai", 3, [
+      ["user", "Hi! I love cats"],
+      ["assistant", "Cats are wonderful companions."],
+    ]);
+    await session("kai", 20, [
+      ["user", "Honestly, I hate cats."],
+      ["assistant", "Noted, no more cat stories then."],
+    ]);
+  });
+
+  it("supersedes the fact, and the trait of the old attitude dissolves: never both current", async () => {
+    const facts = await memories("kai", "&type=semantic");
+    expect(facts.filter((fact) => fact.key === "attitude:cat").map((fact) => fact.content)).toEqual(["User hates cats."]);
+    const traits = await memories("kai", "&type=trait");
+    expect(traits.map((trait) => `${trait.key} ${trait.trait?.stage}`)).toEqual(["dislikes:cat trend"]);
+    // Every version, each with its stage: the dissolved one is kept, and says so.
+    const all = await memories("kai", "&type=trait&include_expired=true");
+    expect(all.map((trait) => `${trait.key} ${trait.trait?.stage}`).sort()).toEqual(["dislikes:cat trend", "likes:cat dissolved"]);
+  });
+
+  it("marks the old turn — and the reply to it — as superseded in the context window, with the date and what holds now", async () => {
+    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "kai", query: "Do I like cats?", max_tokens: 2000 })).body;
+    const lines = (window.sections as { kind: string; items: { text: string }[] }[]).flatMap((section) =>
+      section.items.map((item) => item.text),
+    );
+    const old = lines.find((line) => line.includes("I love cats"));
+    expect(old).toBeDefined();
+    expect(old).toContain("superseded on 2025-03-20");
+    expect(old).toContain("User hates cats.");
+    const reply = lines.find((line) => line.includes("Cats are wonderful companions."));
+    if (reply) expect(reply).toContain("superseded");
+    // What holds now is never marked, and the fact section says it.
+    expect(lines.find((line) => line.includes("I hate cats"))).not.toContain("superseded");
+    expect(window.prompt.indexOf("User hates cats.")).toBeLessThan(window.prompt.indexOf("I love cats"));
+  });
+
+  it("flags the old turn in search, and ranks what replaced it above it", async () => {
+    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "kai", query: "I love cats", limit: 10 })).body
+      .memories as {
+      content: string;
+      superseded: { at: string; by: string }[] | null;
+    }[];
+    const oldIndex = found.findIndex((memory) => memory.content.includes("I love cats"));
+    expect(oldIndex).toBeGreaterThanOrEqual(0);
+    expect(found[oldIndex]?.superseded).toEqual([expect.objectContaining({ at: "2025-03-20T10:00:00.000Z", by: "User hates cats." })]);
+    const newerIndex = found.findIndex((memory) => memory.content === "User hates cats.");
+    expect(newerIndex).toBeGreaterThanOrEqual(0);
+    expect(newerIndex).toBeLessThan(oldIndex);
+    expect(found.filter((memory) => memory.content.includes("I hate cats")).every((memory) => memory.superseded === null)).toBe(true);
+  });
+
+  it("keeps a dissolved trait out of the default listing, search and context", async () => {
+    const hit = (text: string) => text.includes("User likes cats.");
+    expect((await memories("kai")).some((memory) => hit(memory.content))).toBe(false);
+    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "kai", query: "User likes cats", limit: 20 })).body
+      .memories as { content: string }[];
+    expect(found.some((memory) => hit(memory.content))).toBe(false);
+    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "kai", query: "User likes cats", max_tokens: 2000 })).body;
+    expect(hit(window.prompt)).toBe(false);
+  });
+});
+
+describe("the same with sushi, and a reply that agreed", () => {
+  it("marks the assistant's agreement with the replaced statement too", async () => {
+    await session("sam", 2, [
+      ["user", "I love sushi, it is my favourite food."],
+      ["assistant", "Sushi is great!"],
+    ]);
+    await session("sam", 15, [["user", "I can't stand sushi anymore."]]);
+    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "sam", query: "sushi restaurant", limit: 20 })).body
+      .memories as {
+      content: string;
+      superseded: { by: string }[] | null;
+    }[];
+    expect(found.find((memory) => memory.content.includes("I love sushi"))?.superseded?.[0]?.by).toBe("User can't stand sushi.");
+    expect(found.find((memory) => memory.content.includes("Sushi is great!"))?.superseded?.[0]?.by).toBe("User can't stand sushi.");
+  });
+});
+
+describe("retract, restate, retract", () => {
+  it("works any number of times, each step in history", async () => {
+    const location = async () => (await memories("rae", "&type=semantic&key=profile:location")).map((fact) => fact.content);
+    await session("rae", 1, [["user", "I live in Berlin."]]);
+    expect(await location()).toEqual(["User lives in Berlin."]);
+    await session("rae", 5, [["user", "I no longer live in Berlin."]]);
+    expect(await location()).toEqual([]);
+    await session("rae", 9, [["user", "I live in Berlin."]]);
+    expect(await location()).toEqual(["User lives in Berlin."]);
+    await session("rae", 13, [["user", "I no longer live in Berlin."]]);
+    expect(await location()).toEqual([]);
+    await session("rae", 17, [["user", "I live in Berlin."]]);
+    expect(await location()).toEqual(["User lives in Berlin."]);
+    const versions = await memories("rae", "&type=semantic&key=profile:location&include_expired=true");
+    expect(versions).toHaveLength(3);
+    const history = await queryRows<{ operation: string }>(
+      runtime.database.db,
+      sql`SELECT operation FROM memory_history WHERE user_id = 'rae' AND memory_id IN ${versions.map((version) => version.id)} ORDER BY created_at`,
+    );
+    expect(history.map((row) => row.operation)).toEqual(["ADD", "DELETE", "ADD", "DELETE", "ADD"]);
+    // As of each moment the store answered truly.
+    const asOf = async (day: number) =>
+      (await memories("rae", `&type=semantic&key=profile:location&as_of=${new Date(Date.UTC(2025, 2, day, 12)).toISOString()}`)).map(
+        (fact) => fact.content,
+      );
+    expect(await asOf(3)).toEqual(["User lives in Berlin."]);
+    expect(await asOf(7)).toEqual([]);
+    expect(await asOf(11)).toEqual(["User lives in Berlin."]);
+    expect(await asOf(15)).toEqual([]);
+  });
+});
+
+describe("saying it again", () => {
+  it("a re-confirmation (NOOP) counts as a use: access and confidence rise, so what is repeated does not decay", async () => {
+    const fact = {
+      user_id: "tia",
+      type: "semantic",
+      subtype: "preference",
+      key: "hobby:chess",
+      value: "chess",
+      content: "Tia plays chess every Sunday.",
+      confidence: 0.8,
+    };
+    const first = await call(runtime.app, "POST", "/v1/memories", fact);
+    const before = first.body.memory as MemoryJson;
+    const again = await call(runtime.app, "POST", "/v1/memories", fact);
+    expect(again.body.operation).toBe("NOOP");
+    const after = (await call(runtime.app, "GET", `/v1/memories/${before.id}`)).body as MemoryJson;
+    expect(after.access_count).toBe(before.access_count + 1);
+    expect(after.confidence).toBeGreaterThan(before.confidence);
+    expect(Date.parse(after.last_accessed_at)).toBeGreaterThanOrEqual(Date.parse(before.last_accessed_at));
+  });
+});

@@ -1,0 +1,113 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { queryRows } from "../../src/db/database.js";
+import { ManualClock } from "../../src/util/clock.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+import { QUESTIONS, YEAR } from "../fixtures/year-of-sessions.js";
+
+/**
+ * A year on the memory's own clock: one conversation a month through 2025, the scheduled decay
+ * every night at 03:00 with the default settings, and then another year of silence. At the end
+ * the evidence is still retrievable and every fact says what the user said last.
+ */
+const DAY = 86_400_000;
+const clock = new ManualClock(new Date("2025-01-01T00:00:00Z"));
+let runtime: Runtime;
+const eventTexts = new Map<string, string>();
+let decayForgotten = 0;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({}, { clock });
+}, 600_000);
+afterAll(() => runtime?.close());
+
+/** Nightly decay passes from the clock's day up to `until` (exclusive), as DECAY_CRON does. */
+async function nightsUntil(until: Date): Promise<void> {
+  for (let night = nextNight(clock.now()); night < until; night = new Date(night.getTime() + DAY)) {
+    clock.set(night);
+    const pass = await call(runtime.app, "POST", "/v1/decay/run", { user_id: "noa", dry_run: false });
+    expect(pass.status).toBe(200);
+    decayForgotten += pass.body.forgotten.length;
+  }
+  clock.set(until);
+}
+
+function nextNight(from: Date): Date {
+  const night = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), 3));
+  return night > from ? night : new Date(night.getTime() + DAY);
+}
+
+/** Evidence recall of 2,000-token windows over the questions: the share of evidence turns each window holds. */
+async function recall(): Promise<number> {
+  const events = await queryRows<{ id: string; content: string }>(
+    runtime.database.db,
+    sql`SELECT id, content FROM session_events WHERE user_id = 'noa'`,
+  );
+  for (const event of events) eventTexts.set(event.id, event.content);
+  let total = 0;
+  for (const { question, evidence } of QUESTIONS) {
+    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "noa", query: question, max_tokens: 2000 })).body;
+    const held = new Set(
+      (window.sections as { items: { sources: { event_id: string }[] }[] }[]).flatMap((section) =>
+        section.items.flatMap((item) => item.sources.map((source) => eventTexts.get(source.event_id) ?? "")),
+      ),
+    );
+    total += evidence.filter((text) => held.has(text)).length / evidence.length;
+  }
+  return total / QUESTIONS.length;
+}
+
+describe("a year of memory on a simulated clock", () => {
+  let fresh = 0;
+
+  it("lives through twelve monthly conversations with nightly decay in between", async () => {
+    for (const session of YEAR) {
+      const startedAt = new Date(Date.UTC(2025, session.month - 1, 15, 10));
+      await nightsUntil(startedAt);
+      const sessionId = await createSession(runtime.app, "noa", { started_at: startedAt.toISOString() });
+      await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+        events: session.turns.map(([role, content]) => message(role, content)),
+      });
+      await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+      await waitForSettled(runtime.app, "noa");
+    }
+    fresh = await recall();
+    expect(fresh).toBeGreaterThan(0.8);
+  }, 600_000);
+
+  it("a year after the last conversation, keeps ≥ 90% of the evidence recall it had fresh", async () => {
+    await nightsUntil(new Date(Date.UTC(2026, 11, 16, 10)));
+    const later = await recall();
+    expect(later).toBeGreaterThanOrEqual(0.9 * fresh);
+    // Decay did run and rank: retention fell for what was never used again.
+    const [retention] = await queryRows<{ average: number }>(
+      runtime.database.db,
+      sql`SELECT avg(retention)::float8 AS average FROM memories WHERE user_id = 'noa' AND expired_at IS NULL`,
+    );
+    expect(Number(retention?.average)).toBeLessThan(0.2);
+    expect(decayForgotten).toBeGreaterThanOrEqual(0);
+  }, 600_000);
+
+  it("every fact says what the user said last, and no trait contradicts them", async () => {
+    const facts = (await call(runtime.app, "GET", "/v1/memories?user_id=noa&type=semantic&limit=100")).body.memories as {
+      key: string;
+      content: string;
+    }[];
+    const byKey = new Map<string, string[]>();
+    for (const fact of facts) byKey.set(fact.key, [...(byKey.get(fact.key) ?? []), fact.content]);
+    for (const [key, contents] of byKey) expect(contents, key).toHaveLength(1);
+    expect(byKey.get("profile:location")?.[0]).toContain("Porto");
+    expect(byKey.get("profile:occupation")?.[0]).toContain("teacher");
+    expect(byKey.get("attitude:coffee")?.[0]).toContain("hates");
+    const traits = (await call(runtime.app, "GET", "/v1/memories?user_id=noa&type=trait&limit=100")).body.memories as { key: string }[];
+    expect(traits.map((trait) => trait.key)).not.toContain("likes:coffee");
+    // The January turn about loving coffee reads as superseded whenever it comes back.
+    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "noa", query: "Do I like coffee?", max_tokens: 2000 })).body;
+    const items = (window.sections as { items: { text: string }[] }[]).flatMap((section) => section.items);
+    expect(items.some((item) => item.text.includes("hates coffee"))).toBe(true);
+    for (const item of items.filter((candidate) => candidate.text.includes("I love coffee"))) {
+      expect(item.text).toContain("on 2025-06-15 by: User hates coffee.");
+    }
+  });
+});
