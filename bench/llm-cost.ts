@@ -4,8 +4,8 @@ import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/tokenizer.js";
 import { loadLocomo } from "../src/eval/locomo.js";
-import { extractionPrompt, summaryPrompt } from "../src/providers/gemini/gemini-language-model.js";
 import { offlineLanguageModel } from "../src/providers/offline/offline-language-model.js";
+import { extractionPrompt, summaryPrompt } from "../src/providers/prompts.js";
 import type { LanguageModel } from "../src/providers/types.js";
 
 /**

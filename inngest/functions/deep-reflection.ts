@@ -1,3 +1,4 @@
+import { knownFacts } from "../../src/memory/read/known-facts.js";
 import { consolidate } from "../../src/memory/write/consolidate.js";
 import { groundExtraction } from "../../src/memory/write/extraction-grounding.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
@@ -46,9 +47,12 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
           if (!backlog) break;
 
           try {
-            const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
-              deps.llm.extract({ turns: backlog.events.map((e) => ({ role: e.role, content: e.content, seq: e.seq })) }).catch(toStepError),
-            );
+            const extraction = await step.run(`extract-${backlog.toSeq}`, async () => {
+              // The user's current facts go with the turns, so the model reuses their keys.
+              const facts = await knownFacts(deps.db, backlog.session, deps.clock.now());
+              const turns = backlog.events.map((e) => ({ role: e.role, content: e.content, seq: e.seq }));
+              return deps.llm.extract({ turns, knownFacts: facts }).catch(toStepError);
+            });
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
               const events = backlog.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
               const outcome = await consolidate(deps, backlog.session, groundExtraction(extraction, events), {

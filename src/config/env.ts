@@ -57,12 +57,27 @@ export const EnvSchema = z.object({
    * the Neon driver locally; unset for Neon itself.
    */
   NEON_WS_PROXY: z.string().min(1).optional(),
-  LLM_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
-  EMBEDDING_PROVIDER: z.enum(["offline", "gemini"]).default("offline"),
+  LLM_PROVIDER: z.enum(["offline", "gemini", "openai"]).default("offline"),
+  EMBEDDING_PROVIDER: z.enum(["offline", "gemini", "openai"]).default("offline"),
+  /** How long one LLM or embedding call may take before it counts as failed (and is retried). */
+  PROVIDER_TIMEOUT: DurationSchema.default("60s"),
   GEMINI_API_KEY: z.string().min(1).optional(),
-  GEMINI_MODEL: z.string().min(1).default("gemini-2.0-flash"),
-  GEMINI_EMBEDDING_MODEL: z.string().min(1).default("text-embedding-004"),
+  GEMINI_MODEL: z.string().min(1).default("gemini-3.8-flash"),
+  /** Gemini 3 thinking level for summaries and extraction; unset leaves the model's default. */
+  GEMINI_THINKING_LEVEL: z.enum(["minimal", "low", "medium", "high"]).optional(),
+  GEMINI_EMBEDDING_MODEL: z.string().min(1).default("gemini-embedding-001"),
+  /** gemini-embedding-001 returns 3,072 dimensions, shortened on request (768, 1,536 and 3,072 are recommended). */
+  GEMINI_EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(4000).default(768),
   GEMINI_BASE_URL: z.string().url().optional(),
+  /** Any OpenAI-compatible server: OpenAI when unset, or Ollama, vLLM, llama.cpp, LM Studio (e.g. http://localhost:11434/v1). */
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_MODEL: z.string().min(1).optional(),
+  OPENAI_EMBEDDING_MODEL: z.string().min(1).optional(),
+  /** Sent as `dimensions` (models that can shorten their vectors) and checked; unset takes what the model returns. */
+  OPENAI_EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(4000).optional(),
+  /** How extraction output is constrained: a strict JSON schema, JSON mode, or the prompt alone (older servers). */
+  OPENAI_RESPONSE_FORMAT: z.enum(["json_schema", "json_object", "text"]).default("json_schema"),
   /** Where the Inngest SDK sends events and where Inngest reaches us; unset in embedded mode. */
   INNGEST_MODE: z.enum(["embedded", "cloud"]).default("embedded"),
   INNGEST_BASE_URL: z.string().url().optional(),
@@ -159,10 +174,23 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const env = result.data;
-  if ((env.LLM_PROVIDER === "gemini" || env.EMBEDDING_PROVIDER === "gemini") && !env.GEMINI_API_KEY) {
-    throw new Error("Invalid configuration: GEMINI_API_KEY is required when a Gemini provider is selected");
+  const missing = requiredByProviders(env).filter((name) => env[name] === undefined);
+  if (missing.length > 0) {
+    throw new Error(`Invalid configuration: ${missing.map((name) => `${name}: required by the selected provider`).join("; ")}`);
   }
   return env;
+}
+
+/** Settings the chosen LLM and embedding providers cannot do without. */
+function requiredByProviders(env: Env): (keyof Env)[] {
+  const required: (keyof Env)[] = [];
+  const uses = (provider: Env["LLM_PROVIDER"]) => env.LLM_PROVIDER === provider || env.EMBEDDING_PROVIDER === provider;
+  if (uses("gemini")) required.push("GEMINI_API_KEY");
+  if (env.LLM_PROVIDER === "openai") required.push("OPENAI_MODEL");
+  if (env.EMBEDDING_PROVIDER === "openai") required.push("OPENAI_EMBEDDING_MODEL");
+  // OpenAI itself needs a key; a local server usually does not.
+  if (uses("openai") && !env.OPENAI_BASE_URL) required.push("OPENAI_API_KEY");
+  return required;
 }
 
 /** Milliseconds of a duration string validated by the schema above. */

@@ -7,7 +7,7 @@ import type * as schema from "./schema/index.js";
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /** What runs queries: the database itself or a transaction it opened — the same query surface either way. */
-export type Queryable = Pick<Database, "select" | "insert" | "update" | "delete" | "execute">;
+export type Queryable = Pick<Database, "select" | "selectDistinct" | "insert" | "update" | "delete" | "execute">;
 
 export type DatabaseKind = "pglite" | "pg" | "neon";
 

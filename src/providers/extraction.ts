@@ -3,6 +3,15 @@ import { z } from "zod";
 /** Seqs of the turns a candidate came from; every extracted item must name at least one. */
 const SourceSeqsSchema = z.array(z.number().int().min(1)).min(1);
 
+/** Keys compare case- and space-insensitively: "Profile: Home City" is profile:home_city. */
+function normalizeKey(key: string): string {
+  return key
+    .trim()
+    .toLowerCase()
+    .replace(/\s*:\s*/g, ":")
+    .replace(/[\s-]+/g, "_");
+}
+
 export const FACT_TYPES = ["preference", "rule", "profile"] as const;
 
 /**
@@ -12,15 +21,18 @@ export const FACT_TYPES = ["preference", "rule", "profile"] as const;
  */
 export const ExtractedFactSchema = z.object({
   type: z.enum(FACT_TYPES),
-  key: z
-    .string()
-    .min(1)
-    .max(120)
-    .transform((key) => key.trim().toLowerCase().replace(/\s+/g, "_")),
+  key: z.string().min(1).max(120).transform(normalizeKey),
   value: z.union([z.record(z.string(), z.unknown()), z.string(), z.number(), z.boolean()]),
   content: z.string().min(1).max(1000),
   confidence: z.number().min(0).max(1).default(0.8),
   operation: z.enum(["ADD", "DELETE"]).default("ADD"),
+  /** A key the user's memory holds that this fact replaces under another name (LLM extraction). */
+  replaces_key: z
+    .string()
+    .max(120)
+    .nullish()
+    .transform((key) => (key ? normalizeKey(key) : undefined))
+    .optional(),
   source_seqs: SourceSeqsSchema,
 });
 export type ExtractedFact = z.infer<typeof ExtractedFactSchema>;
@@ -34,11 +46,7 @@ export type ExtractedInsight = z.infer<typeof ExtractedInsightSchema>;
 
 export const TraitEvidenceSchema = z.object({
   subtype: z.enum(["behavior", "preference", "core"]),
-  key: z
-    .string()
-    .min(1)
-    .max(120)
-    .transform((key) => key.trim().toLowerCase().replace(/\s+/g, "_")),
+  key: z.string().min(1).max(120).transform(normalizeKey),
   content: z.string().min(1).max(500),
   direction: z.enum(["supporting", "contradicting"]),
   quality: z.enum(["A", "B", "C", "D"]),

@@ -8,9 +8,18 @@ export interface Turn {
   seq?: number;
 }
 
+/** A fact the user's memory holds now, shown to the model so that it reuses the key. */
+export interface KnownFact {
+  key: string;
+  value: unknown;
+  content: string;
+}
+
 export interface ExtractionRequest {
   /** Turns with their sequence numbers; extracted items cite them in `source_seqs`. */
   turns: (Turn & { seq: number })[];
+  /** The user's current facts: a statement about one of these attributes reuses its key. */
+  knownFacts?: KnownFact[];
 }
 
 export interface SummaryRequest {
@@ -30,7 +39,8 @@ export interface Summary {
 
 /**
  * The LLM behind consolidation. Every call goes through this interface, so the pipeline runs on
- * Gemini in production and on the deterministic offline implementation here and in tests.
+ * Gemini in production, on any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp), and on
+ * the deterministic offline implementation in the embedded default and in tests.
  */
 export interface LanguageModel {
   /** Identifies the model, recorded with what it produced. */

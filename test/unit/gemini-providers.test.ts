@@ -1,53 +1,31 @@
-import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ModelExtractionSchema } from "../../src/providers/extraction-output.js";
 import { createGeminiEmbedder } from "../../src/providers/gemini/gemini-embedder.js";
 import { createGeminiLanguageModel } from "../../src/providers/gemini/gemini-language-model.js";
 import { ProviderError } from "../../src/providers/types.js";
+import { type RecordedPeer, recorded, startRecordedPeer } from "../fixtures/recorded-http.js";
 
 /**
- * The Gemini providers against a local HTTP server that answers with responses in the wire
- * format of the Generative Language API (fixtures under test/fixtures/gemini). The SDK, its
- * request building and its error parsing all run for real; only the network peer is local.
+ * The Gemini providers (`@google/genai`) against a local peer answering in the wire format of the
+ * Gemini API (responses under test/fixtures/gemini).
  */
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/gemini/${name}.json`, import.meta.url), "utf8");
-
-interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingMessage["headers"];
-  body: any;
-}
-let server: Server;
-let baseUrl: string;
-let requests: Recorded[] = [];
-let reply: (request: Recorded) => { status: number; body: string };
-
+let peer: RecordedPeer;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (chunk) => (raw += chunk));
-    req.on("end", () => {
-      const recorded = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: raw ? JSON.parse(raw) : null };
-      requests.push(recorded);
-      const { status, body } = reply(recorded);
-      res.writeHead(status, { "content-type": "application/json" }).end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  peer = await startRecordedPeer();
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => peer.close());
 beforeEach(() => {
-  requests = [];
+  peer.requests.length = 0;
 });
+
+const model = (extra: { thinkingLevel?: "low"; timeoutMs?: number } = {}) =>
+  createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-3.8-flash", baseUrl: peer.baseUrl, ...extra });
+const summarize = (llm = model()) => llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 });
 
 describe("Gemini language model", () => {
   it("sends the fast-replay prompt and returns the model's summary", async () => {
-    reply = () => ({ status: 200, body: fixture("generate-content") });
-    const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
-    const summary = await llm.summarize({
+    peer.reply = () => ({ status: 200, body: recorded("gemini", "generate-content") });
+    const summary = await model({ thinkingLevel: "low" }).summarize({
       turns: [
         { role: "user", content: "I moved to Lisbon for a design job." },
         { role: "user", content: "I decided to buy a cargo bike instead of a car." },
@@ -55,9 +33,10 @@ describe("Gemini language model", () => {
       maxWords: 200,
     });
     expect(summary).toEqual({ text: "The user moved to Lisbon for a design job and decided to buy a cargo bike instead of a car." });
-    const [request] = requests;
-    expect(request?.url).toMatch(/\/models\/gemini-2\.0-flash:generateContent$/);
+    const [request] = peer.requests;
+    expect(request?.url).toMatch(/\/models\/gemini-3\.8-flash:generateContent$/);
     expect(request?.headers["x-goog-api-key"]).toBe("test-key");
+    expect(request?.body.generationConfig).toMatchObject({ temperature: 0.2, thinkingConfig: { thinkingLevel: "LOW" } });
     const prompt = request?.body.contents[0].parts[0].text as string;
     expect(prompt).toContain("user: I decided to buy a cargo bike instead of a car.");
     expect(prompt).toContain("At most 200 words.");
@@ -65,29 +44,26 @@ describe("Gemini language model", () => {
   });
 
   it("reports a 429 as retryable with the server's retry delay", async () => {
-    reply = () => ({ status: 429, body: fixture("rate-limited") });
-    const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
-    const error = await llm
-      .summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })
-      .catch((caught: unknown) => caught);
+    peer.reply = () => ({ status: 429, body: recorded("gemini", "rate-limited") });
+    const error = await summarize().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ retryable: true, retryAfterMs: 17_000 });
   });
 
-  it("reports a 400 as not retryable", async () => {
-    reply = () => ({ status: 400, body: fixture("invalid-argument") });
-    const llm = createGeminiLanguageModel({ apiKey: "bad-key", model: "gemini-2.0-flash", baseUrl });
-    await expect(llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })).rejects.toMatchObject({
-      retryable: false,
-    });
+  it("reports a 400 as not retryable, a 500 and a timeout as retryable", async () => {
+    peer.reply = () => ({ status: 400, body: recorded("gemini", "invalid-argument") });
+    await expect(summarize()).rejects.toMatchObject({ retryable: false });
+    peer.reply = () => ({ status: 500, body: JSON.stringify({ error: { code: 500, message: "Internal error", status: "INTERNAL" } }) });
+    await expect(summarize()).rejects.toMatchObject({ retryable: true });
+    peer.reply = () => ({ status: 200, body: recorded("gemini", "generate-content"), delayMs: 2_000 });
+    await expect(summarize(model({ timeoutMs: 200 }))).rejects.toMatchObject({ retryable: true });
   });
 
-  it("reports a 500 as retryable", async () => {
-    reply = () => ({ status: 500, body: JSON.stringify({ error: { code: 500, message: "Internal error", status: "INTERNAL" } }) });
-    const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
-    await expect(llm.summarize({ turns: [{ role: "user", content: "hi there you" }], maxWords: 50 })).rejects.toMatchObject({
-      retryable: true,
-    });
+  it("treats an answer without text as a failure: retryable unless the prompt was blocked", async () => {
+    peer.reply = () => ({ status: 200, body: JSON.stringify({ candidates: [{ finishReason: "MAX_TOKENS", index: 0 }] }) });
+    await expect(summarize()).rejects.toMatchObject({ retryable: true, message: expect.stringContaining("MAX_TOKENS") });
+    peer.reply = () => ({ status: 200, body: JSON.stringify({ promptFeedback: { blockReason: "SAFETY" } }) });
+    await expect(summarize()).rejects.toMatchObject({ retryable: false, message: expect.stringContaining("SAFETY") });
   });
 });
 
@@ -95,40 +71,49 @@ describe("Gemini extraction", () => {
   const wrap = (text: string) =>
     JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: "model" }, finishReason: "STOP", index: 0 }] });
 
-  it("asks for JSON, cites sequence numbers, and validates the answer", async () => {
+  it("constrains the answer by the response schema, shows the user's known facts, cites sequence numbers", async () => {
     const answer = {
       facts: [
         {
           type: "preference",
           key: "attitude:cats",
-          value: { polarity: 1 },
+          value: "loves",
           content: "User loves cats.",
           confidence: 0.9,
+          operation: "ADD",
+          replaces_key: null,
           source_seqs: [7],
         },
       ],
       insights: [],
       traits: [],
     };
-    reply = () => ({ status: 200, body: wrap(`\`\`\`json\n${JSON.stringify(answer)}\n\`\`\``) });
-    const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
-    const extraction = await llm.extract({ turns: [{ role: "user", content: "I love cats.", seq: 7 }] });
+    expect(ModelExtractionSchema.safeParse(answer).success).toBe(true);
+    peer.reply = () => ({ status: 200, body: wrap(JSON.stringify(answer)) });
+    const extraction = await model().extract({
+      turns: [{ role: "user", content: "I love cats.", seq: 7 }],
+      knownFacts: [{ key: "profile:location", value: "Lisbon", content: "User lives in Lisbon." }],
+    });
     expect(extraction.facts[0]).toMatchObject({ key: "attitude:cats", source_seqs: [7], operation: "ADD" });
-    const body = requests[0]?.body;
+    const body = peer.requests[0]?.body;
     expect(body.generationConfig).toMatchObject({ responseMimeType: "application/json", temperature: 0 });
-    expect(body.contents[0].parts[0].text).toContain("[7] user: I love cats.");
+    expect(body.generationConfig.responseJsonSchema.properties.facts.items.required).toContain("replaces_key");
+    const prompt = body.contents[0].parts[0].text as string;
+    expect(prompt).toContain("[7] user: I love cats.");
+    expect(prompt).toContain('- profile:location = "Lisbon" (User lives in Lisbon.)');
   });
 
   it("reports malformed output as a retryable error instead of a partial result", async () => {
-    reply = () => ({ status: 200, body: wrap('{"facts": [{"type": "preference"') });
-    const llm = createGeminiLanguageModel({ apiKey: "test-key", model: "gemini-2.0-flash", baseUrl });
-    await expect(llm.extract({ turns: [{ role: "user", content: "I love cats.", seq: 1 }] })).rejects.toMatchObject({ retryable: true });
+    peer.reply = () => ({ status: 200, body: wrap('{"facts": [{"type": "preference"') });
+    await expect(model().extract({ turns: [{ role: "user", content: "I love cats.", seq: 1 }] })).rejects.toMatchObject({
+      retryable: true,
+    });
   });
 });
 
 describe("Gemini embedder", () => {
-  it("embeds in batches of at most 100 and keeps the order", async () => {
-    reply = (request) => ({
+  it("embeds in batches of at most 100 at the configured size and keeps the order", async () => {
+    peer.reply = (request) => ({
       status: 200,
       body: JSON.stringify({
         embeddings: request.body.requests.map((entry: { content: { parts: { text: string }[] } }) => ({
@@ -136,14 +121,26 @@ describe("Gemini embedder", () => {
         })),
       }),
     });
-    const embedder = createGeminiEmbedder({ apiKey: "test-key", model: "text-embedding-004", baseUrl, dimensions: 3 });
+    const embedder = createGeminiEmbedder({ apiKey: "test-key", model: "gemini-embedding-001", baseUrl: peer.baseUrl, dimensions: 3 });
     const texts = Array.from({ length: 150 }, (_, i) => `text ${i}`);
     const vectors = await embedder.embed(texts);
     expect(vectors).toHaveLength(150);
     expect(vectors.map((vector) => vector[0])).toEqual(texts.map((_, i) => i));
-    expect(requests.map((request) => request.body.requests.length)).toEqual([100, 50]);
-    expect(requests[0]?.url).toMatch(/\/models\/text-embedding-004:batchEmbedContents$/);
-    expect(requests[0]?.body.requests[0]).toMatchObject({ model: "models/text-embedding-004", taskType: "RETRIEVAL_DOCUMENT" });
-    expect(embedder.model).toBe("gemini:text-embedding-004");
+    expect(peer.requests.map((request) => request.body.requests.length)).toEqual([100, 50]);
+    expect(peer.requests[0]?.url).toMatch(/\/models\/gemini-embedding-001:batchEmbedContents$/);
+    expect(peer.requests[0]?.body.requests[0]).toMatchObject({
+      model: "models/gemini-embedding-001",
+      taskType: "RETRIEVAL_DOCUMENT",
+      outputDimensionality: 3,
+    });
+    expect(embedder.model).toBe("gemini:gemini-embedding-001@3");
+  });
+
+  it("refuses vectors of another size for good, and a short answer as retryable garbage", async () => {
+    const embedder = createGeminiEmbedder({ apiKey: "test-key", model: "gemini-embedding-001", baseUrl: peer.baseUrl, dimensions: 3 });
+    peer.reply = () => ({ status: 200, body: JSON.stringify({ embeddings: [{ values: [1, 2, 3, 4] }] }) });
+    await expect(embedder.embed(["one"])).rejects.toMatchObject({ retryable: false });
+    peer.reply = () => ({ status: 200, body: JSON.stringify({ embeddings: [] }) });
+    await expect(embedder.embed(["one"])).rejects.toMatchObject({ retryable: true });
   });
 });

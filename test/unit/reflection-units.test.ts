@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyEvidence, newTrait, type TraitState } from "../../src/memory/lifecycle/trait-stages.js";
-import { parseExtraction } from "../../src/providers/gemini/gemini-language-model.js";
+import { parseExtraction } from "../../src/providers/extraction-output.js";
 import { extractByRules } from "../../src/providers/offline/rule-extractor.js";
 import { ProviderError } from "../../src/providers/types.js";
 

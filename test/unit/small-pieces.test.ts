@@ -4,6 +4,7 @@ import { o200kTokenizer } from "../../src/context/tokenizer.js";
 import { chooseDriver } from "../../src/db/connect.js";
 import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
 import { assertSupportedKey, evaluateKey } from "../../src/executor/expressions.js";
+import { canonicalAttribute } from "../../src/memory/write/fact-keys.js";
 import { ruleImportance } from "../../src/memory/write/importance.js";
 import { stableUuid } from "../../src/util/stable-id.js";
 
@@ -18,6 +19,16 @@ describe("configuration", () => {
   it("requires a key for Gemini", () => {
     expect(() => parseEnv({ LLM_PROVIDER: "gemini" })).toThrow(/GEMINI_API_KEY/);
   });
+  it("requires models for an OpenAI-compatible server, and a key only for OpenAI itself", () => {
+    expect(() => parseEnv({ LLM_PROVIDER: "openai", OPENAI_BASE_URL: "http://localhost:11434/v1" })).toThrow(/OPENAI_MODEL/);
+    expect(() => parseEnv({ EMBEDDING_PROVIDER: "openai", OPENAI_BASE_URL: "http://localhost:11434/v1" })).toThrow(
+      /OPENAI_EMBEDDING_MODEL/,
+    );
+    expect(() => parseEnv({ LLM_PROVIDER: "openai", OPENAI_MODEL: "gpt-5-mini" })).toThrow(/OPENAI_API_KEY/);
+    expect(parseEnv({ LLM_PROVIDER: "openai", OPENAI_MODEL: "llama3.2", OPENAI_BASE_URL: "http://localhost:11434/v1" })).toMatchObject({
+      OPENAI_RESPONSE_FORMAT: "json_schema",
+    });
+  });
   it("reads durations", () => {
     expect(durationMs("250ms")).toBe(250);
     expect(durationMs("2m")).toBe(120_000);
@@ -27,6 +38,17 @@ describe("configuration", () => {
     expect(chooseDriver({ DATABASE_URL: "postgres://u:p@localhost:5432/db" })).toBe("pg");
     expect(chooseDriver({ DATABASE_URL: "postgres://u:p@ep-cool-1.eu-central-1.aws.neon.tech/db" })).toBe("neon");
     expect(chooseDriver({ DATABASE_URL: "postgres://u:p@localhost/db", DATABASE_DRIVER: "neon" })).toBe("neon");
+  });
+});
+
+describe("fact keys", () => {
+  it("reads the names of one profile attribute as one, and leaves other keys alone", () => {
+    expect(canonicalAttribute("profile:home_city")).toBe("profile:location");
+    expect(canonicalAttribute("profile:user_location")).toBe("profile:location");
+    expect(canonicalAttribute("profile:job_title")).toBe("profile:occupation");
+    expect(canonicalAttribute("profile:hometown")).toBe("profile:origin");
+    expect(canonicalAttribute("profile:sister")).toBe("profile:sister");
+    expect(canonicalAttribute("attitude:city")).toBe("attitude:city");
   });
 });
 

@@ -8,6 +8,7 @@ import type { SourceRef } from "../provenance.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
 import type { CandidateBatch, FactCandidate, InsightCandidate } from "./extraction-grounding.js";
+import { resolveFactKey } from "./fact-keys.js";
 import { addSources, insertMemory, type MemoryRecord, sameKey, snapshot, writeHistory } from "./memory-writes.js";
 import type { AppliedOperation, Scope } from "./operations.js";
 import { applyTraitEvidence, currentTrait, dissolveTrait } from "./traits.js";
@@ -69,7 +70,7 @@ export async function consolidate(
     await lockUser(tx, scope.appId, scope.userId);
     if (options.guard && !(await options.guard(tx))) return { applied: false, reason: "guard rejected the batch" } as const;
     const context: Context = { tx, scope, actor: options.actor, vectors, model: deps.embedder.model, now: options.now, operations: [] };
-    for (const fact of batch.facts) await applyFact(context, fact);
+    for (const fact of batch.facts) await applyFactUnderItsKey(context, fact);
     for (const insight of batch.insights) await applyInsight(context, insight);
     for (const trait of batch.traits) context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor, options.now)));
     await options.afterApply?.(tx, context.operations);
@@ -77,7 +78,20 @@ export async function consolidate(
   });
 }
 
-async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
+/** Applies a fact under the key its attribute already has (resolveFactKey), saying so in the operations. */
+async function applyFactUnderItsKey(context: Context, fact: FactCandidate): Promise<void> {
+  const { key, note } = await resolveFactKey(context.tx, context.scope, fact.key, fact.replaces_key);
+  const before = context.operations.length;
+  await applyFact(context, { ...fact, key, ...(note ? { keyNote: note } : {}) });
+  if (note) for (const operation of context.operations.slice(before)) operation.reason = `${operation.reason} (${note})`;
+}
+
+/** A fact under its resolved key; `keyNote` says why the key differs from the extracted one. */
+type ResolvedFact = FactCandidate & { keyNote?: string };
+
+const withKeyNote = (reason: string, fact: ResolvedFact) => (fact.keyNote ? `${reason} (${fact.keyNote})` : reason);
+
+async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
   const { tx, scope } = context;
   // Every version of the key that is not deleted, oldest first.
   const versions = await tx
@@ -117,14 +131,14 @@ async function applyFact(context: Context, fact: FactCandidate): Promise<void> {
   const duplicate = await findDuplicate(context, fact.content, ["semantic"]);
   if (duplicate && (await confirm(context, "fact", duplicate.row, fact.sources, duplicate.reason))) return;
   const id = randomUUID();
-  await insertMemory(tx, factRow(context, id, fact, { version: 1 }), fact.sources, context.actor, context.now);
+  await insertMemory(tx, factRow(context, id, fact, { version: 1 }), fact.sources, context.actor, context.now, fact.keyNote);
   context.operations.push({ op: "ADD", kind: "fact", memory_id: id, key: fact.key, reason: "new fact" });
 }
 
 /** A new value for a key: the version valid at that time ends, the new one begins (C4). */
 async function supersede(
   context: Context,
-  fact: FactCandidate,
+  fact: ResolvedFact,
   versions: MemoryRecord[],
   prev: MemoryRecord | undefined,
   next: MemoryRecord | undefined,
@@ -144,7 +158,10 @@ async function supersede(
     fact.sources,
     context.actor,
     context.now,
-    restated ? `stated again after ${prev?.id} was retracted` : prev ? `supersedes ${prev.id}` : `historical version before ${next?.id}`,
+    withKeyNote(
+      restated ? `stated again after ${prev?.id} was retracted` : prev ? `supersedes ${prev.id}` : `historical version before ${next?.id}`,
+      fact,
+    ),
   );
   if (prev && (prev.invalidAt === null || prev.invalidAt > fact.validAt)) {
     const after = { invalidAt: fact.validAt, expiredAt: prev.expiredAt ?? context.now, supersededBy: id };
@@ -361,7 +378,7 @@ async function findDuplicate(
   return row ? { row, reason: `similarity ${Number(nearest.similarity).toFixed(3)} > ${DUPLICATE_SIMILARITY}` } : null;
 }
 
-function factRow(context: Context, id: string, fact: FactCandidate, extra: Partial<MemoryRecord>) {
+function factRow(context: Context, id: string, fact: ResolvedFact, extra: Partial<MemoryRecord>) {
   return {
     id,
     appId: context.scope.appId,
@@ -376,7 +393,7 @@ function factRow(context: Context, id: string, fact: FactCandidate, extra: Parti
     importance: fact.importance,
     validAt: fact.validAt,
     contentHash: contentHash(fact.content),
-    metadata: origin(context),
+    metadata: { ...origin(context), ...(fact.keyNote ? { key_note: fact.keyNote } : {}) },
     ...embeddingOf(context, fact.content),
     ...extra,
   };

@@ -1,35 +1,36 @@
-import { GoogleGenerativeAI, TaskType } from "@google/generative-ai";
+import { checkVectors } from "../embedding-check.js";
 import type { Embedder } from "../types.js";
+import { type GeminiOptions, geminiClient } from "./gemini-client.js";
 import { toProviderError } from "./gemini-errors.js";
-import type { GeminiOptions } from "./gemini-language-model.js";
 
 /** Gemini's batch limit for batchEmbedContents. */
 const MAX_BATCH = 100;
 
-/** Gemini embeddings (`text-embedding-004`: 768 dimensions) in batches of up to 100 texts. */
+/**
+ * Gemini embeddings (`gemini-embedding-001`, shortened to `dimensions` by the API) in batches of up
+ * to 100 texts. The dimension is part of the model id: vectors of different sizes are never compared.
+ */
 export function createGeminiEmbedder(options: GeminiOptions & { dimensions: number }): Embedder {
-  const model = new GoogleGenerativeAI(options.apiKey).getGenerativeModel(
-    { model: options.model },
-    options.baseUrl ? { baseUrl: options.baseUrl } : undefined,
-  );
+  const client = geminiClient(options);
   return {
-    model: `gemini:${options.model}`,
+    model: `gemini:${options.model}@${options.dimensions}`,
     dimensions: options.dimensions,
     async embed(texts) {
       const vectors: number[][] = [];
       for (let start = 0; start < texts.length; start += MAX_BATCH) {
         const batch = texts.slice(start, start + MAX_BATCH);
+        let embeddings: { values?: number[] }[] | undefined;
         try {
-          const response = await model.batchEmbedContents({
-            requests: batch.map((text) => ({ content: { role: "user", parts: [{ text }] }, taskType: TaskType.RETRIEVAL_DOCUMENT })),
-          });
-          if (response.embeddings.length !== batch.length) {
-            throw new Error(`expected ${batch.length} embeddings, got ${response.embeddings.length}`);
-          }
-          vectors.push(...response.embeddings.map((embedding) => embedding.values));
+          ({ embeddings } = await client.models.embedContent({
+            model: options.model,
+            contents: batch,
+            config: { taskType: "RETRIEVAL_DOCUMENT", outputDimensionality: options.dimensions },
+          }));
         } catch (error) {
           throw toProviderError(error, "embed");
         }
+        const values = (embeddings ?? []).map((embedding) => embedding.values ?? []);
+        vectors.push(...checkVectors("Gemini", batch.length, values, options.dimensions));
       }
       return vectors;
     },
