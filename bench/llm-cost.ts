@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
-import { o200kTokenizer } from "../src/context/tokenizer.js";
+import { o200kTokenizer } from "../src/context/o200k-tokenizer.js";
 import { loadLocomo } from "../src/eval/locomo.js";
 import { offlineLanguageModel } from "../src/providers/offline/offline-language-model.js";
 import { extractionPrompt, summaryPrompt } from "../src/providers/prompts.js";

@@ -9,7 +9,7 @@ import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
 import type { Clock } from "../src/util/clock.js";
 import type { BackgroundTasks } from "./background.js";
-import type { DashboardSettings } from "./routes/dashboard.js";
+import type { DashboardFiles } from "./routes/dashboard.js";
 import type { Security } from "./security.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
@@ -32,8 +32,10 @@ export interface AppDeps {
   accessRecorder: AccessRecorder;
   maxBodyBytes: number;
   security: Security;
-  /** The dashboard page (Node only: its browser code is read from disk). */
-  dashboard?: DashboardSettings;
+  /** The dashboard's files, served by this app on Node (a Worker serves them as static assets). */
+  dashboard?: DashboardFiles;
+  /** The scheduled decay's λ and threshold, reported with memory health (the dashboard draws the curve). */
+  decay: { lambda: number; threshold: number };
   /** Live events (SSE): the in-process bus and how often streams read pipeline progress. */
   live: { bus: LiveEvents; pollMs: number };
   log: Log;

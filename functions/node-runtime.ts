@@ -3,14 +3,13 @@ import { serve as serveInngest } from "inngest/hono";
 import { createPipelineClient, type PipelineClient } from "../inngest/client.js";
 import { createPipelineFunctions } from "../inngest/index.js";
 import { durationMs, type Env } from "../src/config/env.js";
-import { o200kTokenizer } from "../src/context/tokenizer.js";
+import { o200kTokenizer } from "../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../src/db/connect.js";
 import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
-import { resolveParameters } from "../src/memory/lifecycle/retention.js";
 import { eventSubjectExists } from "../src/pipeline/event-subject.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
 import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
@@ -24,7 +23,7 @@ import { type App, createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
 import { loadDashboard } from "./routes/dashboard.js";
 import { isLoopback, securityFromEnv } from "./security.js";
-import { pipelineSettings } from "./settings.js";
+import { pipelineSettings, scheduledDecay } from "./settings.js";
 
 export interface Runtime {
   app: App;
@@ -118,7 +117,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     accessRecorder: new AccessRecorder(database.db, clock, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
-    dashboard: await loadDashboard(resolveParameters(settings.decayParameters)),
+    dashboard: await loadDashboard(),
+    decay: scheduledDecay(settings),
     live: { bus: liveEvents, pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
     security: await securityFromEnv(env, isLoopback(env.HOST), "socket"),
     log: logger.error,

@@ -1,5 +1,6 @@
 import type { PipelineSettings } from "../inngest/client.js";
 import { durationMs, type Env } from "../src/config/env.js";
+import { resolveParameters } from "../src/memory/lifecycle/retention.js";
 
 /** The pipeline functions' settings from configuration; the same on Node and Workers. */
 export function pipelineSettings(env: Env): PipelineSettings {
@@ -23,4 +24,10 @@ export function pipelineSettings(env: Env): PipelineSettings {
     sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
     maxFailures: env.PIPELINE_MAX_FAILURES,
   };
+}
+
+/** λ and threshold of the scheduled decay, as memory health reports them. */
+export function scheduledDecay(settings: PipelineSettings): { lambda: number; threshold: number } {
+  const { lambda, threshold } = resolveParameters(settings.decayParameters);
+  return { lambda, threshold };
 }

@@ -14,8 +14,8 @@ export const LiveQuerySchema = z.strictObject({
 
 /**
  * Server-sent events for one user (optionally one session) (V1): consolidation progress, memory
- * hits and budget use of each context request, decay. Request-made events arrive at once;
- * pipeline progress is read from the database every `LIVE_POLL_INTERVAL`.
+ * hits and budget use of each context request, decay. Both request-made events and pipeline
+ * progress (read from the database) are written every `LIVE_POLL_INTERVAL`.
  */
 export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuerySchema), (c) => {
   const query = c.req.valid("query");
@@ -23,12 +23,11 @@ export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuer
   const scope = { appId: query.app_id, userId: query.user_id, ...(query.session_id ? { sessionId: query.session_id } : {}) };
   return streamSSE(c, async (stream) => {
     let id = 0;
-    let chain = Promise.resolve();
-    // Writes are chained so events keep their order whether they come from the bus or the poll.
-    const send = (event: LiveEvent) => {
-      chain = chain.then(() => stream.writeSSE({ id: String(++id), event: event.type, data: JSON.stringify(event) }));
-    };
-    const unsubscribe = live.bus.subscribe(scope, send);
+    const write = (event: LiveEvent) => stream.writeSSE({ id: String(++id), event: event.type, data: JSON.stringify(event) });
+    // Events other requests publish wait here until this stream's own loop writes them: on Workers
+    // a stream may only be written from the request that opened it.
+    const published: LiveEvent[] = [];
+    const unsubscribe = live.bus.subscribe(scope, (event) => published.push(event));
     const reader = new PipelineProgressReader(db, scope);
     let open = true;
     stream.onAbort(() => {
@@ -36,7 +35,7 @@ export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuer
       unsubscribe();
     });
     await reader.next();
-    send({
+    await write({
       type: "CUSTOM",
       name: "subscribed",
       value: { user_id: scope.userId, app_id: scope.appId, session_id: scope.sessionId ?? null },
@@ -45,8 +44,8 @@ export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuer
     while (open) {
       await stream.sleep(live.pollMs);
       if (!open) break;
-      for (const event of await reader.next()) send(event);
-      await chain;
+      for (const event of published.splice(0)) await write(event);
+      for (const event of await reader.next()) await write(event);
     }
   });
 });

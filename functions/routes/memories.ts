@@ -59,6 +59,7 @@ export const memoryRoutes = new Hono<AppEnv>()
       user_id: query.user_id,
       app_id: query.app_id,
       ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id }, c.var.deps.clock.now())),
+      decay: c.var.deps.decay,
     });
   })
   .get("/retention", validate("query", RetentionQuerySchema), async (c) => {

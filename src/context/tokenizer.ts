@@ -1,9 +1,7 @@
-import { countTokens as countO200k, decode, encode } from "gpt-tokenizer";
-
 /**
- * Token counting with a real BPE tokenizer (o200k_base via gpt-tokenizer, pure JS, runs on
- * Workers). Gemini's own tokenizer is not published for offline use; o200k is the closest widely
- * used vocabulary, and budgets are enforced against this count exactly.
+ * Token counting with a real BPE tokenizer (o200k_base via gpt-tokenizer, pure JS). Gemini's own
+ * tokenizer is not published for offline use; o200k is the closest widely used vocabulary, and
+ * budgets are enforced against this count exactly.
  */
 export interface Tokenizer {
   readonly name: string;
@@ -12,17 +10,26 @@ export interface Tokenizer {
   truncate(text: string, maxTokens: number): string;
 }
 
-export const o200kTokenizer: Tokenizer = {
-  name: "o200k_base",
-  count: (text) => (text.length === 0 ? 0 : countO200k(text)),
-  truncate(text, maxTokens) {
-    if (maxTokens <= 0) return "";
-    const tokens = encode(text);
-    if (tokens.length <= maxTokens) return text;
-    let prefix = decode(tokens.slice(0, maxTokens));
-    // A cut inside a multi-byte character decodes to U+FFFD; never emit half a character.
-    prefix = prefix.replace(/\uFFFD+$/u, "");
-    const lastSpace = prefix.search(/\s\S*$/u);
-    return (lastSpace > 0 ? prefix.slice(0, lastSpace) : prefix).trimEnd();
-  },
-};
+/** What a gpt-tokenizer encoding offers (the bundled o200k module, or one built from its ranks). */
+export interface BpeEncoding {
+  countTokens(text: string): number;
+  encode(text: string): number[];
+  decode(tokens: number[]): string;
+}
+
+export function bpeTokenizer(name: string, encoding: BpeEncoding): Tokenizer {
+  return {
+    name,
+    count: (text) => (text.length === 0 ? 0 : encoding.countTokens(text)),
+    truncate(text, maxTokens) {
+      if (maxTokens <= 0) return "";
+      const tokens = encoding.encode(text);
+      if (tokens.length <= maxTokens) return text;
+      let prefix = encoding.decode(tokens.slice(0, maxTokens));
+      // A cut inside a multi-byte character decodes to U+FFFD; never emit half a character.
+      prefix = prefix.replace(/\uFFFD+$/u, "");
+      const lastSpace = prefix.search(/\s\S*$/u);
+      return (lastSpace > 0 ? prefix.slice(0, lastSpace) : prefix).trimEnd();
+    },
+  };
+}

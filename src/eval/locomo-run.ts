@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { waitForSettled } from "../../functions/wait-for-settled.js";
-import { o200kTokenizer } from "../context/tokenizer.js";
+import { o200kTokenizer } from "../context/o200k-tokenizer.js";
 import { queryRows } from "../db/database.js";
 import type { ManualClock } from "../util/clock.js";
 import { bm25Ranker, newestFirst, packTurns, type Turn } from "./baselines.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { o200kTokenizer } from "../../src/context/tokenizer.js";
+import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 let runtime: Runtime;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
-import { o200kTokenizer } from "../../src/context/tokenizer.js";
+import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { queryRows } from "../../src/db/database.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import { type LanguageModel, ProviderError } from "../../src/providers/types.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { atSentenceEnd, type CandidateSection, packSections } from "../../src/context/pack.js";
-import { o200kTokenizer } from "../../src/context/tokenizer.js";
 import { DomainError } from "../../src/errors.js";
 
 const words = fc.array(

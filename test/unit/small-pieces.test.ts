@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { durationMs, parseEnv } from "../../src/config/env.js";
-import { o200kTokenizer } from "../../src/context/tokenizer.js";
+import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { chooseDriver } from "../../src/db/connect.js";
 import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
 import { assertSupportedKey, evaluateKey } from "../../src/executor/expressions.js";

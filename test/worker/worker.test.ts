@@ -8,6 +8,7 @@ import canonicalize from "canonicalize";
 import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/api-keys.js";
+import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../../src/db/connect.js";
 import type { Database } from "../../src/db/database.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
@@ -15,9 +16,10 @@ import * as schema from "../../src/db/schema/index.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 
 /**
- * The Worker in workerd (`wrangler dev`), against a Postgres on loopback standing in for Neon
- * behind Hyperdrive — the suite's real Postgres with TEST_DATABASE_URL, else PGlite behind
- * pglite-socket — and a stand-in for Inngest Cloud's event API that records what the Worker emits.
+ * The Worker in workerd (`wrangler dev`, which also runs the static-assets build), against a
+ * Postgres on loopback standing in for Neon behind Hyperdrive — the suite's real Postgres with
+ * TEST_DATABASE_URL, else PGlite behind pglite-socket — and a stand-in for Inngest Cloud's event API
+ * that records what the Worker emits.
  */
 const SIGNING_KEY = "signkey-test-0123456789abcdef0123456789abcdef";
 const pgPort = 56_000 + Math.floor(Math.random() * 3000);
@@ -71,6 +73,7 @@ beforeAll(async () => {
     INNGEST_EVENT_KEY: "test-event-key",
     INNGEST_BASE_URL: inngestUrl,
     EMIT_COALESCE_WINDOW: "1ms",
+    LIVE_POLL_INTERVAL: "100ms",
     LOG_LEVEL: "warn",
   };
   wrangler = spawn(
@@ -154,8 +157,64 @@ async function inngestSignature(body: unknown, key = SIGNING_KEY): Promise<strin
   return `t=${timestamp}&s=${Buffer.from(mac).toString("hex")}`;
 }
 
+/** A server-sent-event stream read event by event. */
+async function openLive(path: string) {
+  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toContain("text/event-stream");
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const seen: { event: string; data: any }[] = [];
+  return {
+    seen,
+    /** Reads until an event matches, failing after `timeoutMs`. */
+    async until(match: (event: { event: string; data: any }) => boolean, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = seen.find(match);
+        if (found) return found;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no matching live event; saw ${JSON.stringify(seen.map((e) => e.event))}`);
+        const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => setTimeout(() => resolve(null), left))]);
+        if (!chunk || chunk.done) continue;
+        buffered += decoder.decode(chunk.value, { stream: true });
+        let end = buffered.indexOf("\n\n");
+        while (end >= 0) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1] ?? "message";
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (data) seen.push({ event, data: JSON.parse(data) });
+          end = buffered.indexOf("\n\n");
+        }
+      }
+    },
+    close: () => reader.cancel(),
+  };
+}
+
 describe("the Worker in workerd", () => {
-  it("appends events over Hyperdrive-style TCP, emits to Inngest, runs a signed pipeline call and assembles a context window", async () => {
+  it("serves the dashboard as static assets, and memory health with the decay curve's parameters", async () => {
+    const page = await fetch(`${base}/dashboard?user_id=eve`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const html = await page.text();
+    expect(html).toContain("memory dashboard");
+    expect(html).toContain('src="/dashboard.js"');
+    const script = await fetch(`${base}/dashboard.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toContain("/v1/memories/health");
+    const health = await request("GET", "/v1/memories/health?user_id=eve");
+    expect(health.status).toBe(200);
+    expect(health.body.decay).toEqual({ lambda: 0.1, threshold: 0.1 });
+  });
+
+  it("appends events over Hyperdrive-style TCP, emits to Inngest, runs a signed pipeline call, streams its progress live and assembles a context window", async () => {
+    // A live stream holds its request's connection for as long as it is open: the job the signed
+    // step below starts is read from the database by the stream's own poll.
+    const live = await openLive("/v1/live?user_id=eve");
+    await live.until((event) => event.data.name === "subscribed");
     expect((await request("POST", "/v1/sessions", { user_id: "eve" }, {})).status).toBe(401);
     const health = await request("GET", "/healthz", undefined, {});
     expect(health.body).toMatchObject({ status: "ok", database: { driver: "pg" }, embedding_model: "hashing-256" });
@@ -221,6 +280,9 @@ describe("the Worker in workerd", () => {
     expect(backlog.toSeq).toBe(2);
     expect(backlog.events.map((event) => event.content)).toEqual(["I am moving to Porto next spring.", "Porto is lovely in spring."]);
 
+    const progress = await live.until((event) => event.event === "ACTIVITY_SNAPSHOT");
+    expect(JSON.stringify(progress.data)).toContain("fast_replay");
+
     const context = await request("POST", "/v1/context", {
       user_id: "eve",
       session_id: session.body.id,
@@ -230,5 +292,12 @@ describe("the Worker in workerd", () => {
     expect(context.status).toBe(200);
     expect(context.body.prompt).toContain("Porto");
     expect(context.body.total_tokens).toBeLessThanOrEqual(400);
+    // Counted by the tokenizer the Worker built from its static assets: the same count as on Node.
+    expect(context.body.total_tokens).toBe(o200kTokenizer.count(context.body.prompt));
+    // The context request's budget reached the stream opened by another request: one app per isolate.
+    await live.until((event) => event.event === "STATE_DELTA");
+    await live.close();
+    // The stream's connection was released: the Worker goes on serving.
+    expect((await request("GET", "/healthz", undefined, {})).status).toBe(200);
   });
 });

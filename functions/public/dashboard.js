@@ -4,8 +4,9 @@ const state = {
   user: params.get("user_id") ?? "",
   app: params.get("app_id") ?? "default",
   key: params.get("key") ?? localStorage.getItem("mnemo-key") ?? "",
-  lambda: Number(document.body.dataset.lambda),
-  threshold: Number(document.body.dataset.threshold),
+  // The scheduled decay's parameters, from the health answer.
+  lambda: 0,
+  threshold: 0,
 };
 const $ = (selector) => document.querySelector(selector);
 const escapeHtml = (text) => String(text ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
@@ -48,6 +49,8 @@ function decayCurve(width = 420, height = 140, days = 60) {
 
 async function loadHealth() {
   const health = await api(`/v1/memories/health?${scope()}`);
+  state.lambda = health.decay.lambda;
+  state.threshold = health.decay.threshold;
   $("#health").innerHTML = `<div class="cards">
     <div class="card"><b>${health.total}</b><span>memories</span></div>
     ${Object.entries(health.by_type)

@@ -1,0 +1,87 @@
+import { serve as serveInngest } from "inngest/hono";
+import { createPipelineClient } from "../../inngest/client.js";
+import { createPipelineFunctions } from "../../inngest/index.js";
+import { durationMs, parseEnv } from "../../src/config/env.js";
+import { LiveEvents } from "../../src/live/live-events.js";
+import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
+import { createPipelineNotifier } from "../../src/pipeline/notifier.js";
+import { jobsPipelineView } from "../../src/pipeline/status/jobs-view.js";
+import { createProviders } from "../../src/providers/index.js";
+import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
+import { clockFromEnv } from "../../src/util/clock-from-env.js";
+import { createLogger, type Logger, toVariadicLogger } from "../../src/util/logger.js";
+import { type App, createApp } from "../app.js";
+import type { AppDeps } from "../deps.js";
+import { securityFromEnv } from "../security.js";
+import { pipelineSettings, scheduledDecay } from "../settings.js";
+import { currentScope, scopedDatabase } from "./request-scope.js";
+import { type AssetFetcher, loadTokenizer } from "./tokenizer-asset.js";
+
+/** Cloudflare bindings: Hyperdrive for Postgres (Neon behind it), the static assets, plain string vars and secrets. */
+export interface Bindings {
+  HYPERDRIVE?: { connectionString: string };
+  ASSETS?: AssetFetcher;
+  [name: string]: unknown;
+}
+
+/** Everything that lives as long as the isolate: the app with its Inngest handler, and where the database is. */
+export interface Isolate {
+  app: App;
+  logger: Logger;
+  connectionString: string;
+}
+
+/**
+ * Builds the app once per isolate: configuration, providers, tokenizer, key cache and rate-limit
+ * buckets, the Inngest client with its functions and serve handler, the live-event bus. The
+ * database and the after-response work are the request's own (request-scope.ts).
+ */
+export async function startIsolate(bindings: Bindings): Promise<Isolate> {
+  const strings = Object.fromEntries(Object.entries(bindings).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  const connectionString = bindings.HYPERDRIVE?.connectionString ?? strings["DATABASE_URL"];
+  if (!connectionString) throw new Error("no database: bind Hyperdrive as HYPERDRIVE (or set DATABASE_URL)");
+  if (!bindings.ASSETS) throw new Error('no static assets: the Worker needs [assets] with binding = "ASSETS" (wrangler.toml)');
+  const env = parseEnv({ ...strings, INNGEST_MODE: "cloud", DATABASE_URL: connectionString });
+  if (!env.INNGEST_SIGNING_KEY)
+    throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
+  const logger = createLogger(env.LOG_LEVEL);
+  const providers = createProviders(env, createHashingEmbedder);
+  const settings = pipelineSettings(env);
+  const clock = clockFromEnv(env);
+  const inngest = createPipelineClient(
+    {
+      mode: "cloud",
+      ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
+      ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
+      ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
+      ...(env.INNGEST_ENCRYPTION_KEY
+        ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } }
+        : {}),
+      logger: toVariadicLogger(logger),
+    },
+    { db: scopedDatabase, clock, llm: providers.llm, embedder: providers.embedder, settings },
+  );
+  const deps: AppDeps = {
+    db: scopedDatabase,
+    dbKind: "pg",
+    tokenizer: await loadTokenizer(bindings.ASSETS),
+    clock,
+    embedder: providers.embedder,
+    notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),
+    pipeline: jobsPipelineView(scopedDatabase, providers.embedder.model),
+    inngestHandler: serveInngest({ client: inngest, functions: createPipelineFunctions(inngest, settings) }),
+    get background() {
+      return currentScope().background;
+    },
+    // Flushed right after the response, while the request's connection is still open.
+    accessRecorder: new AccessRecorder(scopedDatabase, clock, 0),
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    // The key cache and rate-limit buckets outlive requests; key lookups use each request's connection.
+    security: await securityFromEnv(env, false, "cf-connecting-ip"),
+    decay: scheduledDecay(settings),
+    // Live streams see the events of requests served by this isolate; pipeline progress is read from the database.
+    live: { bus: new LiveEvents(), pollMs: durationMs(env.LIVE_POLL_INTERVAL) },
+    log: logger.error,
+  };
+  return { app: createApp(deps), logger, connectionString };
+}
