@@ -6,7 +6,7 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import canonicalize from "canonicalize";
 import { drizzle } from "drizzle-orm/pglite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { createApiKey } from "../../src/auth/api-keys.js";
 import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../../src/db/connect.js";
@@ -54,6 +54,10 @@ async function startDatabase(): Promise<string> {
   return `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
 }
 
+/** What wrangler and the Worker printed (its logs), shown when a test fails. */
+let workerOutput = "";
+beforeEach(() => onTestFailed(() => console.error(`wrangler dev printed:\n${workerOutput}`)));
+
 beforeAll(async () => {
   const connectionString = await startDatabase();
 
@@ -100,19 +104,18 @@ beforeAll(async () => {
       detached: true,
     },
   );
-  let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wrangler dev did not start:\n${output}`)), 150_000);
+    const timer = setTimeout(() => reject(new Error(`wrangler dev did not start:\n${workerOutput}`)), 150_000);
     const watch = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("Ready on")) {
+      workerOutput += chunk.toString();
+      if (workerOutput.includes("Ready on")) {
         clearTimeout(timer);
         resolve();
       }
     };
     wrangler.stdout?.on("data", watch);
     wrangler.stderr?.on("data", watch);
-    wrangler.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)));
+    wrangler.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}:\n${workerOutput}`)));
   });
 });
 
@@ -275,7 +278,7 @@ describe("the Worker in workerd", () => {
     });
     const ops = (await ran.json()) as { op: string; name?: string; data?: unknown }[];
     expect(ran.status).toBe(206);
-    expect(ops[0]).toMatchObject({ op: "StepRun", name: "load-backlog-0" });
+    expect(ops[0], JSON.stringify(ops[0])).toMatchObject({ op: "StepRun", name: "load-backlog-0" });
     const backlog = ops[0]?.data as { toSeq: number; events: { content: string }[] };
     expect(backlog.toSeq).toBe(2);
     expect(backlog.events.map((event) => event.content)).toEqual(["I am moving to Porto next spring.", "Porto is lovely in spring."]);
