@@ -6,6 +6,7 @@ import { startRuntime } from "../functions/node-runtime.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { benchAppend } from "./append.js";
+import { benchColdStart } from "./cold-start.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchRetrieval } from "./retrieval.js";
 import { printTable } from "./stats.js";
@@ -23,6 +24,23 @@ const { values } = parseArgs({
   },
 });
 const iterations = Number(values.iterations);
+
+// Cold start first, while nothing else in this process competes for the cores.
+const coldDir = await mkdtemp(join(tmpdir(), "memory-cold-"));
+try {
+  const cold = await benchColdStart(coldDir);
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  console.log(
+    `cold start of the built service to a served /healthz: restart ${seconds(cold.restartMs)} (target ≤ 3 s), first boot on an empty data directory ${seconds(cold.firstBootMs)}; floor: a bare node:http server ${seconds(cold.floorMs)}, restart / floor = ${(cold.restartMs / cold.floorMs).toFixed(1)}`,
+  );
+  console.log(
+    `first context request after the restart ${cold.firstContextMs.toFixed(0)} ms (loads the embedding model); RSS then ${cold.rssMiB.toFixed(0)} MiB\n`,
+  );
+  console.log(JSON.stringify({ bench: "cold-start", ...cold }));
+} finally {
+  await rm(coldDir, { recursive: true, force: true });
+}
+
 const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
 // The rate limit is off: the benchmark sends thousands of requests a minute from one caller on purpose.
 const runtime = await startRuntime(

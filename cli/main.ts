@@ -147,7 +147,7 @@ program
   .option("--batch <n>", "memories per embedding call", integer, 64)
   .action(async (options: { user?: string; app: string; batch: number }) => {
     await withDatabase(async (handle) => {
-      const embedder = createProviders(env(), createUseEmbedder).embedder;
+      const { embedder } = await createProviders(env(), createUseEmbedder);
       const scope = options.user ? { appId: options.app, userId: options.user } : undefined;
       let embedded = 0;
       for (;;) {

@@ -42,6 +42,8 @@ export interface RuntimeOverrides {
   providers?: Partial<Providers>;
   /** The memory's clock (a simulation moves it by hand); default from CLOCK_OFFSET or the system. */
   clock?: Clock;
+  /** The database, already being opened (`functions/node.ts` opens it while the rest loads); default from env. */
+  database?: Promise<DatabaseHandle>;
 }
 
 /**
@@ -56,9 +58,9 @@ export interface RuntimeOverrides {
 export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const logger = createLogger(env.LOG_LEVEL);
   const log = logger.info;
-  const database = await connectDatabase(env, logger.warn);
+  const database = await (overrides.database ?? connectDatabase(env, logger.warn));
   if (database.kind === "pglite") await migrateDatabase(database);
-  const providers = { ...createProviders(env, createUseEmbedder), ...overrides.providers };
+  const providers = { ...(await createProviders(env, createUseEmbedder)), ...overrides.providers };
   const clock = overrides.clock ?? clockFromEnv(env);
   const settings = pipelineSettings(env);
   const embedded = env.INNGEST_MODE === "embedded";

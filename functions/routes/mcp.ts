@@ -1,5 +1,4 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -20,7 +19,7 @@ const appId = z.string().trim().min(1).max(200).optional().describe("The app; ta
  * stateless: every request gets a fresh server bound to its caller, so API-key scoping applies
  * exactly as on the REST routes. Works the same on Node and Workers (web-standard transport).
  */
-function memoryServer(c: Context<AppEnv>): McpServer {
+function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
   const { db, embedder, tokenizer, clock } = c.var.deps;
   const principal = c.get("principal");
   // The same app scoping as request bodies: a key's app is filled in, another app is "not found".
@@ -34,7 +33,7 @@ function memoryServer(c: Context<AppEnv>): McpServer {
     content: [{ type: "text" as const, text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
   });
 
-  const server = new McpServer({ name: "mnemo-pipeline", version: "0.1.0" });
+  const server = new Server({ name: "mnemo-pipeline", version: "0.1.0" });
   server.registerTool(
     "add_memory",
     {
@@ -111,8 +110,15 @@ function memoryServer(c: Context<AppEnv>): McpServer {
 }
 
 // Stateless: no server-initiated stream (GET) and no session to end (DELETE), so POST is all there is.
+// The SDK is loaded on the first MCP request, not at start-up (~0.2 s of imports).
+const importSdk = () =>
+  Promise.all([import("@modelcontextprotocol/sdk/server/mcp.js"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]);
+let sdk: ReturnType<typeof importSdk> | undefined;
+const loadSdk = () => (sdk ??= importSdk());
+
 export const mcpRoutes = new Hono<AppEnv>().post("/", async (c) => {
-  const server = memoryServer(c);
+  const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadSdk();
+  const server = memoryServer(c, McpServer);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   return transport.handleRequest(c.req.raw);

@@ -45,7 +45,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
   if (!env.INNGEST_SIGNING_KEY)
     throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
   const logger = createLogger(env.LOG_LEVEL);
-  const providers = createProviders(env, createHashingEmbedder);
+  const providers = await createProviders(env, createHashingEmbedder);
   const settings = pipelineSettings(env);
   const clock = clockFromEnv(env);
   const inngest = createPipelineClient(

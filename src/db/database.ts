@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { DatabaseKind } from "../vocabulary/database-kind.js";
 import type { DataDirLock } from "./data-dir-lock.js";
 import type * as schema from "./schema/index.js";
 
@@ -9,7 +10,7 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** What runs queries: the database itself or a transaction it opened — the same query surface either way. */
 export type Queryable = Pick<Database, "select" | "selectDistinct" | "insert" | "update" | "delete" | "execute">;
 
-export type DatabaseKind = "pglite" | "pg" | "neon";
+export type { DatabaseKind } from "../vocabulary/database-kind.js";
 
 export interface DatabaseHandle {
   db: Database;

@@ -1,8 +1,8 @@
 import { index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import type { PipelineStage } from "../../vocabulary/pipeline-stage.js";
 import { timestampTz } from "./columns.js";
 
-export const PIPELINE_STAGES = ["replay", "reflection", "embedding"] as const;
-export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+export { PIPELINE_STAGES, type PipelineStage } from "../../vocabulary/pipeline-stage.js";
 
 /**
  * Dead letters: consecutive failed runs of one stage for one session (replay, reflection) or one

@@ -1,5 +1,6 @@
-/** What consolidation did with one extracted item (C2): the operation model ADD / UPDATE / DELETE / NOOP. */
-export type OperationKind = "ADD" | "UPDATE" | "DELETE" | "NOOP";
+import type { OperationKind } from "../../vocabulary/operation-kind.js";
+
+export type { OperationKind } from "../../vocabulary/operation-kind.js";
 
 export interface AppliedOperation {
   op: OperationKind;
