@@ -5,6 +5,9 @@ import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
+import { connectDatabase } from "../src/db/connect.js";
+import { migrateDatabase } from "../src/db/migrate.js";
+import { benchAnn, createScratchDatabase } from "./ann.js";
 import { benchAppend } from "./append.js";
 import { benchColdStart } from "./cold-start.js";
 import { benchMaintenance } from "./maintenance.js";
@@ -21,6 +24,8 @@ const { values } = parseArgs({
     iterations: { type: "string", default: "1000" },
     "retrieval-iterations": { type: "string", default: "30" },
     scale: { type: "boolean", default: false },
+    /** A real Postgres (with pgvector) to run on instead of the embedded PGlite; its schema is migrated. */
+    postgres: { type: "string" },
   },
 });
 const iterations = Number(values.iterations);
@@ -43,11 +48,26 @@ try {
 
 const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
 // The rate limit is off: the benchmark sends thousands of requests a minute from one caller on purpose.
-const runtime = await startRuntime(
-  parseEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0" }),
-);
+// With --postgres: a scratch database of its own on that server, migrated, dropped at the end.
+const scratch = values.postgres ? await createScratchDatabase(values.postgres) : undefined;
+const benchEnv = parseEnv({
+  ...process.env,
+  DATA_DIR: dataDir,
+  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+  LOG_LEVEL: "error",
+  RATE_LIMIT_PER_MINUTE: "0",
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
+});
+if (scratch) {
+  const handle = await connectDatabase(benchEnv);
+  await migrateDatabase(handle);
+  await handle.close();
+}
+const runtime = await startRuntime(benchEnv);
 try {
-  console.log(`embedded default: PGlite (${dataDir}), ${iterations} iterations, node ${process.version}\n`);
+  console.log(
+    `${scratch ? `real Postgres (${scratch.name})` : `embedded default: PGlite (${dataDir})`}, ${iterations} iterations, node ${process.version}\n`,
+  );
   const append = await benchAppend(runtime, iterations);
   printTable([append.raw, ...append.rows], append.raw);
   const ratio = (append.rows[0]?.p50 ?? Number.NaN) / append.raw.p50;
@@ -82,7 +102,15 @@ try {
     `append p50 during backfill + decay / raw insert p50 in the same window = ${underLoad.toFixed(2)} (target ≤ 3); / idle raw insert p50 = ${((maintenance.appendUnderLoad.rows[0]?.p50 ?? Number.NaN) / append.raw.p50).toFixed(2)}`,
   );
   console.log(JSON.stringify({ bench: "maintenance", ...maintenance, ratioUnderLoad: underLoad }));
+  if (scratch) {
+    const ann = await benchAnn(runtime, sizes.at(-1) as number);
+    console.log(
+      `\nHNSW index (${ann.memories} memories for one user): build ${(ann.buildMs / 1000).toFixed(1)} s; recall@10 against an exact scan ${ann.recallAt10.toFixed(3)} (target ≥ 0.95); inserting 5,000 embedded memories ${(ann.insertMs.with / 1000).toFixed(2)} s with the index, ${(ann.insertMs.without / 1000).toFixed(2)} s without (floor)`,
+    );
+    console.log(JSON.stringify({ bench: "ann", ...ann }));
+  }
 } finally {
   await runtime.close();
   await rm(dataDir, { recursive: true, force: true });
+  await scratch?.drop();
 }

@@ -7,6 +7,7 @@ import { DataDirInUseError } from "../src/db/data-dir-lock.js";
 import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { DecayParametersSchema } from "../src/memory/lifecycle/retention.js";
+import { annIndexName, ensureAnnIndex } from "../src/memory/recall/ann-index.js";
 import { findUnembedded, storeEmbeddings } from "../src/memory/write/embeddings.js";
 import { createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
@@ -61,6 +62,14 @@ program
     await withDatabase(async (handle) => {
       await migrateDatabase(handle);
       console.log(`migrations applied (${handle.kind})`);
+      const config = env();
+      if (handle.kind === "pglite" || config.ANN_INDEX === "off") return;
+      // The vector index for the configured model, for deployments whose service never builds it (Workers).
+      const { model, dimensions } = (await createProviders(config, createUseEmbedder)).embedder;
+      const valid = await ensureAnnIndex(handle.db, { model, dimensions });
+      console.log(
+        valid ? `vector index ${annIndexName({ model, dimensions })} ready` : `no vector index for ${model} (${dimensions} dimensions)`,
+      );
     });
   });
 

@@ -4,6 +4,7 @@ import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { LiveEvents } from "../src/live/live-events.js";
 import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
+import type { AnnIndex } from "../src/memory/recall/ann-index.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
@@ -22,6 +23,8 @@ export interface AppDeps {
   /** Where "now" comes from for everything the memory decides or records by time. */
   clock: Clock;
   embedder: Embedder;
+  /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
+  ann?: AnnIndex;
   /** Sends pipeline events to Inngest (Cloud, or the embedded executor's event API). */
   notifier: PipelineNotifier;
   pipeline: PipelineView;

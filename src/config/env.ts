@@ -154,6 +154,11 @@ export const EnvSchema = z.object({
   EXECUTOR_ENABLED: booleanFromEnv.default(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /**
+   * `auto`: on a real Postgres, build (concurrently, in the background) and use an HNSW index for
+   * the configured embedding model; `off`: binary-quantised candidates re-ranked exactly, always.
+   */
+  ANN_INDEX: z.enum(["auto", "off"]).default("auto"),
+  /**
    * Shifts the memory's clock (validity, recency, retention, decay, recorded times) by a duration,
    * e.g. "60d" to see what decay does two months on, against a copy of the data. Not for production.
    */

@@ -1,5 +1,6 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
+import { type AnnIndex, queryVector } from "../memory/recall/ann-index.js";
 import { recallMemories } from "../memory/recall/hybrid-recall.js";
 import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
@@ -16,6 +17,8 @@ export interface ContextDeps {
   embedder: Embedder;
   tokenizer: Tokenizer;
   clock: Clock;
+  /** The embedding model's HNSW index on real Postgres, once built. */
+  ann?: AnnIndex;
 }
 
 /**
@@ -57,7 +60,7 @@ export async function assembleContext(deps: ContextDeps, request: ContextRequest
   const ranked = await recallMemories(deps.db, {
     ...scope,
     text: request.query,
-    ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
+    ...(vector ? { vector: queryVector(deps, vector) } : {}),
     limit: memoryCandidates(budget),
     now,
   });

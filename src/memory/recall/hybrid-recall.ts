@@ -54,8 +54,11 @@ export interface RecallQuery extends RecallFilters {
   appId: string;
   userId: string;
   text: string;
-  /** Query vector and the model that made it; only vectors of that model are compared. */
-  vector?: { values: number[]; model: string };
+  /**
+   * Query vector and the model that made it; only vectors of that model are compared. With
+   * `annDimensions` (the model has a valid HNSW index, real Postgres), neighbours come from it.
+   */
+  vector?: { values: number[]; model: string; annDimensions?: number };
   limit: number;
   /** Candidates taken from each ranking before fusion. */
   candidates?: number;
@@ -94,11 +97,22 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const visible = visibleMemories(query, query);
   const vector = query.vector ? toVectorLiteral(query.vector.values) : null;
+  const annDimensions = query.vector?.annDimensions;
   const vectorArm =
     query.vector && vector
-      ? // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
-        // cosine; with fewer rows than the oversampling this is an exact search.
-        sql`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+      ? annDimensions
+        ? // The HNSW index of this model (real Postgres): an iterative scan keeps going until it has
+          // found enough of this user's visible memories; relaxed order is re-sorted exactly here.
+          sql`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+              SELECT m.id, m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))}) AS distance
+                FROM memories m
+               WHERE ${visible} AND m.embedding_model = ${query.vector.model}
+               ORDER BY m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))})
+               LIMIT ${pool}
+            ) nearest`
+        : // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
+          // cosine; with fewer rows than the oversampling this is an exact search.
+          sql`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
               SELECT c.id, c.embedding <=> ${vector}::halfvec AS distance FROM (
                 SELECT m.id, m.embedding
                   FROM memories m
@@ -110,9 +124,7 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
               LIMIT ${pool}
             ) nearest`
       : sql`SELECT NULL::uuid AS id, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
-  const rows = await queryRows<RecalledRow>(
-    db,
-    sql`WITH terms AS (
+  const statement = sql`WITH terms AS (
           SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ${query.text}))) AS lexeme
         ),
         corpus AS (
@@ -156,8 +168,15 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
            ORDER BY f.score DESC, m.created_at DESC
            LIMIT ${query.limit}
         ) r
-        ORDER BY r.score DESC, r.created_at DESC`,
-  );
+        ORDER BY r.score DESC, r.created_at DESC`;
+  const rows = annDimensions
+    ? // Search settings are per transaction, so they never leak into a pooled connection's next user.
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+        await tx.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(64, pool * 2))}`));
+        return queryRows<RecalledRow>(tx, statement);
+      })
+    : await queryRows<RecalledRow>(db, statement);
   return rows.map(toRecalled);
 }
 

@@ -3,6 +3,7 @@ import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES } from "../../db/schema/index.js";
 import type { Embedder } from "../../providers/types.js";
 import type { Clock } from "../../util/clock.js";
+import { type AnnIndex, queryVector } from "./ann-index.js";
 import { recallByIds, recallMemories } from "./hybrid-recall.js";
 import { type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
@@ -34,7 +35,10 @@ export interface SearchResult {
  * @example
  * await searchMemory(deps, { user_id: "ana", app_id: "default", query: "pets", limit: 5, min_relevance: 0.3 });
  */
-export async function searchMemory(deps: { db: Database; embedder: Embedder; clock: Clock }, input: SearchMemory): Promise<SearchResult> {
+export async function searchMemory(
+  deps: { db: Database; embedder: Embedder; clock: Clock; ann?: AnnIndex },
+  input: SearchMemory,
+): Promise<SearchResult> {
   const warnings: string[] = [];
   const now = input.as_of ? new Date(input.as_of) : deps.clock.now();
   const window = input.time_window ? resolveTimeWindow(input.time_window, now) : null;
@@ -49,7 +53,7 @@ export async function searchMemory(deps: { db: Database; embedder: Embedder; clo
     appId: input.app_id,
     userId: input.user_id,
     text: input.query,
-    ...(vector ? { vector: { values: vector, model: deps.embedder.model } } : {}),
+    ...(vector ? { vector: queryVector(deps, vector) } : {}),
     limit: Math.max(input.limit * 4, 40),
     ...(input.types ? { types: input.types } : {}),
     now,
