@@ -8,6 +8,7 @@ import type { AnnIndex } from "../src/memory/recall/ann-index.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder } from "../src/providers/types.js";
+import type { RedactionPolicy } from "../src/redaction/redact.js";
 import type { Clock } from "../src/util/clock.js";
 import type { BackgroundTasks } from "./background.js";
 import type { DashboardFiles } from "./routes/dashboard.js";
@@ -25,6 +26,8 @@ export interface AppDeps {
   embedder: Embedder;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
+  /** Write-time redaction (REDACT): what is replaced in events, memories and queries before anything stores or sends them. */
+  redaction: RedactionPolicy;
   /** Sends pipeline events to Inngest (Cloud, or the embedded executor's event API). */
   notifier: PipelineNotifier;
   pipeline: PipelineView;

@@ -110,6 +110,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     db: database.db,
     dbKind: database.kind,
     tokenizer: o200kTokenizer,
+    redaction: env.REDACT,
     clock,
     embedder: providers.embedder,
     ...(database.kind !== "pglite" && env.ANN_INDEX === "auto"

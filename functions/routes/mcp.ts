@@ -20,7 +20,7 @@ const appId = z.string().trim().min(1).max(200).optional().describe("The app; ta
  * exactly as on the REST routes. Works the same on Node and Workers (web-standard transport).
  */
 function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
-  const { db, embedder, tokenizer, clock, ann } = c.var.deps;
+  const { db, embedder, tokenizer, clock, ann, redaction } = c.var.deps;
   const principal = c.get("principal");
   // The same app scoping as request bodies: a key's app is filled in, another app is "not found".
   const scoped = <T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.output<T> => {
@@ -47,7 +47,7 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
     },
     async (args) => {
       const input = scoped(CreateMemorySchema, { ...args, type: "insight" });
-      const operation = await createMemory({ db, embedder, clock }, input);
+      const operation = await createMemory({ db, embedder, clock, redaction }, input);
       return text({ operation: operation.op, memory_id: operation.memory_id, reason: operation.reason });
     },
   );
@@ -63,7 +63,7 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
       },
     },
     async (args) => {
-      const result = await searchMemory({ db, embedder, clock, ...(ann ? { ann } : {}) }, scoped(SearchMemorySchema, args));
+      const result = await searchMemory({ db, embedder, clock, redaction, ...(ann ? { ann } : {}) }, scoped(SearchMemorySchema, args));
       return text({
         no_relevant_memory: result.noRelevantMemory,
         memories: result.memories.map((memory) => ({
@@ -88,7 +88,10 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
       },
     },
     async (args) => {
-      const window = await assembleContext({ db, embedder, tokenizer, clock, ...(ann ? { ann } : {}) }, scoped(ContextRequestSchema, args));
+      const window = await assembleContext(
+        { db, embedder, tokenizer, clock, redaction, ...(ann ? { ann } : {}) },
+        scoped(ContextRequestSchema, args),
+      );
       return text(window.prompt);
     },
   );

@@ -42,7 +42,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
   .post("/", validate("json", CreateMemorySchema), async (c) => {
     const { db, embedder } = c.var.deps;
-    const operation = await createMemory({ db, embedder, clock: c.var.deps.clock }, c.req.valid("json"));
+    const operation = await createMemory({ db, embedder, clock: c.var.deps.clock, redaction: c.var.deps.redaction }, c.req.valid("json"));
     const { row, sources } = await getMemory(db, operation.memory_id);
     return c.json(
       { operation: operation.op, reason: operation.reason, memory: memoryJson(row, sources) },

@@ -47,8 +47,8 @@ export const sessionRoutes = new Hono<AppEnv>()
     return c.json({ session_id: session.id, state: await patchState(db, session, c.req.valid("json")) });
   })
   .post("/:id/events", validate("json", AppendEventsSchema), async (c) => {
-    const { db, tokenizer, notifier, background } = c.var.deps;
-    const result = await appendEvents(db, tokenizer, c.req.param("id"), c.req.valid("json").events, c.var.deps.clock.now());
+    const { db, tokenizer, notifier, background, redaction } = c.var.deps;
+    const result = await appendEvents(db, tokenizer, c.req.param("id"), c.req.valid("json").events, c.var.deps.clock.now(), { redaction });
     if (result.storedCount > 0) {
       const progress = {
         session_id: result.session.id,

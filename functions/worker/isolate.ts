@@ -65,6 +65,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     db: scopedDatabase,
     dbKind: "pg",
     tokenizer: await loadTokenizer(bindings.ASSETS),
+    redaction: env.REDACT,
     clock,
     embedder: providers.embedder,
     notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),

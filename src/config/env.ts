@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NO_REDACTION, RedactSettingSchema } from "../redaction/policy.js";
 
 /** A duration such as "250ms", "2s", "5m" or "1h"; the unit is required so a value is never ambiguous. */
 const DurationSchema = z.string().regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
@@ -158,6 +159,11 @@ export const EnvSchema = z.object({
    * the configured embedding model; `off`: binary-quantised candidates re-ranked exactly, always.
    */
   ANN_INDEX: z.enum(["auto", "off"]).default("auto"),
+  /**
+   * Write-time redaction: detected values of these kinds are replaced before an event, a memory or
+   * a query reaches the log, a table or a provider (`email,phone,card,secret` or `all`).
+   */
+  REDACT: RedactSettingSchema.default(NO_REDACTION),
   /**
    * Shifts the memory's clock (validity, recency, retention, decay, recorded times) by a duration,
    * e.g. "60d" to see what decay does two months on, against a copy of the data. Not for production.

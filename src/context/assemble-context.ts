@@ -4,6 +4,8 @@ import { type AnnIndex, queryVector } from "../memory/recall/ann-index.js";
 import { recallMemories } from "../memory/recall/hybrid-recall.js";
 import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
+import { NO_REDACTION } from "../redaction/policy.js";
+import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import { getSession } from "../sessions/session-store.js";
 import type { Clock } from "../util/clock.js";
 import { sessionHistory } from "./history.js";
@@ -19,6 +21,8 @@ export interface ContextDeps {
   clock: Clock;
   /** The embedding model's HNSW index on real Postgres, once built. */
   ann?: AnnIndex;
+  /** Write-time redaction: the query is text sent to the embedder. */
+  redaction?: RedactionPolicy;
 }
 
 /**
@@ -37,7 +41,9 @@ export const DEFAULT_RATIOS = { facts: 0.2, memories: 0.3, knowledge: 0.1, histo
  * @example
  * await assembleContext(deps, { user_id: "u1", app_id: "default", query: "What does Ana like?", max_tokens: 2000, reserve_output_tokens: 500, history: { strategy: "none", max_turns: 20, overlap: 5 } });
  */
-export async function assembleContext(deps: ContextDeps, request: ContextRequest): Promise<ContextWindow> {
+export async function assembleContext(deps: ContextDeps, submitted: ContextRequest): Promise<ContextWindow> {
+  // The query reaches the embedder (and the window's user message): redacted like everything else.
+  const request = { ...submitted, query: redactText(submitted.query, deps.redaction ?? NO_REDACTION) };
   const budget = request.max_tokens - request.reserve_output_tokens;
   const warnings: string[] = [];
   const ratios = { ...DEFAULT_RATIOS, ...request.budget_ratios };

@@ -5,6 +5,8 @@ import { type Database, queryRows } from "../db/database.js";
 import { sessionEvents } from "../db/schema/index.js";
 import { conflict } from "../errors.js";
 import { ruleImportance } from "../memory/write/importance.js";
+import { NO_REDACTION } from "../redaction/policy.js";
+import { type RedactionCounts, type RedactionPolicy, redactJson, redactText } from "../redaction/redact.js";
 import { canonicalJson, sha256Hex } from "../util/hash.js";
 import type { EventInput, ReadEventsQuery } from "./schemas.js";
 import { assertSessionId, getSession, type SessionRow } from "./session-store.js";
@@ -56,9 +58,11 @@ export async function appendEvents(
   sessionId: string,
   inputs: EventInput[],
   now: Date,
+  options: { redaction?: RedactionPolicy } = {},
 ): Promise<AppendResult> {
   assertSessionId(sessionId);
-  const prepared = inputs.map((input, index) => prepareEvent(input, index, tokenizer, now));
+  const redaction = options.redaction ?? NO_REDACTION;
+  const prepared = inputs.map((input, index) => prepareEvent(redactEvent(input, redaction), index, tokenizer, now));
   try {
     return await appendPrepared(db, sessionId, prepared);
   } catch (error) {
@@ -134,6 +138,20 @@ async function findByIdempotencyKeys(db: Database, sessionId: string, prepared: 
     found.set(row.key as string, { id: row.id, seq: row.seq });
   }
   return found;
+}
+
+/**
+ * Write-time redaction (REDACT): detected values leave the event before anything else sees it —
+ * the log, the idempotency fingerprint, the pipeline, the providers. What was found is counted in
+ * `data.redacted` (kinds only, never values).
+ */
+function redactEvent(input: EventInput, redaction: RedactionPolicy): EventInput {
+  if (redaction.size === 0) return input;
+  const counts: RedactionCounts = {};
+  const content = redactText(input.content, redaction, counts);
+  const data = input.data ? redactJson(input.data, redaction, counts) : undefined;
+  if (Object.keys(counts).length === 0) return input;
+  return { ...input, content, data: { ...data, redacted: counts } };
 }
 
 /** `now` is when an event without `occurred_at` happened: the runtime's clock, like every memory time. */

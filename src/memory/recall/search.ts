@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES } from "../../db/schema/index.js";
 import type { Embedder } from "../../providers/types.js";
+import { NO_REDACTION } from "../../redaction/policy.js";
+import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
 import type { Clock } from "../../util/clock.js";
 import { type AnnIndex, queryVector } from "./ann-index.js";
 import { recallByIds, recallMemories } from "./hybrid-recall.js";
@@ -36,9 +38,11 @@ export interface SearchResult {
  * await searchMemory(deps, { user_id: "ana", app_id: "default", query: "pets", limit: 5, min_relevance: 0.3 });
  */
 export async function searchMemory(
-  deps: { db: Database; embedder: Embedder; clock: Clock; ann?: AnnIndex },
-  input: SearchMemory,
+  deps: { db: Database; embedder: Embedder; clock: Clock; ann?: AnnIndex; redaction?: RedactionPolicy },
+  submitted: SearchMemory,
 ): Promise<SearchResult> {
+  // A query is text sent to the embedder: redacted like everything else that reaches a provider.
+  const input = { ...submitted, query: redactText(submitted.query, deps.redaction ?? NO_REDACTION) };
   const warnings: string[] = [];
   const now = input.as_of ? new Date(input.as_of) : deps.clock.now();
   const window = input.time_window ? resolveTimeWindow(input.time_window, now) : null;

@@ -5,6 +5,8 @@ import { memories, sessionEvents } from "../../db/schema/index.js";
 import { conflict, DomainError } from "../../errors.js";
 import { FACT_TYPES } from "../../providers/extraction.js";
 import type { Embedder } from "../../providers/types.js";
+import { NO_REDACTION } from "../../redaction/policy.js";
+import { type RedactionCounts, type RedactionPolicy, redactJson, redactText } from "../../redaction/redact.js";
 import type { Clock } from "../../util/clock.js";
 import type { SourceRef } from "../provenance.js";
 import { getMemory } from "../read/memory-read.js";
@@ -41,9 +43,10 @@ export type CreateMemory = z.infer<typeof CreateMemorySchema>;
  * history rules as the pipeline apply, so structured ingestion cannot leave a contradiction.
  */
 export async function createMemory(
-  deps: { db: Database; embedder: Embedder; clock: Clock },
-  input: CreateMemory,
+  deps: { db: Database; embedder: Embedder; clock: Clock; redaction?: RedactionPolicy },
+  submitted: CreateMemory,
 ): Promise<AppliedOperation> {
+  const input = redactMemory(submitted, deps.redaction ?? NO_REDACTION);
   const sources = await resolveSources(deps.db, input);
   const now = deps.clock.now();
   const validAt = input.valid_at ? new Date(input.valid_at) : now;
@@ -72,6 +75,16 @@ export async function createMemory(
   const operation = result.applied ? result.operations[0] : undefined;
   if (!operation) throw new Error("consolidation reported no operation for the memory");
   return operation;
+}
+
+/** Write-time redaction of what the memory says (its scope — user, app, sources — is left as sent). */
+function redactMemory(input: CreateMemory, redaction: RedactionPolicy): CreateMemory {
+  if (redaction.size === 0) return input;
+  const counts: RedactionCounts = {};
+  const content = redactText(input.content, redaction, counts);
+  return input.type === "semantic"
+    ? { ...input, content, key: redactText(input.key, redaction, counts), value: redactJson(input.value, redaction, counts) }
+    : { ...input, content };
 }
 
 async function resolveSources(db: Database, input: CreateMemory): Promise<SourceRef[]> {
