@@ -16,6 +16,7 @@ import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memories.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { usageRoutes } from "./routes/usage.js";
 import { userRoutes } from "./routes/users.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 
@@ -63,7 +64,8 @@ export function createApp(deps: AppDeps) {
     .route("/v1/decay", decayRoutes)
     .route("/v1/webhooks", webhookRoutes)
     .route("/v1/live", liveRoutes)
-    .route("/v1/mcp", mcpRoutes);
+    .route("/v1/mcp", mcpRoutes)
+    .route("/v1/usage", usageRoutes);
   if (deps.dashboard) app.route("/", dashboardRoutes(deps.dashboard));
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));

@@ -26,6 +26,8 @@ export interface AppDeps {
   embedder: Embedder;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
+  /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */
+  dailyTokenBudget: number;
   /** Write-time redaction (REDACT): what is replaced in events, memories and queries before anything stores or sends them. */
   redaction: RedactionPolicy;
   /** Sends pipeline events to Inngest (Cloud, or the embedded executor's event API). */

@@ -17,6 +17,7 @@ import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
 import { jobsPipelineView } from "../src/pipeline/status/jobs-view.js";
 import { createProviders, type Providers } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import { meterProviders } from "../src/usage/metered-providers.js";
 import type { Clock } from "../src/util/clock.js";
 import { clockFromEnv } from "../src/util/clock-from-env.js";
 import { createLogger, toVariadicLogger } from "../src/util/logger.js";
@@ -63,6 +64,14 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   if (database.kind === "pglite") await migrateDatabase(database);
   const providers = { ...(await createProviders(env, createUseEmbedder)), ...overrides.providers };
   const clock = overrides.clock ?? clockFromEnv(env);
+  // Every call the pipeline and the routes make is metered (GET /v1/usage, DAILY_TOKEN_BUDGET).
+  const metered = meterProviders(providers, {
+    db: database.db,
+    clock,
+    llmProvider: env.LLM_PROVIDER,
+    embeddingProvider: env.EMBEDDING_PROVIDER,
+    countTokens: (text) => o200kTokenizer.count(text),
+  });
   const settings = pipelineSettings(env);
   const embedded = env.INNGEST_MODE === "embedded";
   const serveUrl = `http://localhost:${env.PORT}/api/inngest`;
@@ -82,7 +91,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
         // PGlite on disk is locked to this process, so its interrupted runs are ours to resume at once.
         exclusive: database.kind === "pglite",
         // An emit still on its way when its user was erased starts nothing.
-        accepts: (data) => eventSubjectExists(database.db, data),
+        accepts: eventSubjectExists,
         log: logger.warn,
       })
     : undefined;
@@ -98,7 +107,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
         : {}),
       logger: toVariadicLogger(logger),
     },
-    { db: database.db, clock, llm: providers.llm, embedder: providers.embedder, settings },
+    { db: database.db, clock, llm: metered.llm, embedder: metered.embedder, settings },
   );
   const functions = createPipelineFunctions(inngest, settings);
   const inngestHandler = serveInngest({ client: inngest, functions, serveOrigin: new URL(serveUrl).origin });
@@ -111,8 +120,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     dbKind: database.kind,
     tokenizer: o200kTokenizer,
     redaction: env.REDACT,
+    dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
     clock,
-    embedder: providers.embedder,
+    embedder: metered.embedder,
     ...(database.kind !== "pglite" && env.ANN_INDEX === "auto"
       ? {
           ann: backgroundAnnIndex(database.db, { model: providers.embedder.model, dimensions: providers.embedder.dimensions }, logger.info),

@@ -17,6 +17,7 @@ import { DecayRunSchema } from "./routes/decay.js";
 import { LiveQuerySchema } from "./routes/live.js";
 import { RetentionQuerySchema } from "./routes/memories.js";
 import { JobsQuerySchema, RetrySchema, RunsQuerySchema, StatusQuerySchema } from "./routes/pipeline.js";
+import { UsageQuerySchema } from "./routes/usage.js";
 import { UserAppSchema } from "./routes/users.js";
 import { ConsolidateSchema } from "./routes/webhooks.js";
 
@@ -119,6 +120,15 @@ export const OPERATIONS: Operation[] = [
     {
       query: UserAppSchema,
       success: { status: 200, description: "Records `{kind: session | event | memory | history, …}`", contentType: "application/x-ndjson" },
+    },
+  ),
+  op(
+    "get",
+    "/v1/usage",
+    "operations",
+    "Cost metering: LLM and embedding calls and tokens per day, stage, provider and model; the daily budget",
+    {
+      query: UsageQuerySchema,
     },
   ),
   op("get", "/v1/live", "operations", "Live AG-UI events for a user or session (server-sent events)", {

@@ -23,6 +23,7 @@ export function pipelineSettings(env: Env): PipelineSettings {
     },
     sweepMinAgeMs: durationMs(env.SWEEP_MIN_AGE),
     maxFailures: env.PIPELINE_MAX_FAILURES,
+    dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
   };
 }
 

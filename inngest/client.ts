@@ -30,6 +30,8 @@ export interface PipelineSettings {
   sweepMinAgeMs: number;
   /** Consecutive failed runs of a stage before it is parked (dead letters). */
   maxFailures: number;
+  /** Tokens per app and UTC day before deep reflection parks (0: no budget). */
+  dailyTokenBudget: number;
 }
 
 export interface PipelineClientOptions {

@@ -64,6 +64,25 @@ async function loadHealth() {
   $("#curve").innerHTML = decayCurve();
 }
 
+// Cost metering: the user's provider calls and tokens over 30 days, and the app's daily budget.
+async function loadUsage() {
+  const usage = await api(`/v1/usage?${scope()}`);
+  const budget =
+    usage.budget.daily_tokens === null
+      ? "no daily token budget"
+      : `app today: ${usage.budget.spent_today} of ${usage.budget.daily_tokens} tokens${usage.budget.reflection_parked ? ' — <b class="failed">reflection parked until tomorrow (UTC)</b>' : ""}`;
+  $("#usage").innerHTML = `<div class="cards">
+    <div class="card"><b>${usage.totals.calls}</b><span>calls</span></div>
+    <div class="card"><b>${usage.totals.input_tokens}</b><span>input tokens</span></div>
+    <div class="card"><b>${usage.totals.output_tokens}</b><span>output tokens</span></div></div><p>${budget}</p>
+    <table><tr><th>day</th><th>stage</th><th>provider · model</th><th>calls</th><th>tokens in / out</th></tr>${usage.days
+      .map(
+        (d) =>
+          `<tr><td>${d.day}</td><td>${escapeHtml(d.stage)}</td><td>${escapeHtml(d.provider)} · ${escapeHtml(d.model)}</td><td>${d.calls}</td><td>${d.input_tokens} / ${d.output_tokens}</td></tr>`,
+      )
+      .join("")}</table>`;
+}
+
 async function loadRuns() {
   const [{ runs }, { jobs }, status] = await Promise.all([
     api(`/v1/pipeline/runs?${scope()}&limit=20`),
@@ -152,7 +171,7 @@ async function start() {
   });
   $("#context-form").addEventListener("submit", (event) => inspectContext(event).catch(showError));
   if (!state.user) return;
-  await Promise.all([loadHealth(), loadRuns(), loadMemories()]);
+  await Promise.all([loadHealth(), loadRuns(), loadMemories(), loadUsage()]);
   document.body.classList.add("loaded");
 }
 const showError = (error) => ($("#error").textContent = error.message);

@@ -7,6 +7,7 @@ import { retryStages } from "../../src/pipeline/retry.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
 import { jobJson } from "../serializers.js";
+import { budgetStatus } from "./usage.js";
 
 const Id = z.string().trim().min(1).max(200);
 
@@ -38,7 +39,12 @@ export const pipelineRoutes = new Hono<AppEnv>()
   .get("/status", validate("query", StatusQuerySchema), async (c) => {
     const query = c.req.valid("query");
     const scope = { ...(query.user_id ? { userId: query.user_id } : {}), ...(query.app_id ? { appId: query.app_id } : {}) };
-    return c.json(await c.var.deps.pipeline.status(scope));
+    const status = await c.var.deps.pipeline.status(scope);
+    // With a daily token budget: whether the app's reflection is parked for the rest of the day.
+    return c.json({
+      ...status,
+      ...(c.var.deps.dailyTokenBudget > 0 ? { budget: await budgetStatus(c.var.deps, query.app_id ?? "default") } : {}),
+    });
   })
   .get("/runs", validate("query", RunsQuerySchema), async (c) => {
     const query = c.req.valid("query");

@@ -8,6 +8,7 @@ import { createPipelineNotifier } from "../../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../../src/pipeline/status/jobs-view.js";
 import { createProviders } from "../../src/providers/index.js";
 import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
+import { meterProviders } from "../../src/usage/metered-providers.js";
 import { clockFromEnv } from "../../src/util/clock-from-env.js";
 import { createLogger, type Logger, toVariadicLogger } from "../../src/util/logger.js";
 import { type App, createApp } from "../app.js";
@@ -45,9 +46,16 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
   if (!env.INNGEST_SIGNING_KEY)
     throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
   const logger = createLogger(env.LOG_LEVEL);
-  const providers = await createProviders(env, createHashingEmbedder);
   const settings = pipelineSettings(env);
   const clock = clockFromEnv(env);
+  const tokenizer = await loadTokenizer(bindings.ASSETS);
+  const metered = meterProviders(await createProviders(env, createHashingEmbedder), {
+    db: scopedDatabase,
+    clock,
+    llmProvider: env.LLM_PROVIDER,
+    embeddingProvider: env.EMBEDDING_PROVIDER,
+    countTokens: (text) => tokenizer.count(text),
+  });
   const inngest = createPipelineClient(
     {
       mode: "cloud",
@@ -59,17 +67,18 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
         : {}),
       logger: toVariadicLogger(logger),
     },
-    { db: scopedDatabase, clock, llm: providers.llm, embedder: providers.embedder, settings },
+    { db: scopedDatabase, clock, llm: metered.llm, embedder: metered.embedder, settings },
   );
   const deps: AppDeps = {
     db: scopedDatabase,
     dbKind: "pg",
-    tokenizer: await loadTokenizer(bindings.ASSETS),
+    tokenizer,
     redaction: env.REDACT,
+    dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
     clock,
-    embedder: providers.embedder,
+    embedder: metered.embedder,
     notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),
-    pipeline: jobsPipelineView(scopedDatabase, providers.embedder.model),
+    pipeline: jobsPipelineView(scopedDatabase, metered.embedder.model),
     inngestHandler: serveInngest({ client: inngest, functions: createPipelineFunctions(inngest, settings) }),
     get background() {
       return currentScope().background;

@@ -4,6 +4,8 @@ import { groundExtraction } from "../../src/memory/write/extraction-grounding.js
 import { clearStageFailure } from "../../src/pipeline/failures.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { advanceReflectedSeq, loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
+import { withUsageScope } from "../../src/usage/usage-scope.js";
+import { tokensSpent, usageDay } from "../../src/usage/usage-store.js";
 import type { PipelineClient } from "../client.js";
 import { embeddingsRequested, reflectionRequested, SessionScopeSchema, sessionEnded } from "../events.js";
 import { USER_KEY } from "./keys.js";
@@ -36,7 +38,14 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
       const { session_id: sessionId, app_id, user_id } = payload;
       const target = { stage: "reflection" as const, appId: app_id, userId: user_id, sessionId };
       const totals = { chunks: 0, operations: {} as Record<string, number> };
+      const usage = { appId: app_id, userId: user_id, stage: "reflection" as const };
 
+      // Over the app's daily token budget, reflection parks: nothing is extracted or marked, so the
+      // sweep sends the session again and it resumes once the day (UTC) has turned.
+      if (deps.settings.dailyTokenBudget > 0) {
+        const spent = await step.run("check-token-budget", () => tokensSpent(deps.db, app_id, usageDay(deps.clock.now())));
+        if (spent >= deps.settings.dailyTokenBudget) return { session_id: sessionId, parked: "daily token budget", spent };
+      }
       return countingFailures(step, deps, target, async () => {
         for (let chunk = 0; chunk < MAX_CHUNKS_PER_RUN; chunk++) {
           const backlog = await step.run(`load-unreflected-${chunk}`, async () => {
@@ -51,19 +60,21 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
               // The user's current facts go with the turns, so the model reuses their keys.
               const facts = await knownFacts(deps.db, backlog.session, deps.clock.now());
               const turns = backlog.events.map((e) => ({ role: e.role, content: e.content, seq: e.seq }));
-              return deps.llm.extract({ turns, knownFacts: facts }).catch(toStepError);
+              return withUsageScope(usage, () => deps.llm.extract({ turns, knownFacts: facts }).catch(toStepError));
             });
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
               const events = backlog.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
-              const outcome = await consolidate(deps, backlog.session, groundExtraction(extraction, events), {
-                actor: "deep-reflection",
-                now: deps.clock.now(),
-                guard: (tx) => advanceReflectedSeq(tx, sessionId, backlog.fromSeq, backlog.toSeq),
-                afterApply: async (tx, operations) => {
-                  await finishJob(tx, backlog.jobId, { status: "completed", result: { operations: countOperations(operations) } });
-                  await clearStageFailure(tx, target);
-                },
-              });
+              const outcome = await withUsageScope(usage, () =>
+                consolidate(deps, backlog.session, groundExtraction(extraction, events), {
+                  actor: "deep-reflection",
+                  now: deps.clock.now(),
+                  guard: (tx) => advanceReflectedSeq(tx, sessionId, backlog.fromSeq, backlog.toSeq),
+                  afterApply: async (tx, operations) => {
+                    await finishJob(tx, backlog.jobId, { status: "completed", result: { operations: countOperations(operations) } });
+                    await clearStageFailure(tx, target);
+                  },
+                }),
+              );
               if (!outcome.applied) {
                 // Another run reflected this range first; its result stands.
                 await finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: outcome.reason } });

@@ -1,5 +1,6 @@
 import { findUnembedded, storeEmbeddings } from "../../src/memory/write/embeddings.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
+import { withUsageScope } from "../../src/usage/usage-scope.js";
 import type { PipelineClient } from "../client.js";
 import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
 import { USER_KEY } from "./keys.js";
@@ -35,7 +36,9 @@ export function createEmbedBackfill(inngest: PipelineClient) {
           const result = await step.run(`embed-batch-${batch}`, async () => {
             const rows = await findUnembedded(deps.db, deps.embedder.model, deps.settings.embedBatchSize, scope);
             if (rows.length === 0) return { found: 0, stored: 0 };
-            const vectors = await deps.embedder.embed(rows.map((row) => row.content)).catch(toStepError);
+            const vectors = await withUsageScope({ ...scope, stage: "backfill" }, () =>
+              deps.embedder.embed(rows.map((row) => row.content)).catch(toStepError),
+            );
             const stored = await storeEmbeddings(
               deps.db,
               deps.embedder.model,

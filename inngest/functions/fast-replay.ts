@@ -4,6 +4,7 @@ import { clearStageFailure } from "../../src/pipeline/failures.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { requestReflection, unreflectedImportance } from "../../src/pipeline/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
+import { withUsageScope } from "../../src/usage/usage-scope.js";
 import type { PipelineClient } from "../client.js";
 import { embeddingsRequested, reflectionRequested, SessionEventSchema, sessionEnded, sessionEventsAppended } from "../events.js";
 import { parsePayload } from "./payload.js";
@@ -56,12 +57,14 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           let summary: { text: string; sourceSeqs?: number[] };
           try {
             summary = await step.run(`summarize-${backlog.toSeq}`, () =>
-              deps.llm
-                .summarize({
-                  turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
-                  maxWords: SUMMARY_MAX_WORDS,
-                })
-                .catch(toStepError),
+              withUsageScope({ appId: app_id, userId: user_id, stage: "replay" }, () =>
+                deps.llm
+                  .summarize({
+                    turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
+                    maxWords: SUMMARY_MAX_WORDS,
+                  })
+                  .catch(toStepError),
+              ),
             );
           } catch (error) {
             await step.run(`record-failure-${backlog.toSeq}`, () =>

@@ -145,6 +145,11 @@ export const EnvSchema = z.object({
   DECAY_PURGE_AFTER_DAYS: z.coerce.number().min(0).max(3650).default(30),
   /** Most current memories per user (R5); 0 means no quota. */
   MEMORY_QUOTA_PER_USER: z.coerce.number().int().min(0).default(0),
+  /**
+   * Tokens (input + output, every provider and stage) an app may spend per UTC day before deep
+   * reflection parks until the next day; 0 means no budget.
+   */
+  DAILY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(0),
   /** How often a live event stream (GET /v1/live) reads pipeline progress from the database. */
   LIVE_POLL_INTERVAL: DurationSchema.default("1s"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),

@@ -7,6 +7,7 @@ import type { Embedder } from "../providers/types.js";
 import { NO_REDACTION } from "../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import { getSession } from "../sessions/session-store.js";
+import { withUsageScope } from "../usage/usage-scope.js";
 import type { Clock } from "../util/clock.js";
 import { sessionHistory } from "./history.js";
 import { demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
@@ -57,7 +58,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   }
 
   const [vector, history] = await Promise.all([
-    embedQuery(deps.embedder, request.query).catch((error: unknown) => {
+    withUsageScope({ ...scope, stage: "query" }, () => embedQuery(deps.embedder, request.query)).catch((error: unknown) => {
       warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }),

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
-import type { Database } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import { backoffMs, parseTimeString } from "./durations.js";
 import { assertSupportedKey } from "./expressions.js";
 import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
@@ -42,8 +42,11 @@ export interface LocalExecutorOptions {
   exclusive?: boolean;
   /** Finished runs (and their steps) are deleted this long after they finished. */
   retentionMs?: number;
-  /** Whether an event still concerns something; events it refuses start no run (e.g. about erased data). */
-  accepts?: (data: Record<string, unknown>) => Promise<boolean>;
+  /**
+   * Whether an event still concerns something; events it refuses start no run (e.g. about erased
+   * data). Asked inside the transaction that enqueues the runs, so it can lock what it checks.
+   */
+  accepts?: (tx: Queryable, data: Record<string, unknown>) => Promise<boolean>;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -136,10 +139,13 @@ export class LocalExecutor {
       const id = typeof event["id"] === "string" ? event["id"] : randomUUID();
       const stamped = { ...event, id, ts: typeof event["ts"] === "number" ? event["ts"] : Date.now(), data: event.data ?? {} };
       ids.push(id);
-      if (this.options.accepts && !(await this.options.accepts(stamped.data))) continue;
-      for (const fn of this.functions.values()) {
-        if (fn.eventTriggers.includes(event.name)) await enqueueRun(this.options.db, fn, stamped);
-      }
+      const triggered = [...this.functions.values()].filter((fn) => fn.eventTriggers.includes(event.name));
+      if (triggered.length === 0) continue;
+      const { accepts } = this.options;
+      await this.options.db.transaction(async (tx) => {
+        if (accepts && !(await accepts(tx, stamped.data))) return;
+        for (const fn of triggered) await enqueueRun(tx, fn, stamped);
+      });
     }
     this.wakeUp?.();
     return ids;

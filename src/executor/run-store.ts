@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
+import { type Database, type Queryable, queryRows } from "../db/database.js";
 import { executorRuns, executorSteps } from "../db/schema/index.js";
 import { evaluateKey } from "./expressions.js";
 import type { RegisteredFunction } from "./function-config.js";
@@ -29,7 +29,7 @@ const heldBy = (claim: Claim) =>
  * starting another one.
  */
 export async function enqueueRun(
-  db: Database,
+  db: Queryable,
   fn: RegisteredFunction,
   event: InngestEvent,
   now = Date.now(),

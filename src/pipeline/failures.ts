@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/database.js";
 import { type PipelineStage, pipelineFailures } from "../db/schema/index.js";
+import { unlessErased } from "../memory/user-lock.js";
 
 /** What a stage works on: a session (replay, reflection) or a whole user (embedding). */
 export interface StageTarget {
@@ -41,6 +42,20 @@ export async function recordStageFailure(
   target: StageTarget,
   failure: { message: string; retryable: boolean },
   maxFailures = DEFAULT_MAX_FAILURES,
+): Promise<boolean> {
+  // A run that failed because its user was erased under it counts nothing against them.
+  let parked = false;
+  await unlessErased(db, target, async (tx) => {
+    parked = await countFailure(tx, target, failure, maxFailures);
+  });
+  return parked;
+}
+
+async function countFailure(
+  db: Queryable,
+  target: StageTarget,
+  failure: { message: string; retryable: boolean },
+  maxFailures: number,
 ): Promise<boolean> {
   const message = failure.message.slice(0, 2000);
   const park = sql`CASE WHEN ${pipelineFailures.attempts} + 1 >= ${maxFailures} OR ${!failure.retryable} THEN coalesce(${pipelineFailures.parkedAt}, now()) END`;

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
-import type { Database } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import { consolidationJobs } from "../db/schema/index.js";
+import { unlessErased } from "../memory/user-lock.js";
 import { stableUuid } from "../util/stable-id.js";
 
 type JobInsert = typeof consolidationJobs.$inferInsert;
@@ -9,7 +10,7 @@ type JobInsert = typeof consolidationJobs.$inferInsert;
  * Records a consolidation job (C7). The id is derived by the caller from the pipeline run and
  * the range, so re-running the step after a crash finds the same job instead of adding another.
  */
-export async function startJob(db: Database, job: Omit<JobInsert, "status" | "startedAt">): Promise<void> {
+export async function startJob(db: Queryable, job: Omit<JobInsert, "status" | "startedAt">): Promise<void> {
   await db
     .insert(consolidationJobs)
     .values({ ...job, status: "running" })
@@ -39,16 +40,20 @@ export async function startChunkJob(
   progress: Record<string, unknown> = {},
 ): Promise<string> {
   const id = stableUuid(`${runId}:${jobType}:${chunk.fromSeq}`);
-  await startJob(db, {
-    id,
-    appId: chunk.session.appId,
-    userId: chunk.session.userId,
-    sessionId: chunk.session.id,
-    jobType,
-    runId,
-    fromSeq: chunk.fromSeq + 1,
-    toSeq: chunk.toSeq,
-    progress: { events: chunk.events.length, ...progress },
-  });
+  const { appId, userId, id: sessionId } = chunk.session;
+  // The chunk was read before this write: if the user was erased in between, no job names them.
+  await unlessErased(db, { appId, userId, sessionId }, (tx) =>
+    startJob(tx, {
+      id,
+      appId: chunk.session.appId,
+      userId: chunk.session.userId,
+      sessionId: chunk.session.id,
+      jobType,
+      runId,
+      fromSeq: chunk.fromSeq + 1,
+      toSeq: chunk.toSeq,
+      progress: { events: chunk.events.length, ...progress },
+    }),
+  );
   return id;
 }

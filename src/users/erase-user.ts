@@ -14,6 +14,8 @@ export interface ErasureReport {
   /** Memoized steps of other runs (the sweep's) that named the user. */
   pipeline_steps: number;
   webhook_deliveries: number;
+  /** Cost-metering rows of the user (per day, provider, model and stage). */
+  usage_rows: number;
   failures: number;
 }
 
@@ -32,13 +34,15 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
         (await queryRows<{ n: number }>(tx, sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int AS n FROM gone`))[0]?.n ?? 0,
       );
     const user = sql`app_id = ${scope.appId} AND user_id = ${scope.userId}`;
-    // Runs first (their rows lock before the user lock, as the executor's own writes do).
-    const runs = await deleted(sql`DELETE FROM executor_runs WHERE ${user}`);
     // The sweep's steps list the sessions and users it re-sent.
     const steps = await deleted(
       sql`DELETE FROM executor_steps WHERE jsonb_path_exists(data, '$[*] ? (@.app_id == $app && @.user_id == $user)', jsonb_build_object('app', ${scope.appId}::text, 'user', ${scope.userId}::text))`,
     );
     await lockUser(tx, scope.appId, scope.userId);
+    // Runs under the user lock: enqueueing a run takes the same lock and checks that its user still
+    // exists, so no run of the user can appear after this statement (later emits find them gone).
+    // Nothing else locks a run row and then waits for the user lock, so the order cannot deadlock.
+    const runs = await deleted(sql`DELETE FROM executor_runs WHERE ${user}`);
     const [counted] = await queryRows<{ n: number }>(
       tx,
       sql`SELECT count(*)::int AS n FROM session_events e JOIN sessions s ON s.id = e.session_id WHERE s.app_id = ${scope.appId} AND s.user_id = ${scope.userId}`,
@@ -52,6 +56,7 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
     const jobs = await deleted(sql`DELETE FROM consolidation_jobs WHERE ${user}`);
     const failures = await deleted(sql`DELETE FROM pipeline_failures WHERE ${user}`);
     const deliveries = await deleted(sql`DELETE FROM webhook_deliveries WHERE ${user}`);
+    const usage = await deleted(sql`DELETE FROM provider_usage WHERE ${user}`);
     // Events go with their sessions (ON DELETE CASCADE).
     const sessions = await deleted(sql`DELETE FROM sessions WHERE ${user}`);
     return {
@@ -64,6 +69,7 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
       pipeline_runs: runs,
       pipeline_steps: steps,
       webhook_deliveries: deliveries,
+      usage_rows: usage,
       failures,
     };
   });

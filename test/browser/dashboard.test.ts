@@ -66,6 +66,11 @@ describe("dashboard", () => {
     expect(jobs).toContain("deep_reflection");
     expect(jobs).toContain("completed");
     expect(await page.locator("#runs details.run").count()).toBeGreaterThan(0);
+    // Cost metering: the user's calls by stage, with the offline provider named.
+    const usage = await page.locator("#usage").innerText();
+    expect(usage).toContain("input tokens");
+    expect(usage).toContain("replay");
+    expect(usage).toContain("offline");
     // Every trait shows its lifecycle stage.
     expect(await page.locator("#memories").innerText()).toMatch(/trait · (trend|emerging|established|core)/);
     await page.screenshot({ path: "test-artifacts/dashboard-overview.png", fullPage: true });

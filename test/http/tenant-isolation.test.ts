@@ -141,6 +141,7 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "GET /v1/pipeline/runs": ({ self }) => ({ method: "GET", path: `/v1/pipeline/runs?${q(self)}` }),
   "POST /v1/pipeline/retry": ({ self }) => ({ method: "POST", path: "/v1/pipeline/retry", body: { user_id: self.user } }),
   "GET /v1/pipeline/jobs": ({ self }) => ({ method: "GET", path: `/v1/pipeline/jobs?${q(self)}` }),
+  "GET /v1/usage": ({ self, pick }) => ({ method: "GET", path: pick % 2 === 0 ? `/v1/usage?${q(self)}` : "/v1/usage" }),
   "POST /v1/users/:user_id/rebuild": ({ self }) => ({ method: "POST", path: `/v1/users/${self.user}/rebuild`, body: {} }),
   "DELETE /v1/users/:user_id": ({ self, pick }) => (pick % 5 === 0 ? { method: "DELETE", path: `/v1/users/${self.user}` } : undefined),
   "GET /v1/users/:user_id/export": ({ self }) => ({ method: "GET", path: `/v1/users/${self.user}/export`, stream: true }),

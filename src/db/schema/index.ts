@@ -6,6 +6,7 @@ export * from "./memories.js";
 export * from "./memory-history.js";
 export * from "./memory-sources.js";
 export * from "./pipeline-failures.js";
+export * from "./provider-usage.js";
 export * from "./scoped-state.js";
 export * from "./session-events.js";
 export * from "./sessions.js";

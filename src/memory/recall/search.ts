@@ -4,6 +4,7 @@ import { MEMORY_TYPES } from "../../db/schema/index.js";
 import type { Embedder } from "../../providers/types.js";
 import { NO_REDACTION } from "../../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
+import { withUsageScope } from "../../usage/usage-scope.js";
 import type { Clock } from "../../util/clock.js";
 import { type AnnIndex, queryVector } from "./ann-index.js";
 import { recallByIds, recallMemories } from "./hybrid-recall.js";
@@ -46,7 +47,8 @@ export async function searchMemory(
   const warnings: string[] = [];
   const now = input.as_of ? new Date(input.as_of) : deps.clock.now();
   const window = input.time_window ? resolveTimeWindow(input.time_window, now) : null;
-  const vector = await deps.embedder.embed([input.query]).then(
+  const usage = { appId: input.app_id, userId: input.user_id, stage: "query" as const };
+  const vector = await withUsageScope(usage, () => deps.embedder.embed([input.query])).then(
     ([values]) => values,
     (error: unknown) => {
       warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);

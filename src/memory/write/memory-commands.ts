@@ -7,6 +7,7 @@ import { FACT_TYPES } from "../../providers/extraction.js";
 import type { Embedder } from "../../providers/types.js";
 import { NO_REDACTION } from "../../redaction/policy.js";
 import { type RedactionCounts, type RedactionPolicy, redactJson, redactText } from "../../redaction/redact.js";
+import { withUsageScope } from "../../usage/usage-scope.js";
 import type { Clock } from "../../util/clock.js";
 import type { SourceRef } from "../provenance.js";
 import { getMemory } from "../read/memory-read.js";
@@ -70,7 +71,8 @@ export async function createMemory(
           traits: [],
         }
       : { facts: [], insights: [{ content: input.content, importance: input.importance, ...grounded }], traits: [] };
-  const result = await consolidate(deps, { appId: input.app_id, userId: input.user_id }, batch, { actor: "api", now });
+  const scope = { appId: input.app_id, userId: input.user_id };
+  const result = await withUsageScope({ ...scope, stage: "write" }, () => consolidate(deps, scope, batch, { actor: "api", now }));
   // Candidates are applied in order and each reports its own operation first.
   const operation = result.applied ? result.operations[0] : undefined;
   if (!operation) throw new Error("consolidation reported no operation for the memory");
