@@ -17,16 +17,20 @@ const DETECTED = [EMAIL, PHONE, CARD, SECRET, "7946 0958", "4111111111111111", "
 const sentToProviders: string[] = [];
 function recording(): { llm: LanguageModel; embedder: Embedder } {
   const embedder = createHashingEmbedder();
+  const sent = <T>(request: unknown, work: () => Promise<T>) => {
+    sentToProviders.push(JSON.stringify(request));
+    return work();
+  };
   return {
     llm: {
       id: offlineLanguageModel.id,
-      summarize: (request) => (sentToProviders.push(JSON.stringify(request)), offlineLanguageModel.summarize(request)),
-      extract: (request) => (sentToProviders.push(JSON.stringify(request)), offlineLanguageModel.extract(request)),
+      summarize: (request) => sent(request, () => offlineLanguageModel.summarize(request)),
+      extract: (request) => sent(request, () => offlineLanguageModel.extract(request)),
     },
     embedder: {
       model: embedder.model,
       dimensions: embedder.dimensions,
-      embed: (texts) => (sentToProviders.push(JSON.stringify(texts)), embedder.embed(texts)),
+      embed: (texts) => sent(texts, () => embedder.embed(texts)),
     },
   };
 }
