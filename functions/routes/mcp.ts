@@ -54,23 +54,23 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
   server.registerTool(
     "search_memory",
     {
-      description: "Find the user's memories relevant to a query, with relevance scores.",
-      inputSchema: {
-        user_id: userId,
-        app_id: appId,
-        query: z.string().min(1).max(20_000),
-        limit: z.number().int().min(1).max(50).optional(),
-      },
+      description:
+        "Find the user's memories relevant to a query, with relevance scores. Time travel: `as_of` (what was true then), " +
+        '`time_window` (a phrase such as "last_month" or {from, to}); `types` narrows to episodic, semantic, insight or trait.',
+      // What POST /v1/memories/search accepts, no less: agents get time travel too.
+      inputSchema: { ...SearchMemorySchema.shape, user_id: userId, app_id: appId },
     },
     async (args) => {
       const result = await searchMemory({ db, embedder, clock, redaction, ...(ann ? { ann } : {}) }, scoped(SearchMemorySchema, args));
       return text({
         no_relevant_memory: result.noRelevantMemory,
+        ...(result.window ? { window: { from: result.window.from?.toISOString(), to: result.window.to?.toISOString() } } : {}),
         memories: result.memories.map((memory) => ({
           id: memory.id,
           type: memory.type,
           content: memory.content,
           relevance: memory.relevance,
+          valid_at: memory.validAt.toISOString(),
         })),
       });
     },
@@ -79,13 +79,8 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
     "get_context",
     {
       description: "A token-budgeted context window (profile facts, relevant memories, recent history) for the next turn.",
-      inputSchema: {
-        user_id: userId,
-        app_id: appId,
-        query: z.string().min(1).max(20_000),
-        max_tokens: z.number().int().min(50).max(200_000),
-        session_id: z.uuid().optional(),
-      },
+      // What POST /v1/context accepts (budget shares, history strategy, system and tools sections).
+      inputSchema: { ...ContextRequestSchema.shape, user_id: userId, app_id: appId },
     },
     async (args) => {
       const window = await assembleContext(

@@ -62,6 +62,53 @@ describe("MCP server", () => {
     await other.close();
   });
 
+  it("gives agents what the REST routes accept: as_of and time windows on search, the whole context request", async () => {
+    const client = await connect(keys["mcp-a"] as string);
+    const fact = (value: string, validAt: string) =>
+      runtime.app.request("/v1/memories", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${keys["mcp-a"]}` },
+        body: JSON.stringify({
+          user_id: "ines",
+          type: "semantic",
+          subtype: "profile",
+          key: "location",
+          value,
+          content: `User lives in ${value}.`,
+          valid_at: validAt,
+        }),
+      });
+    expect((await fact("Lisbon", "2025-03-01T00:00:00Z")).status).toBe(201);
+    expect((await fact("Porto", "2025-09-01T00:00:00Z")).status).toBe(201);
+    const search = async (extra: Record<string, unknown>) =>
+      JSON.parse(
+        textOf(await client.callTool({ name: "search_memory", arguments: { user_id: "ines", query: "where does she live", ...extra } })),
+      ) as {
+        memories: { content: string; valid_at: string }[];
+        window?: { from?: string; to?: string };
+      };
+    expect((await search({})).memories.map((memory) => memory.content)).toEqual(["User lives in Porto."]);
+    // What was true last spring.
+    expect((await search({ as_of: "2025-05-01T00:00:00Z" })).memories.map((memory) => memory.content)).toEqual(["User lives in Lisbon."]);
+    const windowed = await search({ time_window: { from: "2025-08-01T00:00:00Z", to: "2025-10-01T00:00:00Z" }, types: ["semantic"] });
+    expect(windowed.memories.map((memory) => memory.content)).toEqual(["User lives in Porto."]);
+    expect(windowed.window?.from).toBe("2025-08-01T00:00:00.000Z");
+    const refused = await client.callTool({
+      name: "search_memory",
+      arguments: { user_id: "ines", query: "x", time_window: "next_century" },
+    });
+    expect(refused.isError).toBe(true);
+    const context = textOf(
+      await client.callTool({
+        name: "get_context",
+        arguments: { user_id: "ines", query: "Plan a weekend", max_tokens: 400, system: "You are a travel agent." },
+      }),
+    );
+    expect(context).toContain("You are a travel agent.");
+    expect(context).toContain("Porto");
+    await client.close();
+  });
+
   it("refuses callers without a key", async () => {
     const response = await runtime.app.request("/v1/mcp", {
       method: "POST",
