@@ -20,12 +20,14 @@ const LineSchema = z.object({
  * Imports a JSONL file of events through the HTTP API (the same validation and append path as
  * any client; a running server's, or this process's), one session per distinct `session`, in order, with a progress bar on stderr.
  * Idempotency keys default to `<session>:<line>` and sessions are found again by their imported
- * id, so re-running an import stores nothing twice.
+ * id, so re-running an import stores nothing twice. A session starts when its first event
+ * happened, and is ended after its events unless `open` (ending is what lets deep reflection
+ * derive facts from a finished conversation).
  */
 export async function importEvents(
   service: Pick<Service, "request">,
   file: string,
-  options: { batch: number; progress: boolean },
+  options: { batch: number; progress: boolean; open?: boolean },
 ): Promise<{ events: number; stored: number; sessions: number; users: { appId: string; userId: string }[] }> {
   const lines: z.infer<typeof LineSchema>[] = [];
   let number = 0;
@@ -67,6 +69,7 @@ export async function importEvents(
       const created = await request("/v1/sessions", {
         user_id: first.user_id,
         ...(first.app_id ? { app_id: first.app_id } : {}),
+        ...(first.occurred_at ? { started_at: first.occurred_at } : {}),
         metadata: { imported_session: first.session },
       });
       sessionId = created["id"] as string;
@@ -79,6 +82,8 @@ export async function importEvents(
     if (options.progress) bar.update(start, { sessions: sessions.size });
   }
   if (options.progress) bar.stop();
+  // Ending an ended session is a no-op, so a re-run is harmless.
+  if (!options.open) for (const sessionId of sessions.values()) await requestJson(service, "POST", `/v1/sessions/${sessionId}/end`, {});
   const users = [
     ...new Map(
       lines.map((line) => [`${line.app_id ?? "default"}\u0000${line.user_id}`, { appId: line.app_id ?? "default", userId: line.user_id }]),

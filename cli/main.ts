@@ -105,11 +105,12 @@ program
   .description("import a JSONL file of events ({session, user_id, app_id?, type?, role?, content, occurred_at?}) with a progress bar")
   .option("--batch <n>", "events per append request", integer, 100)
   .option("--wait", "run the pipeline until the imported users' memory is derived")
+  .option("--open", "leave the imported sessions open (default: end each one after its events, so reflection runs)")
   .option("--no-progress", "no progress bar")
-  .action(async (file: string, options: { batch: number; wait?: boolean; progress: boolean }) => {
+  .action(async (file: string, options: { batch: number; wait?: boolean; progress: boolean; open?: boolean }) => {
     await withService(
       async (service) => {
-        const result = await importEvents(service, file, { batch: options.batch, progress: options.progress });
+        const result = await importEvents(service, file, { batch: options.batch, progress: options.progress, open: options.open ?? false });
         console.log(`imported ${result.events} events (${result.stored} new) into ${result.sessions} sessions`);
         if (options.wait) {
           await service.runtime?.background.settle();

@@ -29,6 +29,7 @@ afterAll(async () => {
   await database.drop();
 });
 
+const memories = (records: { kind: string }[]) => records.filter((record) => record.kind === "memory") as { kind: string; type?: string }[];
 const mnemo = async (...args: string[]) => execute("node", ["bin/mnemo.mjs", ...args], { env, timeout: 150_000 });
 const failing = (...args: string[]) =>
   mnemo(...args).then(
@@ -94,8 +95,14 @@ describe("npx mnemo", () => {
     await writeFile(
       file,
       [
-        { session: "chat-1", user_id: "ivy", role: "user", content: "My name is Ivy and I live in Bergen." },
-        { session: "chat-1", user_id: "ivy", role: "assistant", content: "Nice to meet you, Ivy." },
+        {
+          session: "chat-1",
+          user_id: "ivy",
+          role: "user",
+          content: "My name is Ivy and I live in Bergen.",
+          occurred_at: "2025-04-02T18:30:00Z",
+        },
+        { session: "chat-1", user_id: "ivy", role: "assistant", content: "Nice to meet you, Ivy.", occurred_at: "2025-04-02T18:31:00Z" },
         { session: "chat-2", user_id: "ivy", role: "user", content: "I started learning the violin." },
       ]
         .map((line) => JSON.stringify(line))
@@ -113,12 +120,16 @@ describe("npx mnemo", () => {
       .map((line) => JSON.parse(line) as { kind: string; content?: string; user_id?: string });
     // The API's shapes: snake_case fields.
     expect(exported.find((record) => record.kind === "session")?.user_id).toBe("ivy");
-    expect(exported.filter((record) => record.kind === "session")).toHaveLength(2);
+    const sessions = exported.filter((record) => record.kind === "session") as { started_at?: string; ended_at?: string | null }[];
+    expect(sessions).toHaveLength(2);
+    // Imported sessions start at their first event and are ended, so reflection derived facts.
+    expect(sessions.map((session) => session.started_at)).toContain("2025-04-02T18:30:00.000Z");
+    expect(sessions.every((session) => typeof session.ended_at === "string")).toBe(true);
+    expect(memories(exported).some((record) => record.type === "semantic")).toBe(true);
     expect(exported.filter((record) => record.kind === "event").map((record) => record.content)).toContain(
       "I started learning the violin.",
     );
-    const memories = exported.filter((record) => record.kind === "memory");
-    expect(memories.length).toBeGreaterThan(0);
+    expect(memories(exported).length).toBeGreaterThan(0);
     expect(exported.some((record) => record.kind === "history")).toBe(true);
 
     const replayed = (await mnemo("replay", "--user", "ivy")).stdout;
