@@ -1,3 +1,4 @@
+import type { LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { MemoryClient } from "../client/index.js";
 
 /** The message shape of the Vercel AI SDK (`ModelMessage` with text content) that this reads. */
@@ -43,4 +44,81 @@ export async function memoryContext(
 
 function textOf(message: ChatMessage): string {
   return typeof message.content === "string" ? message.content : message.content.map((part) => part.text ?? "").join(" ");
+}
+
+export interface MemoryMiddlewareOptions {
+  userId: string;
+  appId?: string;
+  /** The session the conversation's turns are appended to; without it, nothing is written. */
+  sessionId?: string;
+  /** Token budget of the context window put in front of the call. */
+  maxTokens: number;
+  /** The agent's own instructions, placed first in the window. */
+  instructions?: string;
+}
+
+/**
+ * A Vercel AI SDK language-model middleware (`wrapLanguageModel({ model, middleware })`): before
+ * each call it puts the user's context window (facts, relevant memories; the caller sends the
+ * history itself) in front of the prompt as a system message; after the call it appends the turn —
+ * the last user message and the model's text — to the session, so the memory pipeline learns from
+ * it. Works for `generateText` and `streamText` alike (a stream's text is appended once it ends).
+ *
+ * @example
+ * const model = wrapLanguageModel({ model: google("gemini-3.8-flash"), middleware: memoryMiddleware(client, { userId, sessionId, maxTokens: 2000 }) });
+ * const { text } = await generateText({ model, prompt: "Where should we eat tonight?" });
+ */
+export function memoryMiddleware(client: MemoryClient, options: MemoryMiddlewareOptions): LanguageModelV4Middleware {
+  const appendTurn = async (prompt: LanguageModelV4Prompt, answer: string) => {
+    if (!options.sessionId) return;
+    const question = lastUserText(prompt);
+    const events = [
+      ...(question ? [{ type: "message", role: "user" as const, content: question }] : []),
+      ...(answer ? [{ type: "message", role: "assistant" as const, content: answer }] : []),
+    ];
+    if (events.length === 0) return;
+    const response = await client.v1.sessions[":id"].events.$post({ param: { id: options.sessionId }, json: { events } });
+    if (!response.ok) throw new Error(`memory append failed: ${response.status} ${await response.text()}`);
+  };
+  return {
+    specificationVersion: "v4",
+    async transformParams({ params }) {
+      const query = lastUserText(params.prompt);
+      if (!query) return params;
+      const { system } = await memoryContext(client, {
+        userId: options.userId,
+        ...(options.appId ? { appId: options.appId } : {}),
+        ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+        messages: [{ role: "user", content: query }],
+        maxTokens: options.maxTokens,
+        ...(options.instructions ? { instructions: options.instructions } : {}),
+      });
+      return { ...params, prompt: [{ role: "system", content: system }, ...params.prompt] };
+    },
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      const answer = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+      await appendTurn(params.prompt, answer);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const result = await doStream();
+      let answer = "";
+      const recorder = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        transform(part, controller) {
+          if (part.type === "text-delta") answer += part.delta;
+          controller.enqueue(part);
+        },
+        // The turn is written when the stream has been read to its end, before the reader sees the end.
+        flush: () => appendTurn(params.prompt, answer),
+      });
+      return { ...result, stream: result.stream.pipeThrough(recorder) };
+    },
+  };
+}
+
+function lastUserText(prompt: LanguageModelV4Prompt): string {
+  const last = [...prompt].reverse().find((message) => message.role === "user");
+  if (!last || last.role !== "user") return "";
+  return last.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join(" ");
 }
