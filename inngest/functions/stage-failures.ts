@@ -1,5 +1,5 @@
 import type { Database } from "../../src/db/database.js";
-import { recordStageFailure, type StageTarget } from "../../src/pipeline/failures.js";
+import { isParked, recordStageFailure, type StageTarget } from "../../src/pipeline/failures.js";
 
 /** The one step tool this helper needs (Inngest's `step`). */
 interface StepTools {
@@ -9,14 +9,17 @@ interface StepTools {
 /**
  * Runs a stage's work and, when it fails for good (a step out of retries, or an error that can
  * never succeed), counts the failure against the stage's session or user before rethrowing, so
- * repeated failures park the stage instead of being re-sent by the sweep forever.
+ * repeated failures park the stage instead of being re-sent by the sweep forever. A run of a stage
+ * that is already parked does nothing: it was queued while the failing run still ran (or sent by a
+ * new append), and each of its attempts would be one more paid call; a retry unparks first.
  */
 export async function countingFailures<T>(
   step: StepTools,
   deps: { db: Database; settings: { maxFailures: number } },
   target: StageTarget,
   work: () => Promise<T>,
-): Promise<T> {
+): Promise<T | { parked: true }> {
+  if (await step.run("check-parked", () => isParked(deps.db, target))) return { parked: true };
   try {
     return await work();
   } catch (error) {

@@ -83,6 +83,16 @@ export async function clearStageFailure(db: Queryable, target: StageTarget): Pro
   await db.delete(pipelineFailures).where(targetIs(target));
 }
 
+/** Whether this stage of this session (or user) is parked. */
+export async function isParked(db: Database, target: StageTarget): Promise<boolean> {
+  const [row] = await db
+    .select({ parkedAt: pipelineFailures.parkedAt })
+    .from(pipelineFailures)
+    .where(and(targetIs(target), isNotNull(pipelineFailures.parkedAt)))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** The parked stages of a user (or of everyone in an app), oldest first. */
 export async function listParked(db: Database, scope: { appId?: string; userId?: string }): Promise<ParkedStage[]> {
   const conditions = [isNotNull(pipelineFailures.parkedAt)];
