@@ -119,6 +119,6 @@ export function memoryMiddleware(client: MemoryClient, options: MemoryMiddleware
 
 function lastUserText(prompt: LanguageModelV4Prompt): string {
   const last = [...prompt].reverse().find((message) => message.role === "user");
-  if (!last || last.role !== "user") return "";
+  if (last?.role !== "user") return "";
   return last.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join(" ");
 }
