@@ -1,31 +1,23 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import canonicalize from "canonicalize";
-import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { createApiKey } from "../../src/auth/api-keys.js";
 import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../../src/db/connect.js";
-import type { Database } from "../../src/db/database.js";
-import { migrateDatabase } from "../../src/db/migrate.js";
-import * as schema from "../../src/db/schema/index.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 
 /**
- * The Worker in workerd (`wrangler dev`, which also runs the static-assets build), against a
- * Postgres on loopback standing in for Neon behind Hyperdrive — the suite's real Postgres with
- * TEST_DATABASE_URL, else PGlite behind pglite-socket — and a stand-in for Inngest Cloud's event API
- * that records what the Worker emits.
+ * The Worker in workerd (`wrangler dev`, which also runs the static-assets build), against the
+ * suite's real Postgres on loopback standing in for Neon behind Hyperdrive, and a stand-in for
+ * Inngest Cloud's event API that records what the Worker emits. Real Postgres only: a Worker opens a
+ * connection per request (a live stream holds one for its lifetime), and PGlite behind pglite-socket
+ * multiplexes those onto one session — a configuration no deployment has, which failed this test
+ * on a loaded machine for reasons of its own.
  */
 const SIGNING_KEY = "signkey-test-0123456789abcdef0123456789abcdef";
-const pgPort = 56_000 + Math.floor(Math.random() * 3000);
 const workerPort = 59_000 + Math.floor(Math.random() * 3000);
-let pglite: PGlite | undefined;
-let socket: PGLiteSocketServer | undefined;
 let database: TestDatabase | undefined;
 let inngestCloud: Server;
 let wrangler: ChildProcess;
@@ -35,23 +27,14 @@ const base = `http://127.0.0.1:${workerPort}`;
 
 /** The connection string the Worker's Hyperdrive binding gets, with an API key created in that database. */
 async function startDatabase(): Promise<string> {
-  if (onPostgres) {
-    database = await freshDatabase();
-    const handle = await connectDatabase({ DATA_DIR: "memory://", ...database.env });
-    apiKey = (await createApiKey(handle.db, { appId: "edge", name: "worker-test" })).key;
-    await handle.close();
-    // Miniflare's Hyperdrive wants a password; the test server trusts local connections anyway.
-    const url = new URL(database.url as string);
-    url.password = url.password || "postgres";
-    return url.toString();
-  }
-  pglite = await PGlite.create("memory://", { extensions: { vector } });
-  const db = drizzle(pglite, { schema }) as unknown as Database;
-  await migrateDatabase({ db, kind: "pglite", close: async () => undefined });
-  apiKey = (await createApiKey(db, { appId: "edge", name: "worker-test" })).key;
-  socket = new PGLiteSocketServer({ db: pglite, port: pgPort, host: "127.0.0.1", maxConnections: 8 });
-  await socket.start();
-  return `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+  database = await freshDatabase();
+  const handle = await connectDatabase({ DATA_DIR: "memory://", ...database.env });
+  apiKey = (await createApiKey(handle.db, { appId: "edge", name: "worker-test" })).key;
+  await handle.close();
+  // Miniflare's Hyperdrive wants a password; the test server trusts local connections anyway.
+  const url = new URL(database.url as string);
+  url.password = url.password || "postgres";
+  return url.toString();
 }
 
 /** What wrangler and the Worker printed (its logs), shown when a test fails. */
@@ -59,6 +42,7 @@ let workerOutput = "";
 beforeEach(() => onTestFailed(() => console.error(`wrangler dev printed:\n${workerOutput}`)));
 
 beforeAll(async () => {
+  if (!onPostgres) return;
   const connectionString = await startDatabase();
 
   inngestCloud = createServer((request, response) => {
@@ -126,8 +110,6 @@ afterAll(async () => {
     await exited;
   }
   await new Promise<void>((resolve) => inngestCloud?.close(() => resolve()));
-  await socket?.stop();
-  await pglite?.close();
   await database?.drop();
 });
 
@@ -197,7 +179,7 @@ async function openLive(path: string) {
   };
 }
 
-describe("the Worker in workerd", () => {
+describe.runIf(onPostgres)("the Worker in workerd", () => {
   it("serves the dashboard as static assets, and memory health with the decay curve's parameters", async () => {
     const page = await fetch(`${base}/dashboard?user_id=eve`);
     expect(page.status).toBe(200);
@@ -261,23 +243,27 @@ describe("the Worker in workerd", () => {
       body: JSON.stringify(call),
     });
     expect(forged.status).toBe(401);
-    const signed = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) },
-      body: JSON.stringify(call),
-    });
-    const planned = (await signed.json()) as { op: string; id: string; name?: string }[];
-    expect(signed.status).toBe(206);
-    expect(planned[0]).toMatchObject({ op: "StepPlanned", name: "load-backlog-0" });
-    // Inngest then asks for exactly that step; the Worker runs it against the database.
-    const stepPath = `/api/inngest?fnId=memory-pipeline-fast-replay&stepId=${planned[0]?.id}`;
-    const ran = await fetch(`${base}${stepPath}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(call) },
-      body: JSON.stringify(call),
-    });
-    const ops = (await ran.json()) as { op: string; name?: string; data?: unknown }[];
-    expect(ran.status).toBe(206);
+    // One signed call as Inngest Cloud makes it: the function with what earlier steps returned.
+    const signedCall = async (memo: Record<string, { data: unknown }>, stepId = "step") => {
+      const body = { ...call, steps: memo, ctx: { ...call.ctx, stack: { stack: Object.keys(memo), current: Object.keys(memo).length } } };
+      const response = await fetch(`${base}/api/inngest?fnId=memory-pipeline-fast-replay&stepId=${stepId}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-inngest-signature": await inngestSignature(body) },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(206);
+      return (await response.json()) as { op: string; id: string; name?: string; data?: unknown }[];
+    };
+    // First the stage's dead-letter check, then the first step that reads the log; Inngest asks for
+    // each planned step and the Worker runs it against the database.
+    const [check] = await signedCall({});
+    expect(check).toMatchObject({ op: "StepPlanned", name: "check-parked" });
+    const [checked] = await signedCall({}, check?.id);
+    expect(checked).toMatchObject({ op: "StepRun", name: "check-parked", data: false });
+    const memo = { [check?.id as string]: { data: false } };
+    const [planned] = await signedCall(memo);
+    expect(planned).toMatchObject({ op: "StepPlanned", name: "load-backlog-0" });
+    const ops = await signedCall(memo, planned?.id);
     expect(ops[0], JSON.stringify(ops[0])).toMatchObject({ op: "StepRun", name: "load-backlog-0" });
     const backlog = ops[0]?.data as { toSeq: number; events: { content: string }[] };
     expect(backlog.toSeq).toBe(2);
