@@ -20,12 +20,12 @@ import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { meterProviders } from "../src/usage/metered-providers.js";
 import type { Clock } from "../src/util/clock.js";
 import { clockFromEnv } from "../src/util/clock-from-env.js";
-import { createLogger, toVariadicLogger } from "../src/util/logger.js";
+import { createLogger } from "../src/util/logger.js";
 import { type App, createApp } from "./app.js";
 import { BackgroundTasks } from "./background.js";
 import { loadDashboard } from "./routes/dashboard.js";
 import { isLoopback, securityFromEnv } from "./security.js";
-import { pipelineSettings, scheduledDecay } from "./settings.js";
+import { inngestConnection, pipelineSettings, scheduledDecay } from "./settings.js";
 
 export interface Runtime {
   app: App;
@@ -99,13 +99,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     {
       mode: env.INNGEST_MODE,
       ...(executor ? { fetch: executor.fetch, baseUrl: "http://embedded-executor.local" } : {}),
-      ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
-      ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
-      ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
-      ...(env.INNGEST_ENCRYPTION_KEY
-        ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } }
-        : {}),
-      logger: toVariadicLogger(logger),
+      ...inngestConnection(env, logger),
     },
     { db: database.db, clock, llm: metered.llm, embedder: metered.embedder, settings },
   );

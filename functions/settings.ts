@@ -1,6 +1,23 @@
-import type { PipelineSettings } from "../inngest/client.js";
+import type { PipelineClientOptions, PipelineSettings } from "../inngest/client.js";
 import { durationMs, type Env } from "../src/config/env.js";
 import { resolveParameters } from "../src/memory/lifecycle/retention.js";
+import { type Logger, toVariadicLogger } from "../src/util/logger.js";
+
+/**
+ * How the Inngest client reaches Inngest (Cloud or self-hosted) — URL, event and signing keys,
+ * step encryption — and where the SDK logs; the same on Node and Workers.
+ */
+export function inngestConnection(env: Env, logger: Logger): Omit<PipelineClientOptions, "mode" | "fetch"> {
+  return {
+    ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
+    ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
+    ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
+    ...(env.INNGEST_ENCRYPTION_KEY
+      ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } }
+      : {}),
+    logger: toVariadicLogger(logger),
+  };
+}
 
 /** The pipeline functions' settings from configuration; the same on Node and Workers. */
 export function pipelineSettings(env: Env): PipelineSettings {

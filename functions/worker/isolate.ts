@@ -10,11 +10,11 @@ import { createProviders } from "../../src/providers/index.js";
 import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
 import { meterProviders } from "../../src/usage/metered-providers.js";
 import { clockFromEnv } from "../../src/util/clock-from-env.js";
-import { createLogger, type Logger, toVariadicLogger } from "../../src/util/logger.js";
+import { createLogger, type Logger } from "../../src/util/logger.js";
 import { type App, createApp } from "../app.js";
 import type { AppDeps } from "../deps.js";
 import { securityFromEnv } from "../security.js";
-import { pipelineSettings, scheduledDecay } from "../settings.js";
+import { inngestConnection, pipelineSettings, scheduledDecay } from "../settings.js";
 import { currentScope, scopedDatabase } from "./request-scope.js";
 import { type AssetFetcher, loadTokenizer } from "./tokenizer-asset.js";
 
@@ -59,13 +59,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
   const inngest = createPipelineClient(
     {
       mode: "cloud",
-      ...(env.INNGEST_BASE_URL ? { baseUrl: env.INNGEST_BASE_URL } : {}),
-      ...(env.INNGEST_EVENT_KEY ? { eventKey: env.INNGEST_EVENT_KEY } : {}),
-      ...(env.INNGEST_SIGNING_KEY ? { signingKey: env.INNGEST_SIGNING_KEY } : {}),
-      ...(env.INNGEST_ENCRYPTION_KEY
-        ? { encryption: { key: env.INNGEST_ENCRYPTION_KEY, fallbackKeys: env.INNGEST_ENCRYPTION_FALLBACK_KEYS } }
-        : {}),
-      logger: toVariadicLogger(logger),
+      ...inngestConnection(env, logger),
     },
     { db: scopedDatabase, clock, llm: metered.llm, embedder: metered.embedder, settings },
   );

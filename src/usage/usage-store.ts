@@ -1,6 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { type Database, type Queryable, queryRows } from "../db/database.js";
-import { lockUser } from "../memory/user-lock.js";
+import { unlessErased } from "../memory/user-lock.js";
 
 export interface UsageRecord {
   appId: string;
@@ -15,12 +15,12 @@ export interface UsageRecord {
 
 /**
  * Adds one call to its day's row (an upsert, so concurrent calls from any process add up). A call
- * that finishes after its user was erased is counted for the app, not for the user: under the
- * user lock that erasure takes, the row names the user only while the user has sessions — so no
- * call in flight writes an erased user's id back.
+ * that finishes after its user was erased is counted for the app, not for the user: the row names
+ * the user only under the user lock erasure takes, while the user still has sessions
+ * (`unlessErased`) — so no call in flight writes an erased user's id back.
  */
 export async function recordUsage(db: Database, record: UsageRecord): Promise<void> {
-  const upsert = (tx: Queryable, userId: SQL) =>
+  const upsert = (tx: Queryable, userId: string) =>
     tx.execute(sql`
       INSERT INTO provider_usage (app_id, user_id, day, provider, model, stage, calls, input_tokens, output_tokens)
       VALUES (${record.appId}, ${userId}, ${record.day}::date, ${record.provider}, ${record.model}, ${record.stage}, 1, ${record.inputTokens}, ${record.outputTokens})
@@ -29,17 +29,14 @@ export async function recordUsage(db: Database, record: UsageRecord): Promise<vo
              input_tokens = provider_usage.input_tokens + excluded.input_tokens,
              output_tokens = provider_usage.output_tokens + excluded.output_tokens,
              updated_at = now()`);
-  if (record.userId === "") {
-    await upsert(db, sql`''`);
-    return;
+  let counted = false;
+  if (record.userId !== "") {
+    await unlessErased(db, { appId: record.appId, userId: record.userId }, async (tx) => {
+      await upsert(tx, record.userId);
+      counted = true;
+    });
   }
-  await db.transaction(async (tx) => {
-    await lockUser(tx, record.appId, record.userId);
-    await upsert(
-      tx,
-      sql`CASE WHEN EXISTS (SELECT 1 FROM sessions WHERE app_id = ${record.appId} AND user_id = ${record.userId}) THEN ${record.userId} ELSE '' END`,
-    );
-  });
+  if (!counted) await upsert(db, "");
 }
 
 export interface UsageRow {
