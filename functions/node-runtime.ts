@@ -10,7 +10,7 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
-import { backgroundAnnIndex } from "../src/memory/recall/ann-index.js";
+import { startAnnIndex } from "../src/memory/recall/ann-index.js";
 import { eventSubjectExists } from "../src/pipeline/event-subject.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
 import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
@@ -119,7 +119,11 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     embedder: metered.embedder,
     ...(database.kind !== "pglite" && env.ANN_INDEX === "auto"
       ? {
-          ann: backgroundAnnIndex(database.db, { model: providers.embedder.model, dimensions: providers.embedder.dimensions }, logger.info),
+          ann: await startAnnIndex(
+            database.db,
+            { model: providers.embedder.model, dimensions: providers.embedder.dimensions },
+            logger.info,
+          ),
         }
       : {}),
     notifier,

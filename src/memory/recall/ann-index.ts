@@ -68,17 +68,21 @@ export function queryVector(deps: { embedder: { model: string }; ann?: AnnIndex 
 }
 
 /**
- * The configured model's index, built in the background at start-up: until it is valid, recall
- * takes the binary-quantised path (correct, slower at scale); once it is, the indexed one.
+ * The configured model's index. While the model has no vectors yet (a new deployment, a new
+ * model) the build takes milliseconds and is finished before the service starts serving: a build
+ * still running in the background could deadlock with whatever the first users do to the table
+ * (`ANALYZE` takes the same lock, and a concurrent build waits for every older transaction). Over
+ * existing vectors it builds in the background: until it is valid, recall takes the
+ * binary-quantised path (correct, slower at scale); once it is, the indexed one.
  */
-export function backgroundAnnIndex(
+export async function startAnnIndex(
   db: Database,
   target: AnnTarget,
   log: (message: string, fields?: Record<string, unknown>) => void,
-): AnnIndex {
+): Promise<AnnIndex> {
   let ready = false;
   const started = Date.now();
-  void ensureAnnIndex(db, target).then(
+  const build = ensureAnnIndex(db, target).then(
     (valid) => {
       ready = valid;
       if (valid) log("vector index ready", { index: annIndexName(target), ms: Date.now() - started });
@@ -86,5 +90,11 @@ export function backgroundAnnIndex(
     },
     (error: unknown) => log("vector index build failed; recall stays on the binary-quantised path", { error: String(error) }),
   );
+  // Unreachable database: the build in the background logs its own failure; start-up goes on.
+  const noVectorsYet = await queryRows(db, sql`SELECT 1 FROM memories WHERE embedding_model = ${target.model} LIMIT 1`).then(
+    (rows) => rows.length === 0,
+    () => false,
+  );
+  if (noVectorsYet) await build;
   return { dimensionsFor: (model) => (ready && model === target.model ? target.dimensions : undefined) };
 }
