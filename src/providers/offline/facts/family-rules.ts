@@ -1,0 +1,121 @@
+import * as chrono from "chrono-node";
+import type { Clause } from "./clauses.js";
+import { looksLikeName, nameKey, slug } from "./phrases.js";
+import { type FactRule, fact, retraction } from "./rule.js";
+
+const PARTNERS = "partner|wife|husband|boyfriend|girlfriend|fiancé|fiance|fiancée|fiancee|spouse";
+/** Relatives of whom a user may have several: each is its own fact, keyed by name. */
+const RELATIVES = "son|daughter|brother|sister|stepson|stepdaughter|cousin|niece|nephew|grandson|granddaughter|best friend";
+/** Relatives a user has one of: keyed by the relation. */
+const PARENTS: Record<string, string> = {
+  mom: "mother",
+  mum: "mother",
+  mother: "mother",
+  dad: "father",
+  father: "father",
+  grandma: "grandmother",
+  grandmother: "grandmother",
+  grandpa: "grandfather",
+  grandfather: "grandfather",
+};
+const PETS = "dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard";
+const ANY_RELATION = `${PARTNERS}|${RELATIVES}|${Object.keys(PARENTS).join("|")}|${PETS}`;
+
+/** "my wife Anna", "our cat, Luna,", "my daughter is called Mia", "my husband's name is Raj", "I have a cat called Miso", "we adopted a dog named Biscuit". */
+function namedRelation(clause: Clause): { relation: string; name: string } | null {
+  const { text } = clause;
+  const patterns = [
+    new RegExp(`\\b(?:my|our) (${ANY_RELATION}),? (\\p{Lu}[\\p{L}'-]+)`, "iu"),
+    new RegExp(`\\b(?:my|our) (${ANY_RELATION})(?:'s name)? is (?:called |named )?(\\p{Lu}[\\p{L}'-]+)$`, "iu"),
+    new RegExp(
+      `\\b(?:I|we) (?:have|adopted|got|rescued|just got) an? (?:new |little |baby |rescue )?(${ANY_RELATION}) (?:called|named) (\\p{Lu}[\\p{L}'-]+)`,
+      "iu",
+    ),
+  ];
+  for (const pattern of patterns) {
+    const match = pattern.exec(text);
+    if (match && looksLikeName(match[2] as string, clause))
+      return { relation: (match[1] as string).toLowerCase(), name: match[2] as string };
+  }
+  return null;
+}
+
+const isA = (alternatives: string, word: string) => new RegExp(`^(?:${alternatives})$`, "i").test(word);
+
+/** The user's partner, children, siblings, parents and pets, by name; a break-up retracts the partner. */
+export const family: FactRule = (input) => {
+  const { text } = input.clause;
+  const facts = [];
+  const brokeUp =
+    /\b(?:(\p{Lu}[\p{L}'-]+) and I (?:broke up|split up|divorced|separated)|I (?:broke up with|divorced|split up with|separated from) (\p{Lu}[\p{L}'-]+))/u.exec(
+      text,
+    );
+  if (brokeUp)
+    facts.push(...retraction(input, "profile:partner", `User and ${brokeUp[1] ?? brokeUp[2]} separated.`, brokeUp[1] ?? brokeUp[2]));
+  const married = /\bI am (?:married to|engaged to|dating) (\p{Lu}[\p{L}'-]+)/u.exec(text);
+  const named =
+    married && looksLikeName(married[1] as string, input.clause)
+      ? { relation: "partner", name: married[1] as string }
+      : namedRelation(input.clause);
+  if (!named) return facts;
+  const { relation, name } = named;
+  if (isA(PARTNERS, relation)) {
+    facts.push(fact(input, { key: "profile:partner", value: { relation, name }, content: `User's ${relation} is ${name}.` }));
+  } else if (isA(PETS, relation)) {
+    facts.push(
+      fact(input, {
+        key: `pet:${slug(relation)}:${nameKey(name)}`,
+        value: { animal: relation, name },
+        content: `User has a ${relation} named ${name}.`,
+      }),
+    );
+  } else if (PARENTS[relation]) {
+    const parent = PARENTS[relation] as string;
+    facts.push(fact(input, { key: `family:${parent}`, value: { relation: parent, name }, content: `User's ${parent} is ${name}.` }));
+  } else {
+    facts.push(
+      fact(input, {
+        key: `family:${slug(relation)}:${nameKey(name)}`,
+        value: { relation, name },
+        content: `User's ${relation} is named ${name}.`,
+      }),
+    );
+  }
+  return facts;
+};
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** A calendar day without a year ("June 3"), read by chrono-node: "June 3rd", "the 5th of October". */
+function calendarDay(raw: string): string | null {
+  const parsed = chrono.parse(raw)[0];
+  const month = parsed?.start.get("month");
+  const day = parsed?.start.get("day");
+  if (!(parsed?.start.isCertain("month") && parsed.start.isCertain("day")) || !month || !day) return null;
+  return `${MONTHS[month - 1]} ${day}`;
+}
+
+/** "My birthday is May 12", "My dad's birthday is on March 3rd", "My son Leo turns 7 on June 3rd". */
+export const birthdays: FactRule = (input) => {
+  const { text } = input.clause;
+  const own = /\bmy birthday is (?:on )?(.+)$/i.exec(text);
+  if (own) {
+    const day = calendarDay(own[1] as string);
+    return day ? [fact(input, { key: "profile:birthday", value: day, content: `User's birthday is ${day}.` })] : [];
+  }
+  const relatives = `${RELATIVES}|${PARTNERS}|${Object.keys(PARENTS).join("|")}`;
+  const theirs = new RegExp(`\\bmy (${relatives})(?: (\\p{Lu}[\\p{L}'-]+))?'s birthday is (?:on )?(.+)$`, "iu").exec(text);
+  const turns = new RegExp(`\\bmy (${relatives}) (\\p{Lu}[\\p{L}'-]+) (?:turns|will turn|is turning) \\d{1,3} (?:on )?(.+)$`, "iu").exec(
+    text,
+  );
+  const match = theirs ?? turns;
+  if (!match) return [];
+  const day = calendarDay(match[3] as string);
+  if (!day) return [];
+  const relation = (match[1] as string).toLowerCase();
+  const name = match[2];
+  const who = isA(PARTNERS, relation) ? "family:partner" : PARENTS[relation] ? `family:${PARENTS[relation]}` : `family:${slug(relation)}`;
+  const key = name && !isA(PARTNERS, relation) && !PARENTS[relation] ? `${who}:${nameKey(name)}:birthday` : `${who}:birthday`;
+  const person = `${PARENTS[relation] ?? relation}${name ? ` ${name}` : ""}`;
+  return [fact(input, { key, value: day, content: `User's ${person}'s birthday is ${day}.` })];
+};

@@ -1,0 +1,212 @@
+import { firstProperPhrase, looksLikeName, objectPhrase, properPhrase, slug } from "./phrases.js";
+import { type FactRule, fact, retraction } from "./rule.js";
+
+/** "My name is Tomás Alvarez", "Hi, I am Priya", "Everyone calls me Jo". */
+export const name: FactRule = (input) => {
+  const { text } = input.clause;
+  const stated = /\bmy name is\s+(.+)$/i.exec(text) ?? /\b(?:call|calls)\s+me\s+(.+)$/i.exec(text);
+  const introduced = stated ? null : /^(?:(?:[Hh]i|[Hh]ello|[Hh]ey)(?: there)?,?\s+)?I am\s+(\p{Lu}[\p{L}'-]+)(?:,.*)?$/u.exec(text);
+  const raw = stated?.[1] ?? introduced?.[1];
+  const found = raw ? properPhrase(raw) : null;
+  if (!found) return [];
+  const words = found.split(" ").slice(0, 3);
+  if (!words.every((word) => looksLikeName(word, input.clause))) return [];
+  const value = words.join(" ");
+  return [fact(input, { key: "profile:name", value, content: `User's name is ${value}.` })];
+};
+
+/** "I am 34", "I am 29 years old", "I (just) turned 40". */
+export const age: FactRule = (input) => {
+  const match = /\bI (?:am|just turned|turned)\s+(\d{1,3})(?:\s+years?\s+old)?(?=$|\s+(?:and|but|last|this|today|now)\b)/i.exec(
+    input.clause.text,
+  );
+  const years = match ? Number(match[1]) : 0;
+  if (!match || years < 1 || years > 110) return [];
+  return [fact(input, { key: "profile:age", value: String(years), content: `User is ${years} years old.` })];
+};
+
+/** Where the user lives now ("I live in", "we moved to", "I am based in"), and no longer does. */
+export const home: FactRule = (input) => {
+  const { text } = input.clause;
+  const left = /\b(?:I|we) (?:no longer live|do not live|don't live|moved away from|moved out of)\s+(?:in\s+)?(.+)$/i.exec(text);
+  if (left) {
+    const place = firstProperPhrase(left[1] as string, input.clause);
+    if (!place || (/do not|don't/i.test(left[0]) && !/\banymore\b|\bany more\b/i.test(text))) return [];
+    return retraction(input, "profile:location", `User no longer lives in ${place}.`, place);
+  }
+  const lives = /\b(?:I|we) (?:currently |now |still )?(?:live|am living|are living|have lived|reside) in\s+(.+)$/i.exec(text);
+  const moved = /\b(?:I|we) (?:just |recently |finally |have |had )?(?:moved|relocated|moved back) to\s+(.+)$/i.exec(text);
+  const based = /\bI am (?:now |currently )?based in\s+(.+)$/i.exec(text);
+  // Chat drops the subject: "Moved to Toronto in the spring."
+  const bareMove = /^(?:just |recently )?(?:moved|relocated) to\s+(.+)$/i.exec(text);
+  const raw = (lives ?? moved ?? based ?? bareMove)?.[1];
+  const place = raw ? firstProperPhrase(raw, input.clause) : null;
+  if (!place) return [];
+  return [fact(input, { key: "profile:location", value: place, content: `User lives in ${place}.` })];
+};
+
+/** "I am (originally) from Kerala", "I grew up in Porto", "I was born in Lyon". */
+export const origin: FactRule = (input) => {
+  const match = /\bI (?:am (?:originally )?from|grew up in|was born (?:and raised )?in|come from)\s+(.+)$/i.exec(input.clause.text);
+  const place = match ? properPhrase(match[1] as string) : null;
+  if (!place || input.clause.tagsOf(place.split(" ")[0] as string).has("Demonym")) return [];
+  return [fact(input, { key: "profile:origin", value: place, content: `User is from ${place}.` })];
+};
+
+/** Words compromise does not tag as occupations in every sentence ("I am a nurse"). */
+const OCCUPATIONS = new Set(
+  "nurse barista cashier waiter waitress principal chef cook pilot doctor dentist surgeon vet veterinarian pharmacist paramedic firefighter police officer soldier farmer carpenter plumber electrician mechanic engineer architect lawyer attorney judge accountant consultant analyst manager director ceo cto founder teacher professor lecturer tutor researcher scientist journalist editor writer author designer developer programmer artist musician photographer actor actress therapist psychologist counselor counsellor librarian nanny midwife receptionist secretary clerk banker broker realtor translator interpreter baker butcher driver courier tailor hairdresser barber coach trainer physiotherapist social worker".split(
+    " ",
+  ),
+);
+/** Nouns compromise tags as people that are not jobs: "I am a big fan of", "a morning person". */
+const NOT_OCCUPATIONS = new Set(
+  "person people fan lover believer perfectionist optimist pessimist introvert extrovert beginner member owner user customer patient client guest adult kid child parent mother father mom dad partner wife husband friend vegetarian vegan pescatarian student native speaker survivor nerd geek mess dreamer runner".split(
+    " ",
+  ),
+);
+
+function occupationPhrase(raw: string, tagsOf: (word: string) => ReadonlySet<string>): string | null {
+  const phrase = objectPhrase(raw.replace(/^(?:an?|the)\s+/i, ""));
+  if (!phrase) return null;
+  const head = (phrase.split(" ").pop() as string).toLowerCase();
+  if (NOT_OCCUPATIONS.has(head)) return null;
+  return OCCUPATIONS.has(head) || tagsOf(head).has("Actor") ? phrase.replace(/^(?:new|current)\s+/i, "") : null;
+}
+
+/**
+ * The organisation after "at" / "for" / "with": a proper name, or "the hospital"; "a design studio"
+ * too where the sentence is explicitly about a job (`indefinite`), not in "I am an accountant at a
+ * small firm", where it adds nothing a reader can use.
+ */
+function employerPhrase(raw: string, indefinite = false): string | null {
+  const proper = properPhrase(raw);
+  if (proper) return proper;
+  const article = /^(the|an?)\s+\p{Ll}/u.exec(raw)?.[1]?.toLowerCase();
+  if (!article || (article !== "the" && !indefinite)) return null;
+  const phrase = objectPhrase(raw.slice(article.length + 1));
+  return phrase ? `${article} ${phrase.split(" ").slice(0, 3).join(" ")}` : null;
+}
+
+const occupationFact: (input: Parameters<FactRule>[0], occupation: string) => ReturnType<FactRule>[number] = (input, occupation) =>
+  fact(input, {
+    key: "profile:occupation",
+    value: occupation,
+    content: `User works as ${/^[aeiou]/i.test(occupation) ? "an" : "a"} ${occupation}.`,
+  });
+const employerFact: (input: Parameters<FactRule>[0], employer: string) => ReturnType<FactRule>[number] = (input, employer) =>
+  fact(input, { key: "profile:employer", value: employer, content: `User works at ${employer}.` });
+
+/**
+ * Jobs and employers: "I work as", "I work at / for", "I am a software engineer at Google", "I have
+ * been a nurse for ten years", "I (just) started a new job as … at …", "joined Stripe as …", "I
+ * teach chemistry", "I am retired"; and leaving one: "I quit the hospital", "I left Google".
+ */
+export const work: FactRule = (input) => {
+  const { text, tagsOf } = input.clause;
+  const facts = [];
+  const left =
+    /\bI (?:just |recently )?(?:quit|left|resigned from|got laid off from|was laid off from|got fired from|no longer work (?:at|for))\s+(?:my job (?:at|with)\s+)?(.+)$/i.exec(
+      text,
+    );
+  if (left) {
+    const employer = employerPhrase(left[1] as string) ?? (/^my job\b/i.test(left[1] as string) ? "" : null);
+    if (employer !== null)
+      facts.push(...retraction(input, "profile:employer", `User no longer works at ${employer || "their job"}.`, employer || undefined));
+  }
+  const worksAs = /\bI (?:work|am working) as\s+(.+)$/i.exec(text);
+  const worksAt = /\bI (?:work|am working|have worked) (?:at|for)\s+(.+?)(?:\s+as\s+(.+))?$/i.exec(text);
+  const isA = /\bI (?:am|have been|am now)\s+(?:now\s+)?(an? .+?)(?:\s+(?:at|for|with)\s+(.+))?$/i.exec(text);
+  const newJob =
+    /\b(?:I (?:just |recently |finally )?(?:started|got|landed|accepted|took|began)|moved \S+(?: \S+)? for) (?:a |my |the )?(?:new |first )?(?:job|position|role|working)\b(?:\s+as\s+(.+?))?(?:\s+(?:at|with|for)\s+(.+))?$/i.exec(
+      text,
+    );
+  const joined = /\b(?:I )?(?:just |recently )?joined\s+(\p{Lu}.+?)\s+as\s+(.+)$/u.exec(text);
+  const teaches = /\bI teach\s+(.+)$/i.exec(text);
+  const promoted = /\bI (?:just |finally )?(?:got|was|have been|am being) promoted to\s+(.+)$/i.exec(text);
+  const occupation =
+    (worksAs && objectPhrase((worksAs[1] as string).replace(/^(?:an?)\s+/i, ""))) ??
+    (worksAt?.[2] && occupationPhrase(worksAt[2], tagsOf)) ??
+    (isA && occupationPhrase(isA[1] as string, tagsOf)) ??
+    (newJob?.[1] && occupationPhrase(newJob[1], tagsOf)) ??
+    (joined && occupationPhrase(joined[2] as string, tagsOf)) ??
+    (promoted && occupationPhrase(promoted[1] as string, tagsOf)) ??
+    null;
+  const employer =
+    (worksAt && employerPhrase(worksAt[1] as string, true)) ??
+    (isA?.[2] && occupationPhrase(isA[1] as string, tagsOf) && employerPhrase(isA[2])) ??
+    (newJob?.[2] && employerPhrase(newJob[2], true)) ??
+    (joined && properPhrase(joined[1] as string)) ??
+    null;
+  if (occupation) facts.push(occupationFact(input, occupation));
+  else if (teaches) {
+    const subject = objectPhrase(teaches[1] as string);
+    if (subject) facts.push(fact(input, { key: "profile:occupation", value: `${subject} teacher`, content: `User teaches ${subject}.` }));
+  } else if (/\bI am (?:now |happily )?retired\b/i.test(text)) {
+    facts.push(fact(input, { key: "profile:occupation", value: "retired", content: "User is retired." }));
+  }
+  if (employer) facts.push(employerFact(input, employer));
+  return facts;
+};
+
+/** "I am studying biology at Lund University", "I study law", "a master's in physics", "majoring in", "a student at MIT", "I graduated from Stanford". */
+export const studies: FactRule = (input) => {
+  const { text } = input.clause;
+  const graduated = /\bI (?:graduated|have graduated) from\s+(.+)$/i.exec(text);
+  if (graduated) {
+    const school = properPhrase(graduated[1] as string);
+    return school ? [fact(input, { key: "profile:alma_mater", value: school, content: `User graduated from ${school}.` })] : [];
+  }
+  const field =
+    /\bI (?:am studying|study|am majoring in|major in|am doing (?:a|my) (?:masters|phd|bachelors|degree|doctorate) in)\s+(?!for\b|to\b|hard\b|a lot\b)(.+?)(?:\s+at\s+(.+))?$/i.exec(
+      text,
+    );
+  const school = /\bI am in (?:my \p{L}+ year of )?(\p{Ll}+) school\b/iu.exec(text);
+  if (school)
+    return [fact(input, { key: "profile:studies", value: { subject: school[1] as string }, content: `User is in ${school[1]} school.` })];
+  const student = /\bI am (?:a |an )?(?:\p{L}+ )?(?:student|undergrad|undergraduate|grad student|PhD student) at\s+(.+)$/iu.exec(text);
+  const subject = field ? objectPhrase(field[1] as string) : null;
+  const institution = field?.[2] ? properPhrase(field[2]) : student ? properPhrase(student[1] as string) : null;
+  if (!subject && !institution) return [];
+  const content = subject ? `User studies ${subject}${institution ? ` at ${institution}` : ""}.` : `User is a student at ${institution}.`;
+  const value = { ...(subject ? { subject } : {}), ...(institution ? { school: institution } : {}) };
+  return [fact(input, { key: "profile:studies", value, content })];
+};
+
+const DIETS = "vegetarian|vegan|pescatarian|pescetarian|keto|gluten-free";
+
+/** "I am vegetarian", "I became a vegan", "I went vegan"; "I am not vegetarian anymore". */
+export const diet: FactRule = (input) => {
+  const { text } = input.clause;
+  const stopped = new RegExp(`\\bI (?:am not|am no longer|stopped being|quit being)\\s+(?:an? )?(${DIETS})\\b`, "i").exec(text);
+  if (stopped) {
+    if (/\bam not\b/i.test(stopped[0]) && !/\banymore\b|\bany more\b/i.test(text)) return [];
+    const kind = (stopped[1] as string).toLowerCase();
+    return retraction(input, "profile:diet", `User is no longer ${kind}.`, kind);
+  }
+  const match = new RegExp(`\\bI (?:am|became|went|have been|turned)\\s+(?:now\\s+)?(?:an? )?(?:strict )?(${DIETS})\\b`, "i").exec(text);
+  if (!match) return [];
+  const kind = (match[1] as string).toLowerCase();
+  return [fact(input, { key: "profile:diet", value: kind, content: `User is ${kind}.` })];
+};
+
+/** "I am allergic to cats and dust", "I have a peanut allergy", "I am lactose intolerant": one fact per allergen. */
+export const allergies: FactRule = (input) => {
+  const { text } = input.clause;
+  const intolerant = /\bI am (\p{L}+) intolerant\b/iu.exec(text);
+  if (intolerant) {
+    const what = (intolerant[1] as string).toLowerCase();
+    return [fact(input, { key: `allergy:${slug(what)}`, value: `${what} intolerance`, content: `User is ${what} intolerant.` })];
+  }
+  const allergy = /\bI have (?:an? )?(?:severe |mild |bad |serious |slight )?(\p{L}+) allergy\b/iu.exec(text);
+  const allergic = /\bI am (?:very |severely |mildly )?allergic to\s+(.+)$/i.exec(text);
+  const raw = allergy ? (allergy[1] as string) : allergic?.[1];
+  if (!raw) return [];
+  const allergens = raw
+    .split(/\s*,\s*|\s+and\s+|\s+or\s+/)
+    .map((part) => objectPhrase(part))
+    .filter((part): part is string => part !== null);
+  return allergens.map((allergen) =>
+    fact(input, { key: `allergy:${slug(allergen)}`, value: allergen, content: `User is allergic to ${allergen}.` }),
+  );
+};
