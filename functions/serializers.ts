@@ -2,6 +2,8 @@ import type { consolidationJobs, memoryHistory } from "../src/db/schema/index.js
 import type { InstructionRow } from "../src/memory/procedural/instructions.js";
 import type { MemoryRow } from "../src/memory/read/memory-read.js";
 import type { ScoredMemory } from "../src/memory/recall/scoring.js";
+import type { LeftOut } from "../src/memory/recall/search.js";
+import { rankingSummary, recallSignals } from "../src/memory/recall/signals.js";
 import type { SessionEventRow } from "../src/sessions/event-log.js";
 import type { ScopedState } from "../src/sessions/scoped-state.js";
 import type { SessionRow } from "../src/sessions/session-store.js";
@@ -126,7 +128,8 @@ export function instructionJson(row: InstructionRow) {
   };
 }
 
-export function scoredMemoryJson(memory: ScoredMemory) {
+/** A search result; with `explainedAt` (the scores' reference time) also its retrieval receipt. */
+export function scoredMemoryJson(memory: ScoredMemory, explainedAt?: Date) {
   return {
     id: memory.id,
     type: memory.type,
@@ -142,5 +145,24 @@ export function scoredMemoryJson(memory: ScoredMemory) {
     superseded: memory.superseded
       ? memory.superseded.map((replacement) => ({ at: replacement.at.toISOString(), by: replacement.by, by_id: replacement.byId }))
       : null,
+    ...(explainedAt ? { signals: recallSignals(memory, explainedAt), why: whyFound(memory) } : {}),
+  };
+}
+
+function whyFound(memory: ScoredMemory): string {
+  if (memory.vectorRank === null && memory.textRank === null) return "the statement that replaced a hit's, ranked just above it";
+  return `final score ${memory.finalScore} (fused rank, relevance ${memory.relevance.toFixed(2)}, recency, importance, use, retention): ${rankingSummary(memory)}`;
+}
+
+/** A search candidate that was not returned, and why. */
+export function leftOutJson({ memory, because }: LeftOut, now: Date) {
+  return {
+    id: memory.id,
+    type: memory.type,
+    content: memory.content,
+    score: memory.finalScore,
+    relevance: Math.round(memory.relevance * 10_000) / 10_000,
+    signals: recallSignals(memory, now),
+    because,
   };
 }

@@ -148,15 +148,39 @@ async function inspectContext(event) {
   event.preventDefault();
   const window = await api("/v1/context", {
     method: "POST",
-    body: JSON.stringify({ user_id: state.user, app_id: state.app, query: $("#query").value, max_tokens: Number($("#max-tokens").value) }),
+    body: JSON.stringify({
+      user_id: state.user,
+      app_id: state.app,
+      query: $("#query").value,
+      max_tokens: Number($("#max-tokens").value),
+      explain: true,
+    }),
   });
-  $("#inspector").innerHTML = `<p class="total">${window.total_tokens} of ${window.max_tokens} tokens (${escapeHtml(window.tokenizer)})</p>
+  // The retrieval receipts: why each memory is in the window, and what was left out.
+  const receipts = new Map(window.explanation.chosen.map((entry) => [entry.memory_id, entry]));
+  const signals = (s) =>
+    `<span class="signals">vector ${s.vector_rank ?? "–"} · sim ${s.similarity.toFixed(2)} · BM25 ${s.bm25_rank ?? "–"} · cov ${s.coverage.toFixed(2)} · rrf ${s.fused_score.toFixed(4)} · ${Math.round(s.age_days)} d · imp ${s.importance.toFixed(2)} · ret ${s.retention.toFixed(2)}</span>`;
+  const why = (item) => {
+    if (!item.memory_id) return "given by the caller";
+    const receipt = receipts.get(item.memory_id);
+    const origin = `${item.sources.length} source event(s)${item.group ? `, ${escapeHtml(item.group)}` : ""}`;
+    return receipt ? `memory, ${origin}: ${escapeHtml(receipt.reason)}<br>${signals(receipt.signals)}` : `memory, ${origin}`;
+  };
+  const leftOut = window.explanation.left_out;
+  $("#inspector").innerHTML =
+    `<p class="total">${window.total_tokens} of ${window.max_tokens} tokens (${escapeHtml(window.tokenizer)}), ${window.explanation.considered} memories considered</p>
     <table><tr><th>section</th><th>tokens</th><th>item</th><th>why</th></tr>${window.sections
       .flatMap((s) =>
         s.items.map(
           (item) =>
-            `<tr class="item"><td>${escapeHtml(s.kind)}</td><td>${item.tokens}</td><td>${escapeHtml(item.text)}</td><td>${item.memory_id ? `memory, ${item.sources.length} source event(s)${item.group ? `, ${escapeHtml(item.group)}` : ""}` : "given by the caller"}</td></tr>`,
+            `<tr class="item"><td>${escapeHtml(s.kind)}</td><td>${item.tokens}</td><td>${escapeHtml(item.text)}</td><td>${why(item)}</td></tr>`,
         ),
+      )
+      .join("")}</table>
+    <h4>Left out (${leftOut.length})</h4><table class="left-out"><tr><th>because</th><th>memory</th><th>why</th></tr>${leftOut
+      .map(
+        (entry) =>
+          `<tr class="left-out-item"><td>${escapeHtml(entry.left_out_because)}</td><td>${escapeHtml(entry.content)}</td><td>${escapeHtml(entry.reason)}<br>${signals(entry.signals)}</td></tr>`,
       )
       .join("")}</table>`;
 }

@@ -23,6 +23,7 @@ export const adkRoutes = new Hono<AppEnv>().post("/search_memory", validate("jso
     query: body.query,
     limit: 10,
     min_relevance: 0,
+    explain: false,
   });
   return c.json({
     memories: result.memories.map((memory) => ({

@@ -7,6 +7,7 @@ import { ContextRequestSchema } from "../../src/context/schemas.js";
 import { DomainError, notFound } from "../../src/errors.js";
 import { getMemory } from "../../src/memory/read/memory-read.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
+import { recallSignals } from "../../src/memory/recall/signals.js";
 import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/write/memory-commands.js";
 import type { AppEnv } from "../deps.js";
 import { scopeToApp } from "../middleware/auth.js";
@@ -71,7 +72,18 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
           content: memory.content,
           relevance: memory.relevance,
           valid_at: memory.validAt.toISOString(),
+          ...(result.leftOut ? { signals: recallSignals(memory, result.now) } : {}),
         })),
+        ...(result.leftOut
+          ? {
+              left_out: result.leftOut.map(({ memory, because }) => ({
+                id: memory.id,
+                content: memory.content,
+                relevance: memory.relevance,
+                because,
+              })),
+            }
+          : {}),
       });
     },
   );
@@ -87,7 +99,8 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
         { db, embedder, tokenizer, clock, redaction, ...(ann ? { ann } : {}) },
         scoped(ContextRequestSchema, args),
       );
-      return text(window.prompt);
+      // With `explain`, the receipts come beside the prompt.
+      return text(window.explanation ? { prompt: window.prompt, explanation: window.explanation } : window.prompt);
     },
   );
   server.registerTool(

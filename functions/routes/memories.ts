@@ -9,7 +9,7 @@ import { CreateMemorySchema, createMemory, deleteMemory, PatchMemorySchema, setP
 import type { AppEnv } from "../deps.js";
 import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
-import { historyJson, memoryJson, scoredMemoryJson } from "../serializers.js";
+import { historyJson, leftOutJson, memoryJson, scoredMemoryJson } from "../serializers.js";
 
 export const RetentionQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),
@@ -26,10 +26,11 @@ export const memoryRoutes = new Hono<AppEnv>()
     const ids = result.memories.map((memory) => memory.id);
     if (ids.length > 0) background.run(c, "record access", () => accessRecorder.record(ids));
     return c.json({
-      memories: result.memories.map(scoredMemoryJson),
+      memories: result.memories.map((memory) => scoredMemoryJson(memory, result.leftOut ? result.now : undefined)),
       no_relevant_memory: result.noRelevantMemory,
       time_window: result.window ? { from: result.window.from?.toISOString() ?? null, to: result.window.to?.toISOString() ?? null } : null,
       warnings: result.warnings,
+      ...(result.leftOut ? { explanation: { left_out: result.leftOut.map((entry) => leftOutJson(entry, result.now)) } } : {}),
     });
   })
   .get("/index", validate("query", MemoryIndexQuerySchema), async (c) => {

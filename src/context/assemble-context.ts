@@ -12,6 +12,7 @@ import type { Clock } from "../util/clock.js";
 import { sessionHistory } from "./history.js";
 import { demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
 import { type CandidateSection, packSections } from "./pack.js";
+import { explainContext } from "./receipts.js";
 import type { ContextRequest, ContextWindow } from "./schemas.js";
 import type { Tokenizer } from "./tokenizer.js";
 
@@ -71,7 +72,8 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     limit: memoryCandidates(budget),
     now,
   });
-  const recalled = demoteSuperseded(withoutRedundant(await withFollowingTurns(deps.db, scope, ranked, now)));
+  const expanded = await withFollowingTurns(deps.db, scope, ranked, now);
+  const recalled = demoteSuperseded(withoutRedundant(expanded));
   const asItem = (memory: (typeof recalled)[number]) => ({
     // An episode whose statement was replaced never reads as current: it says so, when, and what holds now.
     text: memory.superseded ? `- ${supersededMarker(memory.superseded)} ${memory.content}` : `- ${memory.content}`,
@@ -121,6 +123,9 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   );
 
   const packed = packSections(candidates, budget, deps.tokenizer);
+  const packedIds = new Set(
+    packed.sections.flatMap((section) => section.items.flatMap((item) => (item.memory_id ? [item.memory_id] : []))),
+  );
   return {
     sections: packed.sections,
     total_tokens: packed.totalTokens,
@@ -130,6 +135,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     tokenizer: deps.tokenizer.name,
     prompt: packed.prompt,
     warnings,
+    ...(request.explain ? { explanation: explainContext({ ranked, expanded, offered: recalled, packed: packedIds, now }) } : {}),
   };
 }
 

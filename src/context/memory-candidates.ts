@@ -22,7 +22,9 @@ export async function withFollowingTurns(
     now,
   );
   if (following.length === 0) return ranked;
-  const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, memory]));
+  // A follower recall found on its own keeps its own scores (the receipts show them).
+  const recalled = new Map(ranked.map((memory) => [memory.id, memory]));
+  const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, recalled.get(memory.id) ?? memory]));
   const result: RecalledMemory[] = [];
   const placed = new Set<string>();
   for (const memory of ranked) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ContextExplanationSchema } from "./receipts.js";
 
 export const HISTORY_STRATEGIES = ["none", "trim", "summarize", "sliding_window"] as const;
 export type HistoryStrategy = (typeof HISTORY_STRATEGIES)[number];
@@ -52,6 +53,8 @@ export const ContextRequestSchema = z
         message: "must be smaller than max_turns",
       })
       .default({ strategy: "none", max_turns: 20, overlap: 2 }),
+    /** Retrieval receipts: each memory's signals and why it is in the window, and the candidates left out and why. */
+    explain: z.boolean().default(false),
   })
   .refine((body) => body.reserve_output_tokens < body.max_tokens, {
     path: ["reserve_output_tokens"],
@@ -90,5 +93,7 @@ export const ContextWindowSchema = z.object({
   tokenizer: z.string(),
   prompt: z.string(),
   warnings: z.array(z.string()),
+  /** With `explain: true` only. */
+  explanation: ContextExplanationSchema.optional(),
 });
 export type ContextWindow = z.infer<typeof ContextWindowSchema>;

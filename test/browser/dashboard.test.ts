@@ -87,6 +87,10 @@ describe("dashboard", () => {
     expect(inspector).toMatch(/\d+ of 800 tokens \(o200k_base\)/);
     expect(inspector).toContain("Porto");
     expect(inspector).toMatch(/memory, \d source event/);
+    // The retrieval receipts: a chosen memory's rankings and signals.
+    expect(inspector).toMatch(/ranked \d+ of \d+ by fused score: (vector|BM25) #\d/);
+    expect(inspector).toMatch(/vector \S+ · sim \d\.\d\d · BM25/);
+    expect(inspector).toMatch(/\d+ memories considered/);
     await page.screenshot({ path: "test-artifacts/dashboard-inspector.png", fullPage: true });
     expect(errors).toEqual([]);
     for (const file of ["test-artifacts/dashboard-overview.png", "test-artifacts/dashboard-inspector.png"])

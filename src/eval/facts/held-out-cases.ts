@@ -64,7 +64,6 @@ export const HELD_OUT_FACT_CASES: FactCase[] = [
   one("rule", "Please always reply in Spanish.", { "rule:reply_in_spanish": "reply in Spanish" }),
   one("diet", "Remember that I'm allergic to shellfish.", {
     "allergy:shellfish": "shellfish",
-    "note:i_am_allergic_to_shellfish": "shellfish",
   }),
   {
     topic: "change",

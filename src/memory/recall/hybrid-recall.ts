@@ -35,6 +35,10 @@ export interface RecalledMemory {
   similarity: number;
   /** Share of the query's BM25 weight that the memory's words match (0-1). */
   coverage: number;
+  /** Position in the vector ranking (1 = nearest), null when that ranking did not find it. */
+  vectorRank: number | null;
+  /** Position in the BM25 full-text ranking, null when that ranking did not find it. */
+  textRank: number | null;
   sources: SourceRef[];
   /** For an episode: the newer statement that replaced what it says, when one did. */
   superseded: Superseded | null;
@@ -103,7 +107,7 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
       ? annDimensions
         ? // The HNSW index of this model (real Postgres): an iterative scan keeps going until it has
           // found enough of this user's visible memories; relaxed order is re-sorted exactly here.
-          sql`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+          sql`SELECT id, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
               SELECT m.id, m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))}) AS distance
                 FROM memories m
                WHERE ${visible} AND m.embedding_model = ${query.vector.model}
@@ -112,7 +116,7 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
             ) nearest`
         : // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
           // cosine; with fewer rows than the oversampling this is an exact search.
-          sql`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+          sql`SELECT id, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
               SELECT c.id, c.embedding <=> ${vector}::halfvec AS distance FROM (
                 SELECT m.id, m.embedding
                   FROM memories m
@@ -123,7 +127,7 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
               ORDER BY distance
               LIMIT ${pool}
             ) nearest`
-      : sql`SELECT NULL::uuid AS id, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
+      : sql`SELECT NULL::uuid AS id, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
   const statement = sql`WITH terms AS (
           SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ${query.text}))) AS lexeme
         ),
@@ -147,7 +151,7 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
         total AS (SELECT coalesce(sum(idf), 0) AS idf FROM weights),
         vec AS (${vectorArm}),
         fts AS (
-          SELECT id, row_number() OVER (ORDER BY score DESC) AS rank, 0::float8 AS similarity, coverage FROM (
+          SELECT id, 'text' AS arm, row_number() OVER (ORDER BY score DESC) AS rank, 0::float8 AS similarity, coverage FROM (
             SELECT m.id,
                    sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(m.content_tsv) / c.avg_len))) AS score,
                    (sum(w.idf) / nullif(max(t.idf), 0))::float8 AS coverage
@@ -159,11 +163,13 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
           ) scored
         ),
         fused AS (
-          SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score, max(similarity) AS similarity, max(coverage) AS coverage
+          SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score, max(similarity) AS similarity, max(coverage) AS coverage,
+                 min(rank) FILTER (WHERE arm = 'vector') AS vector_rank, min(rank) FILTER (WHERE arm = 'text') AS text_rank
             FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id
         )
         SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score, f.similarity::float8 AS similarity, f.coverage::float8 AS coverage
+          SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score, f.similarity::float8 AS similarity, f.coverage::float8 AS coverage,
+                 f.vector_rank::int AS vector_rank, f.text_rank::int AS text_rank
             FROM fused f JOIN memories m ON m.id = f.id
            ORDER BY f.score DESC, m.created_at DESC
            LIMIT ${query.limit}
@@ -200,6 +206,8 @@ type RecalledRow = {
   score: number;
   similarity: number;
   coverage: number;
+  vector_rank?: number | null;
+  text_rank?: number | null;
   sources: SourceRef[] | null;
   superseded?: unknown;
 };
@@ -220,6 +228,8 @@ function toRecalled(row: RecalledRow): RecalledMemory {
     score: Number(row.score),
     similarity: Number(row.similarity ?? 0),
     coverage: Math.min(1, Number(row.coverage ?? 0)),
+    vectorRank: row.vector_rank == null ? null : Number(row.vector_rank),
+    textRank: row.text_rank == null ? null : Number(row.text_rank),
     sources: row.sources ?? [],
     superseded: toSuperseded(row.superseded),
   };
@@ -240,7 +250,8 @@ export async function followingTurns(
   const rows = await queryRows<RecalledRow>(
     db,
     sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage
+          SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage,
+                 NULL::int AS vector_rank, NULL::int AS text_rank
             FROM jsonb_to_recordset(${pairs}::jsonb) AS p(session_id uuid, seq int)
             JOIN memories m ON m.session_id = p.session_id AND (m.metadata ->> 'seq')::int = p.seq
            WHERE ${visibleMemories(scope, { now })} AND m.subtype = 'turn'
@@ -260,7 +271,8 @@ export async function recallByIds(
   const rows = await queryRows<RecalledRow>(
     db,
     sql`SELECT r.*, NULL::json AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage
+          SELECT ${RECALLED_COLUMNS}, 0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage,
+                 NULL::int AS vector_rank, NULL::int AS text_rank
             FROM memories m WHERE m.id IN ${ids} AND ${visibleMemories(scope, { now })}
         ) r`,
   );

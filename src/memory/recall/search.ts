@@ -21,11 +21,23 @@ export const SearchMemorySchema = z.strictObject({
   min_relevance: z.number().min(0).max(1).default(0),
   as_of: z.iso.datetime({ offset: true }).optional(),
   time_window: TimeWindowSchema.optional(),
+  /** Retrieval receipts: each result's signals and why it ranks there, and the candidates left out and why. */
+  explain: z.boolean().default(false),
 });
 export type SearchMemory = z.infer<typeof SearchMemorySchema>;
 
+/** A candidate search did not return, and why (with `explain: true`). */
+export interface LeftOut {
+  memory: ScoredMemory;
+  because: "below_relevance" | "beyond_limit";
+}
+
 export interface SearchResult {
   memories: ScoredMemory[];
+  /** With `explain`: the candidates not returned. */
+  leftOut?: LeftOut[];
+  /** The reference time of the scores (the `as_of` time if given). */
+  now: Date;
   noRelevantMemory: boolean;
   window: TimeWindow | null;
   warnings: string[];
@@ -66,9 +78,19 @@ export async function searchMemory(
     ...(input.as_of ? { asOf: now } : {}),
     ...(window ? { window } : {}),
   });
-  const relevant = scoreMemories(recalled, now).filter((memory) => memory.relevance >= input.min_relevance);
-  const results = await withWhatReplacedThem(deps.db, { appId: input.app_id, userId: input.user_id }, relevant.slice(0, input.limit), now);
-  return { memories: results.slice(0, input.limit), noRelevantMemory: relevant.length === 0, window, warnings };
+  const scored = scoreMemories(recalled, now);
+  const relevant = scored.filter((memory) => memory.relevance >= input.min_relevance);
+  const results = (
+    await withWhatReplacedThem(deps.db, { appId: input.app_id, userId: input.user_id }, relevant.slice(0, input.limit), now)
+  ).slice(0, input.limit);
+  const returned = new Set(results.map((memory) => memory.id));
+  const leftOut = scored
+    .filter((memory) => !returned.has(memory.id))
+    .map((memory) => ({
+      memory,
+      because: memory.relevance < input.min_relevance ? ("below_relevance" as const) : ("beyond_limit" as const),
+    }));
+  return { memories: results, ...(input.explain ? { leftOut } : {}), now, noRelevantMemory: relevant.length === 0, window, warnings };
 }
 
 /**

@@ -50,8 +50,8 @@ export function extractByRules(request: ExtractionRequest): Extraction {
       const found = readClause(input);
       facts.push(...found.facts);
       extraction.traits.push(...found.traits);
-      // Asked to remember, the user's own words are kept too: the rules read part of them at most.
-      if (note) facts.push(noteFact(input, note));
+      // Asked to remember, the user's own words are kept too unless the rules read all of them.
+      if (note && !coveredBy(note, found.facts)) facts.push(noteFact(input, note));
     }
     for (const fact of oneStatementPerKey(facts)) {
       extraction.facts.push(fact);
@@ -60,6 +60,39 @@ export function extractByRules(request: ExtractionRequest): Extraction {
     }
   }
   return extraction;
+}
+
+const FILLER = new Set([
+  "i",
+  "am",
+  "is",
+  "are",
+  "my",
+  "the",
+  "a",
+  "an",
+  "to",
+  "of",
+  "on",
+  "at",
+  "in",
+  "and",
+  "that",
+  "me",
+  "user",
+  "user's",
+]);
+const contentWords = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}']+/u)
+    .map((word) => word.replace(/^(\d+)(?:st|nd|rd|th)$/, "$1"))
+    .filter((word) => word.length > 0 && !FILLER.has(word));
+
+/** Whether every telling word of a note is already in the facts read from it ("I am allergic to peanuts"). */
+function coveredBy(note: string, facts: ExtractedFact[]): boolean {
+  const said = new Set(facts.flatMap((fact) => contentWords(fact.content)));
+  return facts.length > 0 && contentWords(note).every((word) => said.has(word));
 }
 
 function readClause(input: RuleInput): { facts: ExtractedFact[]; traits: TraitEvidenceCandidate[] } {

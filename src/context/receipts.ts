@@ -1,0 +1,79 @@
+import { z } from "zod";
+import type { RecalledMemory } from "../memory/recall/hybrid-recall.js";
+import { RecallSignalsSchema, rankingSummary, recallSignals } from "../memory/recall/signals.js";
+
+export const LEFT_OUT_REASONS = ["budget", "redundant"] as const;
+
+const ExplainedMemorySchema = z.object({
+  memory_id: z.string(),
+  type: z.string(),
+  subtype: z.string().nullable(),
+  content: z.string(),
+  section: z.enum(["facts", "memories"]),
+  /** Place after fusion, null for a turn brought in beside a top hit. */
+  recall_rank: z.number().int().nullable(),
+  signals: RecallSignalsSchema,
+  reason: z.string(),
+});
+
+/** `explain: true` on POST /v1/context: why each memory is in the window, and why the others are not. */
+export const ContextExplanationSchema = z.object({
+  /** Memories recall considered (its candidates for this budget, plus the turns brought beside top hits). */
+  considered: z.number().int(),
+  chosen: z.array(ExplainedMemorySchema),
+  left_out: z.array(ExplainedMemorySchema.extend({ left_out_because: z.enum(LEFT_OUT_REASONS) })),
+});
+export type ContextExplanation = z.infer<typeof ContextExplanationSchema>;
+
+export interface RecallTrail {
+  /** Recall's order (fused score). */
+  ranked: RecalledMemory[];
+  /** After the turns that follow top hits were placed beside them. */
+  expanded: RecalledMemory[];
+  /** After redundant episodes were dropped and superseded ones demoted: what packing was offered. */
+  offered: RecalledMemory[];
+  /** Ids of the memories the packed window holds. */
+  packed: ReadonlySet<string>;
+  now: Date;
+}
+
+/** The receipts of one context window, from the steps its memories went through. */
+export function explainContext(trail: RecallTrail): ContextExplanation {
+  const rankOf = new Map(trail.ranked.map((memory, index) => [memory.id, index + 1]));
+  const offered = new Set(trail.offered.map((memory) => memory.id));
+  const explained = (memory: RecalledMemory, reason: string) => ({
+    memory_id: memory.id,
+    type: memory.type,
+    subtype: memory.subtype,
+    content: memory.content,
+    section: memory.type === "semantic" ? ("facts" as const) : ("memories" as const),
+    recall_rank: rankOf.get(memory.id) ?? null,
+    signals: recallSignals(memory, trail.now),
+    reason,
+  });
+  const why = (memory: RecalledMemory) => {
+    const rank = rankOf.get(memory.id);
+    if (rank === undefined) return "the turn after a top-ranked turn: an answer usually follows its question";
+    const ranking = `ranked ${rank} of ${trail.ranked.length} by fused score: ${rankingSummary(memory)}`;
+    return memory.superseded ? `${ranking}; what it says was replaced, so it is marked and placed behind current statements` : ranking;
+  };
+  const chosen = trail.offered.filter((memory) => trail.packed.has(memory.id)).map((memory) => explained(memory, why(memory)));
+  const leftOut = [
+    ...trail.offered
+      .filter((memory) => !trail.packed.has(memory.id))
+      .map((memory) => ({
+        ...explained(
+          memory,
+          `${why(memory)}; the ${memory.type === "semantic" ? "facts" : "memories"} share of the budget was spent on better-ranked items`,
+        ),
+        left_out_because: "budget" as const,
+      })),
+    ...trail.expanded
+      .filter((memory) => !offered.has(memory.id))
+      .map((memory) => ({
+        ...explained(memory, `${why(memory)}; every event it came from is already in a better-ranked episode`),
+        left_out_because: "redundant" as const,
+      })),
+  ];
+  return { considered: trail.expanded.length, chosen, left_out: leftOut };
+}

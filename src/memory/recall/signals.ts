@@ -1,0 +1,51 @@
+import { z } from "zod";
+import type { RecalledMemory } from "./hybrid-recall.js";
+
+/**
+ * Why recall ranked a memory where it did (retrieval receipts): its place in each ranking that
+ * found it, the scores behind those places, and the memory's own weights.
+ */
+export const RecallSignalsSchema = z.object({
+  /** Place in the vector ranking (1 = nearest); null when it did not find the memory. */
+  vector_rank: z.number().int().nullable(),
+  /** Cosine similarity to the query (0 when found by text only). */
+  similarity: z.number(),
+  /** Place in the BM25 full-text ranking; null when it did not find the memory. */
+  bm25_rank: z.number().int().nullable(),
+  /** Share of the query's BM25 weight the memory's words match (0-1). */
+  coverage: z.number(),
+  /** Reciprocal-rank-fusion score over both rankings. */
+  fused_score: z.number(),
+  /** Days since the memory became valid. */
+  age_days: z.number(),
+  importance: z.number(),
+  retention: z.number(),
+  /** What it says was replaced by a newer statement. */
+  superseded: z.boolean(),
+});
+export type RecallSignals = z.infer<typeof RecallSignalsSchema>;
+
+const round = (value: number) => Math.round(value * 10_000) / 10_000;
+
+export function recallSignals(memory: RecalledMemory, now: Date): RecallSignals {
+  return {
+    vector_rank: memory.vectorRank,
+    similarity: round(memory.similarity),
+    bm25_rank: memory.textRank,
+    coverage: round(memory.coverage),
+    fused_score: round(memory.score),
+    age_days: round(Math.max(0, (now.getTime() - memory.validAt.getTime()) / 86_400_000)),
+    importance: round(memory.importance),
+    retention: round(memory.retention),
+    superseded: memory.superseded !== null,
+  };
+}
+
+/** "vector #2 (similarity 0.61), BM25 #1 (coverage 0.8)": which rankings found it, and how well. */
+export function rankingSummary(memory: RecalledMemory): string {
+  const found = [
+    ...(memory.vectorRank !== null ? [`vector #${memory.vectorRank} (similarity ${memory.similarity.toFixed(2)})`] : []),
+    ...(memory.textRank !== null ? [`BM25 #${memory.textRank} (coverage ${memory.coverage.toFixed(2)})`] : []),
+  ];
+  return found.length > 0 ? found.join(", ") : "no ranking";
+}
