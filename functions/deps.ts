@@ -28,6 +28,8 @@ export interface AppDeps {
   ann?: AnnIndex;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */
   dailyTokenBudget: number;
+  /** Events per fast-replay chunk (REPLAY_MAX_EVENTS): a redaction moves replay back to its event's chunk. */
+  replayMaxEvents: number;
   /** Write-time redaction (REDACT): what is replaced in events, memories and queries before anything stores or sends them. */
   redaction: RedactionPolicy;
   /** Sends pipeline events to Inngest (Cloud, or the embedded executor's event API). */

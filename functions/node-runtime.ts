@@ -115,6 +115,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     tokenizer: o200kTokenizer,
     redaction: env.REDACT,
     dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
+    replayMaxEvents: env.REPLAY_MAX_EVENTS,
     clock,
     embedder: metered.embedder,
     ...(database.kind !== "pglite" && env.ANN_INDEX === "auto"

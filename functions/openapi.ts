@@ -5,6 +5,7 @@ import { ListMemoriesQuerySchema } from "../src/memory/read/memory-read.js";
 import { ExpandMemoriesSchema, MemoryIndexQuerySchema } from "../src/memory/recall/memory-index.js";
 import { SearchMemorySchema } from "../src/memory/recall/search.js";
 import { CreateMemorySchema, PatchMemorySchema } from "../src/memory/write/memory-commands.js";
+import { RedactEventSchema } from "../src/redaction/redact-event.js";
 import {
   AppendEventsSchema,
   CreateSessionSchema,
@@ -61,6 +62,13 @@ export const OPERATIONS: Operation[] = [
     success: created,
   }),
   op("get", "/v1/sessions/:id/events", "sessions", "Read the log in sequence order", { query: ReadEventsQuerySchema }),
+  op(
+    "post",
+    "/v1/sessions/:id/events/:seq/redact",
+    "sessions",
+    "Redact one event: its words become a tombstone (seq kept), every memory derived from it is re-derived or retracted",
+    { body: RedactEventSchema },
+  ),
   op("post", "/v1/context", "retrieval", "Assemble a token-budgeted context window", {
     body: ContextRequestSchema,
     success: { status: 200, description: "The window", schema: ContextWindowSchema },

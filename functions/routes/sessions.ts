@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import { DomainError } from "../../src/errors.js";
+import { RedactEventSchema, redactEvent } from "../../src/redaction/redact-event.js";
 import { appendEvents, readEvents } from "../../src/sessions/event-log.js";
 import {
   AppendEventsSchema,
@@ -13,6 +15,17 @@ import type { AppEnv } from "../deps.js";
 import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
 import { eventJson, sessionJson } from "../serializers.js";
+
+/** A path's event seq: a positive integer, else 400 naming `path.seq`. */
+function eventSeq(raw: string): number {
+  const seq = Number(raw);
+  if (!/^\d{1,10}$/.test(raw) || !Number.isSafeInteger(seq) || seq < 1 || seq > 2_147_483_647) {
+    throw new DomainError("invalid_request", `path.seq: expected a positive integer, received ${JSON.stringify(raw.slice(0, 40))}`, {
+      issues: [{ field: "path.seq", message: "expected a positive integer" }],
+    });
+  }
+  return seq;
+}
 
 /** Sessions (E1), their append-only event log (E2) and scoped state (E3). */
 export const sessionRoutes = new Hono<AppEnv>()
@@ -61,6 +74,24 @@ export const sessionRoutes = new Hono<AppEnv>()
     }
     // A re-send answers like the original request did: 201 with the original ids, `stored: 0`.
     return c.json({ events: result.events, last_seq: result.lastSeq, stored: result.storedCount }, 201);
+  })
+  .post("/:id/events/:seq/redact", validate("json", RedactEventSchema), async (c) => {
+    const { db, notifier, background, clock, replayMaxEvents } = c.var.deps;
+    const seq = eventSeq(c.req.param("seq"));
+    const session = await getSession(db, c.req.param("id"));
+    const redaction = await redactEvent(
+      db,
+      { sessionId: session.id, seq, appId: session.appId, userId: session.userId },
+      { ...c.req.valid("json"), replayMaxEvents, now: clock.now(), actor: "api" },
+    );
+    // Fast replay summarises the event's chunk again, from the tombstone; a reflection the redaction
+    // cancelled (its run quoted the event and was deleted) is asked for again.
+    const progress = { session_id: session.id, app_id: session.appId, user_id: session.userId, last_seq: session.lastSeq };
+    background.run(c, "emit replay after redaction", async () => {
+      await notifier.eventsAppended(progress);
+      if (redaction.pipeline_runs_deleted > 0) await notifier.reflect([progress], "retry");
+    });
+    return c.json({ redaction });
   })
   .get("/:id/events", validate("query", ReadEventsQuerySchema), async (c) => {
     const query = c.req.valid("query");

@@ -69,6 +69,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     tokenizer,
     redaction: env.REDACT,
     dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
+    replayMaxEvents: env.REPLAY_MAX_EVENTS,
     clock,
     embedder: metered.embedder,
     notifier: createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW)),

@@ -59,7 +59,7 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
             const extraction = await step.run(`extract-${backlog.toSeq}`, async () => {
               // The user's current facts go with the turns, so the model reuses their keys.
               const facts = await knownFacts(deps.db, backlog.session, deps.clock.now());
-              const turns = backlog.events.map((e) => ({ role: e.role, content: e.content, seq: e.seq }));
+              const turns = backlog.events.filter((e) => e.content !== "").map((e) => ({ role: e.role, content: e.content, seq: e.seq }));
               return withUsageScope(usage, () => deps.llm.extract({ turns, knownFacts: facts }).catch(toStepError));
             });
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {

@@ -60,7 +60,8 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
               withUsageScope({ appId: app_id, userId: user_id, stage: "replay" }, () =>
                 deps.llm
                   .summarize({
-                    turns: backlog.events.map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
+                    // A redacted event is a tombstone with no words: nothing to summarise.
+                    turns: backlog.events.filter((e) => e.content !== "").map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
                     maxWords: SUMMARY_MAX_WORDS,
                   })
                   .catch(toStepError),

@@ -93,6 +93,11 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
     );
   },
   "GET /v1/sessions/:id/events": ({ pick }) => bySession("GET", pick, "/events"),
+  "POST /v1/sessions/:id/events/:seq/redact": ({ pick }) => {
+    // A session with no event yet answers 404 to its own tenant too.
+    const planned = bySession("POST", pick, "/events/1/redact", { reason: "isolation check" });
+    return planned && { ...planned, alsoFine: [404] };
+  },
   "POST /v1/context": ({ self, word }) => ({
     method: "POST",
     path: "/v1/context",

@@ -96,6 +96,12 @@ describe("cost metering", () => {
     expect(usage.days.some((day) => day.stage === "reflection")).toBe(false);
     expect(usage.budget.spent_today).toBeGreaterThanOrEqual(10);
 
+    // The embedding backfill of the day's episodes counts against the budget of the day it runs on:
+    // let it finish today, or on a slow machine it spends tomorrow's 10 tokens before reflection runs.
+    await waitUntil(async () => {
+      const progress = (await call(runtime.app, "GET", "/v1/pipeline/status?user_id=budgeted")).body;
+      return progress.backlog.unembedded_memories === 0 && progress.running === 0 && progress.queued === 0;
+    }, "the day's embedding backfill");
     clock.set(new Date("2026-03-11T00:05:00Z"));
     await waitForSettled(runtime.app, "budgeted", 20_000).catch(async (e) => {
       throw new Error(String(e) + JSON.stringify((await call(runtime.app, "GET", "/v1/usage?from=2026-03-09&to=2026-03-12")).body));

@@ -1,7 +1,8 @@
 import { index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { timestampTz } from "./columns.js";
 
-export const HISTORY_OPERATIONS = ["ADD", "UPDATE", "DELETE", "SUPERSEDE", "STAGE_CHANGE"] as const;
+/** REDACT: a source event was redacted and the memory came only from redacted events (its words are gone). */
+export const HISTORY_OPERATIONS = ["ADD", "UPDATE", "DELETE", "SUPERSEDE", "STAGE_CHANGE", "REDACT"] as const;
 export type HistoryOperation = (typeof HISTORY_OPERATIONS)[number];
 
 /** Audit trail (M4): one row per change of a memory, with who made it and the before/after. */

@@ -4,6 +4,7 @@ import { type Database, type Queryable, queryRows } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { Embedder } from "../../providers/types.js";
+import { redactedAmong } from "../../redaction/redact-event.js";
 import type { SourceRef } from "../provenance.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
@@ -70,9 +71,17 @@ export async function consolidate(
     await lockUser(tx, scope.appId, scope.userId);
     if (options.guard && !(await options.guard(tx))) return { applied: false, reason: "guard rejected the batch" } as const;
     const context: Context = { tx, scope, actor: options.actor, vectors, model: deps.embedder.model, now: options.now, operations: [] };
-    for (const fact of batch.facts) await applyFactUnderItsKey(context, fact);
-    for (const insight of batch.insights) await applyInsight(context, insight);
-    for (const trait of batch.traits) context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor, options.now)));
+    // A candidate read from an event that was redacted since would bring its words back.
+    const cited = [...batch.facts, ...batch.insights, ...batch.traits].flatMap((candidate) =>
+      candidate.sources.map((source) => source.event_id),
+    );
+    const redacted = await redactedAmong(tx, cited);
+    const current = <T extends { sources: { event_id: string }[] }>(candidate: T) =>
+      !candidate.sources.some((source) => redacted.has(source.event_id));
+    for (const fact of batch.facts.filter(current)) await applyFactUnderItsKey(context, fact);
+    for (const insight of batch.insights.filter(current)) await applyInsight(context, insight);
+    for (const trait of batch.traits.filter(current))
+      context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor, options.now)));
     await options.afterApply?.(tx, context.operations);
     return { applied: true, operations: context.operations } as const;
   });

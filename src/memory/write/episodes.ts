@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../../db/database.js";
 import { consolidationJobs, memories, sessions } from "../../db/schema/index.js";
+import { redactedAmong } from "../../redaction/redact-event.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
 import { insertMemories, writeHistory } from "./memory-writes.js";
@@ -37,7 +38,7 @@ export interface WriteEpisodeInput {
 /** `memoryId` is null when the chunk had nothing to summarise and only the watermark moved. */
 export type WriteEpisodeResult =
   | { advanced: true; memoryId: string | null; turns: number }
-  | { advanced: false; reason: "watermark_moved" };
+  | { advanced: false; reason: "watermark_moved" | "source_redacted" };
 
 /**
  * Fast replay's write, in one transaction under the user's lock (C5, C6): advance the watermark from the value the summary
@@ -55,6 +56,10 @@ export async function writeEpisode(
     // The lock every writer of this user's derived memory takes (erasure, rebuild, reflection):
     // a replay committing inside an erasure would leave turns behind, inside a rebuild duplicate them.
     await lockUser(tx, input.session.appId, input.session.userId);
+    // An event redacted after this run read it: its words must not be written (the redaction moved
+    // the watermark back and asked for a replay that reads the tombstone).
+    const quoted = input.events.filter((event) => event.content !== "").map((event) => event.eventId);
+    if ((await redactedAmong(tx, quoted)).size > 0) return { advanced: false, reason: "source_redacted" } as const;
     const advanced = await tx
       .update(sessions)
       .set({ replayedSeq: input.toSeq, updatedAt: sql`now()` })
