@@ -77,14 +77,14 @@ export async function redactEvent(
            FOR UPDATE OF e`,
     );
     if (!event) throw notFound("event", `${target.sessionId}/${target.seq}`);
-    const alreadyRedacted = isRedactedData(event.data);
+    const alreadyRedacted = isTombstone(event.data);
     const chunkStart = Math.floor((event.seq - 1) / input.replayMaxEvents) * input.replayMaxEvents + 1;
     const replayFrom = Math.min(Number(event.replayed_seq), chunkStart - 1);
 
     await tx.execute(
       sql`UPDATE session_events
              SET content = ${TOMBSTONE}, token_count = 0, importance = 0, request_hash = NULL,
-                 data = jsonb_build_object('redacted', jsonb_build_object('at', ${input.now.toISOString()}::text, 'reason', ${input.reason ?? null}::text))
+                 data = jsonb_build_object('tombstone', jsonb_build_object('at', ${input.now.toISOString()}::text, 'reason', ${input.reason ?? null}::text))
            WHERE id = ${event.id}`,
     );
     const episodes = await deleteEpisodesFrom(tx, event.session_id, chunkStart);
@@ -113,8 +113,12 @@ export async function redactEvent(
   });
 }
 
-export function isRedactedData(data: unknown): boolean {
-  return typeof data === "object" && data !== null && "redacted" in data;
+/**
+ * A redacted event's `data` is `{tombstone: {at, reason}}` — not `redacted`, which write-time
+ * redaction uses for its counts on events that keep their (masked) words.
+ */
+function isTombstone(data: unknown): boolean {
+  return typeof data === "object" && data !== null && "tombstone" in data;
 }
 
 /** Turn episodes of the chunk and after, and every version of the summaries of those chunks. */
@@ -142,7 +146,7 @@ async function retractDerived(
     tx,
     sql`SELECT m.id,
                (SELECT count(*)::int FROM memory_sources o JOIN session_events oe ON oe.id = o.event_id
-                 WHERE o.memory_id = m.id AND o.event_id <> ${event.id} AND NOT (coalesce(oe.data, '{}'::jsonb) ? 'redacted')) AS other_sources
+                 WHERE o.memory_id = m.id AND o.event_id <> ${event.id} AND NOT (coalesce(oe.data, '{}'::jsonb) ? 'tombstone')) AS other_sources
           FROM memories m JOIN memory_sources s ON s.memory_id = m.id
          WHERE s.event_id = ${event.id} AND m.type <> 'episodic'`,
   );
@@ -200,7 +204,7 @@ export async function redactedAmong(tx: Queryable, eventIds: readonly string[]):
   if (eventIds.length === 0) return new Set();
   const rows = await queryRows<{ id: string }>(
     tx,
-    sql`SELECT id FROM session_events WHERE id IN ${[...new Set(eventIds)]} AND coalesce(data, '{}'::jsonb) ? 'redacted'`,
+    sql`SELECT id FROM session_events WHERE id IN ${[...new Set(eventIds)]} AND coalesce(data, '{}'::jsonb) ? 'tombstone'`,
   );
   return new Set(rows.map((row) => row.id));
 }

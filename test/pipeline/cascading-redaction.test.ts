@@ -80,7 +80,7 @@ describe("cascading retraction: POST /v1/sessions/:id/events/:seq/redact", () =>
     // The log keeps the seq (gapless), the role and the time; the words are gone.
     const events = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events`)).body.events;
     expect(events.map((event: { seq: number }) => event.seq)).toEqual([1, 2, 3, 4, 5]);
-    expect(events[2]).toMatchObject({ role: "user", content: "", data: { redacted: { reason: "user request" } } });
+    expect(events[2]).toMatchObject({ role: "user", content: "", data: { tombstone: { reason: "user request" } } });
     // As if it had never been said: Berlin is current again, the rest of the session is still remembered.
     expect(await location()).toEqual(["User lives in Berlin."]);
     const seen = await everything("vera");

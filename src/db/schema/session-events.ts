@@ -5,7 +5,7 @@ import { sessions } from "./sessions.js";
 
 /**
  * The append-only session log (E2). Rows are never updated but by a redaction, which replaces an
- * event's words with a tombstone (`content` empty, `data.redacted`) and keeps its seq, so the log
+ * event's words with a tombstone (`content` empty, `data.tombstone`) and keeps its seq, so the log
  * stays gapless; every memory is derived from them (E4).
  * `request_hash` fingerprints what the client sent with an idempotency key, so a re-send with the
  * same key and the same content is recognised and one with different content is a conflict.

@@ -19,7 +19,8 @@ export interface FactCase {
   sessions: FactSession[];
 }
 
-const one = (topic: string, say: string, expect?: Record<string, string>): FactCase => ({
+/** A case of one message. */
+export const one = (topic: string, say: string, expect?: Record<string, string>): FactCase => ({
   topic,
   sessions: [{ say, ...(expect ? { expect } : {}) }],
 });

@@ -1,9 +1,4 @@
-import type { FactCase } from "./cases.js";
-
-const one = (topic: string, say: string, expect?: Record<string, string>): FactCase => ({
-  topic,
-  sessions: [{ say, ...(expect ? { expect } : {}) }],
-});
+import { type FactCase, one } from "./cases.js";
 
 /**
  * A second set, written after the extractor was built on FACT_CASES and scored once before any
