@@ -150,6 +150,31 @@ program
   });
 
 program
+  .command("redact")
+  .description("take one event's words back: it becomes a tombstone, and what was derived from it is derived again or retracted")
+  .requiredOption("--session <session_id>")
+  .requiredOption("--seq <seq>", "the event's seq", integer)
+  .option("--reason <text>", "why (kept with the tombstone)")
+  .action(async (options: { session: string; seq: number; reason?: string }) => {
+    await withService(
+      async (service) => {
+        const session = `/v1/sessions/${encodeURIComponent(options.session)}`;
+        const { redaction } = await requestJson<{ redaction: Record<string, unknown> }>(
+          service,
+          "POST",
+          `${session}/events/${options.seq}/redact`,
+          options.reason ? { reason: options.reason } : {},
+        );
+        const owner = await requestJson<{ user_id: string; app_id: string }>(service, "GET", session);
+        await service.runtime?.background.settle();
+        await waitForSettled(service, owner.user_id, { appId: owner.app_id, intervalMs: 250 });
+        console.log(JSON.stringify(redaction));
+      },
+      { pipeline: true },
+    );
+  });
+
+program
   .command("backfill")
   .description("embed every memory that has no vector from the configured model, now")
   .option("--user <user_id>", "only this user (with --app)")

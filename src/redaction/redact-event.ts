@@ -52,8 +52,8 @@ interface EventRow {
  * - turn episodes and rolling summaries from the event's chunk on are deleted with their history,
  *   and the replay watermark is moved back to the chunk start, so fast replay summarises the chunk
  *   again — without the words — and the chunks after it as they were;
- * - facts, insights and traits whose only sources are redacted events are retracted: their content,
- *   value, vector and history snapshots are scrubbed and a REDACT entry says why; a version they had
+ * - facts, insights and traits whose only sources are redacted events are retracted: their key (made
+ *   from the words), content, value, vector and history snapshots are scrubbed and a REDACT entry says why; a version they had
  *   superseded becomes current again, as if the statement had never been made; memories also
  *   stated elsewhere just lose the source;
  * - trait evidence from the event is deleted;
@@ -164,7 +164,7 @@ async function retractDerived(
   );
   await tx.execute(
     sql`UPDATE memories
-           SET content = '[redacted]', value = NULL, embedding = NULL, embedding_model = NULL,
+           SET content = '[redacted]', key = NULL, value = NULL, embedding = NULL, embedding_model = NULL,
                invalid_at = coalesce(invalid_at, ${at}::timestamptz), expired_at = coalesce(expired_at, ${at}::timestamptz),
                superseded_by = NULL, updated_at = ${at}::timestamptz,
                metadata = jsonb_build_object('origin', coalesce(metadata ->> 'origin', 'log'), 'redacted', true)

@@ -117,7 +117,7 @@ describe("npx mnemo", () => {
     const exported = (await mnemo("export", "--user", "ivy")).stdout
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line) as { kind: string; content?: string; user_id?: string });
+      .map((line) => JSON.parse(line) as { kind: string; content?: string; user_id?: string; session_id?: string; seq?: number });
     // The API's shapes: snake_case fields.
     expect(exported.find((record) => record.kind === "session")?.user_id).toBe("ivy");
     const sessions = exported.filter((record) => record.kind === "session") as { started_at?: string; ended_at?: string | null }[];
@@ -131,6 +131,12 @@ describe("npx mnemo", () => {
     );
     expect(memories(exported).length).toBeGreaterThan(0);
     expect(exported.some((record) => record.kind === "history")).toBe(true);
+
+    // Redact one event: its words leave the log and everything derived from it.
+    const violin = exported.find((record) => record.kind === "event" && record.content === "I started learning the violin.");
+    const redacted = JSON.parse((await mnemo("redact", "--session", String(violin?.session_id), "--seq", String(violin?.seq))).stdout);
+    expect(redacted).toMatchObject({ seq: violin?.seq, redacted_now: true });
+    expect((await mnemo("export", "--user", "ivy")).stdout).not.toMatch(/violin/i);
 
     const replayed = (await mnemo("replay", "--user", "ivy")).stdout;
     expect(replayed).toMatch(/removed \d+ derived memories; replayed 2 sessions; rebuilt: \d+ current memories/);

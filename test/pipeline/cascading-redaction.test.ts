@@ -56,7 +56,7 @@ describe("cascading retraction: POST /v1/sessions/:id/events/:seq/redact", () =>
       events: [
         message("user", "I live in Berlin."),
         message("assistant", "Berlin is a great city."),
-        message("user", "We moved to Porto, right above the Zorbinth bakery."),
+        message("user", "We moved to Porto, right above the Zorbinth bakery. I love Zorbinth pastries."),
         message("assistant", "Lovely, enjoy the pastries."),
         message("user", "I love hiking on weekends."),
       ],
