@@ -42,3 +42,31 @@ const UNAVAILABLE_MESSAGES = [
   /Cannot use a pool after calling end/i,
   /WebSocket (was )?closed/i,
 ];
+
+/**
+ * Whether a transaction lost a lock conflict that running it again resolves: a deadlock (40P01,
+ * Postgres aborts one side) or a serialization failure (40001). Multi-row writers that cannot take
+ * rows in one order (the access recorder's batched UPDATE, a redaction's deletes) meet this under load.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  for (
+    let current: unknown = error, depth = 0;
+    current && typeof current === "object" && depth < 8;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
+    const { code } = current as { code?: unknown };
+    if (code === "40P01" || code === "40001") return true;
+  }
+  return false;
+}
+
+/** Runs `work` (one whole transaction) again when it lost a lock conflict, up to `attempts` times. */
+export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || !isTransactionConflict(error)) throw error;
+    }
+  }
+}

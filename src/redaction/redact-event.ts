@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
+import { retryOnConflict } from "../db/connection-errors.js";
 import { type Database, type Queryable, queryRows } from "../db/database.js";
 import { notFound } from "../errors.js";
 import { lockUser } from "../memory/user-lock.js";
@@ -63,6 +64,16 @@ interface EventRow {
  * write nothing from it.
  */
 export async function redactEvent(
+  db: Database,
+  target: { sessionId: string; seq: number; appId: string; userId: string },
+  input: RedactEvent & { replayMaxEvents: number; now: Date; actor: string },
+): Promise<RedactionReport> {
+  // Deletes and updates of many memory rows can deadlock with the access recorder's batched UPDATE;
+  // Postgres aborts one side, and the whole redaction runs again.
+  return retryOnConflict(() => redactInTransaction(db, target, input));
+}
+
+function redactInTransaction(
   db: Database,
   target: { sessionId: string; seq: number; appId: string; userId: string },
   input: RedactEvent & { replayMaxEvents: number; now: Date; actor: string },

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { durationMs, parseEnv } from "../../src/config/env.js";
 import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { chooseDriver } from "../../src/db/connect.js";
+import { isTransactionConflict, retryOnConflict } from "../../src/db/connection-errors.js";
 import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
 import { assertSupportedKey, evaluateKey } from "../../src/executor/expressions.js";
 import { canonicalAttribute } from "../../src/memory/write/fact-keys.js";
@@ -93,5 +94,33 @@ describe("tokenizer and importance", () => {
   it("rates explicit requests and personal facts above small talk", () => {
     expect(ruleImportance(["nice weather today"])).toBeLessThan(ruleImportance(["Please remember my birthday is May 3rd, I love cake"]));
     expect(ruleImportance(["remember love important birthday decided my wife"])).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("retryOnConflict", () => {
+  it("runs a transaction again after a deadlock or serialization failure, however wrapped, and gives up on anything else", async () => {
+    const deadlock = new Error("Failed query", { cause: Object.assign(new Error("deadlock detected"), { code: "40P01" }) });
+    expect(isTransactionConflict(deadlock)).toBe(true);
+    expect(isTransactionConflict(Object.assign(new Error("could not serialize"), { code: "40001" }))).toBe(true);
+    expect(isTransactionConflict(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
+    let calls = 0;
+    expect(
+      await retryOnConflict(async () => {
+        calls += 1;
+        if (calls < 3) throw deadlock;
+        return "done";
+      }),
+    ).toBe("done");
+    expect(calls).toBe(3);
+    calls = 0;
+    await expect(
+      retryOnConflict(async () => {
+        calls += 1;
+        throw deadlock;
+      }),
+    ).rejects.toBe(deadlock);
+    expect(calls).toBe(3);
+    const other = new Error("bad statement");
+    await expect(retryOnConflict(() => Promise.reject(other))).rejects.toBe(other);
   });
 });
