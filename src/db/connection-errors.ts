@@ -5,12 +5,7 @@
  * `DatabaseError`), so the whole `cause` chain is inspected.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (
-    let current: unknown = error, depth = 0;
-    current && typeof current === "object" && depth < 8;
-    current = (current as { cause?: unknown }).cause, depth++
-  ) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
+  for (const { code, message } of causeChain(error)) {
     if (typeof code === "string" && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET_CODES.has(code))) return true;
     if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
   }
@@ -49,15 +44,18 @@ const UNAVAILABLE_MESSAGES = [
  * rows in one order (the access recorder's batched UPDATE, a redaction's deletes) meet this under load.
  */
 export function isTransactionConflict(error: unknown): boolean {
+  return [...causeChain(error)].some(({ code }) => code === "40P01" || code === "40001");
+}
+
+/** An error and its `cause`s (drivers wrap: drizzle's `DrizzleQueryError` around pg's `DatabaseError`), at most 8 deep. */
+function* causeChain(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
   for (
     let current: unknown = error, depth = 0;
     current && typeof current === "object" && depth < 8;
     current = (current as { cause?: unknown }).cause, depth++
   ) {
-    const { code } = current as { code?: unknown };
-    if (code === "40P01" || code === "40001") return true;
+    yield current as { code?: unknown; message?: unknown };
   }
-  return false;
 }
 
 /** Runs `work` (one whole transaction) again when it lost a lock conflict, up to `attempts` times. */
