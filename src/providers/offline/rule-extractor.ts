@@ -46,7 +46,7 @@ export function extractByRules(request: ExtractionRequest): Extraction {
     for (const clause of readClauses(turn.content)) {
       if (clause.unasserted) continue;
       const note = rememberRequest(clause.text);
-      const input: RuleInput = { clause: note ? { ...clause, text: note } : clause, sourceSeqs: [turn.seq], known: [...known.values()] };
+      const input: RuleInput = { clause: note ? { ...clause, text: note } : clause, sourceSeqs: [turn.seq], known };
       const found = readClause(input);
       facts.push(...found.facts);
       extraction.traits.push(...found.traits);

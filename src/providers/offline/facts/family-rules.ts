@@ -19,7 +19,8 @@ const PARENTS: Record<string, string> = {
   grandfather: "grandfather",
 };
 const PETS = "dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard";
-const ANY_RELATION = `${PARTNERS}|${RELATIVES}|${Object.keys(PARENTS).join("|")}|${PETS}`;
+const PEOPLE = `${PARTNERS}|${RELATIVES}|${Object.keys(PARENTS).join("|")}`;
+const ANY_RELATION = `${PEOPLE}|${PETS}`;
 
 /** "my wife Anna", "our cat, Luna,", "my daughter is called Mia", "my husband's name is Raj", "I have a cat called Miso", "we adopted a dog named Biscuit". */
 function namedRelation(clause: Clause): { relation: string; name: string } | null {
@@ -103,11 +104,8 @@ export const birthdays: FactRule = (input) => {
     const day = calendarDay(own[1] as string);
     return day ? [fact(input, { key: "profile:birthday", value: day, content: `User's birthday is ${day}.` })] : [];
   }
-  const relatives = `${RELATIVES}|${PARTNERS}|${Object.keys(PARENTS).join("|")}`;
-  const theirs = new RegExp(`\\bmy (${relatives})(?: (\\p{Lu}[\\p{L}'-]+))?'s birthday is (?:on )?(.+)$`, "iu").exec(text);
-  const turns = new RegExp(`\\bmy (${relatives}) (\\p{Lu}[\\p{L}'-]+) (?:turns|will turn|is turning) \\d{1,3} (?:on )?(.+)$`, "iu").exec(
-    text,
-  );
+  const theirs = new RegExp(`\\bmy (${PEOPLE})(?: (\\p{Lu}[\\p{L}'-]+))?'s birthday is (?:on )?(.+)$`, "iu").exec(text);
+  const turns = new RegExp(`\\bmy (${PEOPLE}) (\\p{Lu}[\\p{L}'-]+) (?:turns|will turn|is turning) \\d{1,3} (?:on )?(.+)$`, "iu").exec(text);
   const match = theirs ?? turns;
   if (!match) return [];
   const day = calendarDay(match[3] as string);

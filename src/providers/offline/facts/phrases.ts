@@ -53,6 +53,9 @@ const NOT_A_THING = new Set([
 const CLAUSE_END =
   /\s+(?:because|but|since|when|while|though|although|so|and i|and my|which|if|as|for|with|at|in|on|last|next|after|before|over|than|instead|to|every|each|during|from|by)\s+|[.,;:!?()"]/i;
 
+/** "… anymore" / "… any more": a negation that says something stopped, not that it never was. */
+export const saysAnymore = (text: string) => /\bany ?more\b/i.test(text);
+
 /** The object of a statement: up to the end of its clause, without leading articles, at most six words. */
 export function objectPhrase(raw: string): string | null {
   const clause = raw.split(CLAUSE_END)[0] ?? "";

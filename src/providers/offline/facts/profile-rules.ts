@@ -1,5 +1,6 @@
-import { firstProperPhrase, looksLikeName, objectPhrase, properPhrase, slug } from "./phrases.js";
-import { type FactRule, fact, retraction } from "./rule.js";
+import type { ExtractedFact } from "../../extraction.js";
+import { firstProperPhrase, looksLikeName, objectPhrase, properPhrase, saysAnymore, slug } from "./phrases.js";
+import { type FactRule, fact, type RuleInput, retraction } from "./rule.js";
 
 /** "My name is Tomás Alvarez", "Hi, I am Priya", "Everyone calls me Jo". */
 export const name: FactRule = (input) => {
@@ -28,10 +29,11 @@ export const age: FactRule = (input) => {
 /** Where the user lives now ("I live in", "we moved to", "I am based in"), and no longer does. */
 export const home: FactRule = (input) => {
   const { text } = input.clause;
-  const left = /\b(?:I|we) (?:no longer live|do not live|don't live|moved away from|moved out of)\s+(?:in\s+)?(.+)$/i.exec(text);
+  // Contractions are expanded by now (clauses.ts): "don't" reads "do not".
+  const left = /\b(?:I|we) (?:no longer live|do not live|moved away from|moved out of)\s+(?:in\s+)?(.+)$/i.exec(text);
   if (left) {
     const place = firstProperPhrase(left[1] as string, input.clause);
-    if (!place || (/do not|don't/i.test(left[0]) && !/\banymore\b|\bany more\b/i.test(text))) return [];
+    if (!place || (/do not/i.test(left[0]) && !saysAnymore(text))) return [];
     return retraction(input, "profile:location", `User no longer lives in ${place}.`, place);
   }
   const lives = /\b(?:I|we) (?:currently |now |still )?(?:live|am living|are living|have lived|reside) in\s+(.+)$/i.exec(text);
@@ -88,13 +90,13 @@ function employerPhrase(raw: string, indefinite = false): string | null {
   return phrase ? `${article} ${phrase.split(" ").slice(0, 3).join(" ")}` : null;
 }
 
-const occupationFact: (input: Parameters<FactRule>[0], occupation: string) => ReturnType<FactRule>[number] = (input, occupation) =>
+const occupationFact = (input: RuleInput, occupation: string): ExtractedFact =>
   fact(input, {
     key: "profile:occupation",
     value: occupation,
     content: `User works as ${/^[aeiou]/i.test(occupation) ? "an" : "a"} ${occupation}.`,
   });
-const employerFact: (input: Parameters<FactRule>[0], employer: string) => ReturnType<FactRule>[number] = (input, employer) =>
+const employerFact = (input: RuleInput, employer: string): ExtractedFact =>
   fact(input, { key: "profile:employer", value: employer, content: `User works at ${employer}.` });
 
 /**
@@ -109,11 +111,11 @@ export const work: FactRule = (input) => {
     /\bI (?:just |recently )?(?:quit|left|resigned from|got laid off from|was laid off from|got fired from|no longer work (?:at|for))\s+(?:my job (?:at|with)\s+)?(.+)$/i.exec(
       text,
     );
-  if (left) {
-    const employer = employerPhrase(left[1] as string) ?? (/^my job\b/i.test(left[1] as string) ? "" : null);
-    if (employer !== null)
-      facts.push(...retraction(input, "profile:employer", `User no longer works at ${employer || "their job"}.`, employer || undefined));
-  }
+  const leftEmployer = left ? employerPhrase(left[1] as string) : null;
+  if (leftEmployer) facts.push(...retraction(input, "profile:employer", `User no longer works at ${leftEmployer}.`, leftEmployer));
+  // "I quit my job": whatever the employer was.
+  else if (left && /^my job\b/i.test(left[1] as string))
+    facts.push(...retraction(input, "profile:employer", "User no longer works at their job."));
   const worksAs = /\bI (?:work|am working) as\s+(.+)$/i.exec(text);
   const worksAt = /\bI (?:work|am working|have worked) (?:at|for)\s+(.+?)(?:\s+as\s+(.+))?$/i.exec(text);
   const isA = /\bI (?:am|have been|am now)\s+(?:now\s+)?(an? .+?)(?:\s+(?:at|for|with)\s+(.+))?$/i.exec(text);
@@ -124,17 +126,18 @@ export const work: FactRule = (input) => {
   const joined = /\b(?:I )?(?:just |recently )?joined\s+(\p{Lu}.+?)\s+as\s+(.+)$/u.exec(text);
   const teaches = /\bI teach\s+(.+)$/i.exec(text);
   const promoted = /\bI (?:just |finally )?(?:got|was|have been|am being) promoted to\s+(.+)$/i.exec(text);
+  const isAJob = isA ? occupationPhrase(isA[1] as string, tagsOf) : null;
   const occupation =
     (worksAs && objectPhrase((worksAs[1] as string).replace(/^(?:an?)\s+/i, ""))) ??
     (worksAt?.[2] && occupationPhrase(worksAt[2], tagsOf)) ??
-    (isA && occupationPhrase(isA[1] as string, tagsOf)) ??
+    isAJob ??
     (newJob?.[1] && occupationPhrase(newJob[1], tagsOf)) ??
     (joined && occupationPhrase(joined[2] as string, tagsOf)) ??
     (promoted && occupationPhrase(promoted[1] as string, tagsOf)) ??
     null;
   const employer =
     (worksAt && employerPhrase(worksAt[1] as string, true)) ??
-    (isA?.[2] && occupationPhrase(isA[1] as string, tagsOf) && employerPhrase(isA[2])) ??
+    (isAJob && isA?.[2] && employerPhrase(isA[2])) ??
     (newJob?.[2] && employerPhrase(newJob[2], true)) ??
     (joined && properPhrase(joined[1] as string)) ??
     null;
@@ -180,7 +183,7 @@ export const diet: FactRule = (input) => {
   const { text } = input.clause;
   const stopped = new RegExp(`\\bI (?:am not|am no longer|stopped being|quit being)\\s+(?:an? )?(${DIETS})\\b`, "i").exec(text);
   if (stopped) {
-    if (/\bam not\b/i.test(stopped[0]) && !/\banymore\b|\bany more\b/i.test(text)) return [];
+    if (/\bam not\b/i.test(stopped[0]) && !saysAnymore(text)) return [];
     const kind = (stopped[1] as string).toLowerCase();
     return retraction(input, "profile:diet", `User is no longer ${kind}.`, kind);
   }

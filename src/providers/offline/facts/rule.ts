@@ -7,7 +7,8 @@ import type { Clause } from "./clauses.js";
 export interface RuleInput {
   clause: Clause;
   sourceSeqs: number[];
-  known: readonly KnownFact[];
+  /** The user's current facts by attribute (`canonicalAttribute` of their keys). */
+  known: ReadonlyMap<string, KnownFact>;
 }
 
 /** A rule turns a clause into the facts it states; most clauses state none. */
@@ -25,7 +26,7 @@ export function fact(input: RuleInput, fields: FactFields): ExtractedFact {
  * no `mentioned`, whenever it holds the key.
  */
 export function retraction(input: RuleInput, key: string, content: string, mentioned?: string): ExtractedFact[] {
-  const held = input.known.find((known) => canonicalAttribute(known.key) === canonicalAttribute(key));
+  const held = input.known.get(canonicalAttribute(key));
   if (!held) return [];
   if (mentioned) {
     const words = mentioned.toLowerCase().replace(/^(?:the|my|a|an)\s+/, "");

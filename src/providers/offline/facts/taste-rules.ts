@@ -1,5 +1,5 @@
-import type { TraitEvidenceCandidate } from "../../extraction.js";
-import { objectPhrase, slug } from "./phrases.js";
+import type { ExtractedFact, TraitEvidenceCandidate } from "../../extraction.js";
+import { objectPhrase, saysAnymore, slug } from "./phrases.js";
 import { type FactRule, fact, type RuleInput } from "./rule.js";
 
 const THIRD_PERSON: Record<string, string> = {
@@ -68,7 +68,7 @@ function readAttitude(text: string): Attitude | null {
  * Likes and dislikes with their negations (C2): a fact under `attitude:<object>`, and evidence for
  * the matching trait and against its opposite, so a changed taste moves the traits too.
  */
-export function attitudes(input: RuleInput): { facts: ReturnType<FactRule>; traits: TraitEvidenceCandidate[] } {
+export function attitudes(input: RuleInput): { facts: ExtractedFact[]; traits: TraitEvidenceCandidate[] } {
   const attitude = readAttitude(input.clause.text);
   if (!attitude) return { facts: [], traits: [] };
   const { phrase, polarity, object, strong } = attitude;
@@ -137,7 +137,7 @@ export const consumption: FactRule = (input) => {
   const item = match ? objectPhrase(match[3] as string) : null;
   if (!match || !item) return [];
   const verb = (match[2] as string).toLowerCase();
-  const noLonger = match[1]?.toLowerCase() === "no longer" || (match[1] !== undefined && /\b(?:anymore|any more)\b/i.test(text));
+  const noLonger = match[1]?.toLowerCase() === "no longer" || (match[1] !== undefined && saysAnymore(text));
   const phrase = noLonger ? `no longer ${verb}s` : match[1] ? `doesn't ${verb}` : `${verb}s`;
   return [
     fact(input, {
