@@ -1,7 +1,7 @@
 import type { consolidationJobs, memoryHistory } from "../src/db/schema/index.js";
 import type { InstructionRow } from "../src/memory/procedural/instructions.js";
 import type { MemoryRow } from "../src/memory/read/memory-read.js";
-import type { ScoredMemory } from "../src/memory/recall/scoring.js";
+import { roundScore, type ScoredMemory } from "../src/memory/recall/scoring.js";
 import type { LeftOut } from "../src/memory/recall/search.js";
 import { rankingSummary, recallSignals } from "../src/memory/recall/signals.js";
 import type { SessionEventRow } from "../src/sessions/event-log.js";
@@ -137,8 +137,8 @@ export function scoredMemoryJson(memory: ScoredMemory, explainedAt?: Date) {
     content: memory.content,
     valid_at: memory.validAt.toISOString(),
     score: memory.finalScore,
-    relevance: Math.round(memory.relevance * 10_000) / 10_000,
-    similarity: Math.round(memory.similarity * 10_000) / 10_000,
+    relevance: roundScore(memory.relevance),
+    similarity: roundScore(memory.similarity),
     importance: memory.importance,
     sources: memory.sources,
     /** On an episode whose statements were replaced: each change, when, and what holds now (`by` null: retracted). */
@@ -161,7 +161,7 @@ export function leftOutJson({ memory, because }: LeftOut, now: Date) {
     type: memory.type,
     content: memory.content,
     score: memory.finalScore,
-    relevance: Math.round(memory.relevance * 10_000) / 10_000,
+    relevance: roundScore(memory.relevance),
     signals: recallSignals(memory, now),
     because,
   };

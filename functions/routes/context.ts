@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { assembleContext } from "../../src/context/assemble-context.js";
-import { ContextRequestSchema } from "../../src/context/schemas.js";
+import { ContextRequestSchema, memoryIdsIn } from "../../src/context/schemas.js";
 import { publishContext } from "../../src/live/context-events.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
@@ -10,7 +10,7 @@ export const contextRoutes = new Hono<AppEnv>().post("/", validate("json", Conte
   const { accessRecorder, background, live } = c.var.deps;
   const request = c.req.valid("json");
   const window = await assembleContext(c.var.deps, request);
-  const ids = window.sections.flatMap((section) => section.items.flatMap((item) => (item.memory_id ? [item.memory_id] : [])));
+  const ids = memoryIdsIn(window.sections);
   if (ids.length > 0) background.run(c, "record access", () => accessRecorder.record(ids));
   publishContext(live.bus, request, window);
   return c.json(window);

@@ -13,7 +13,7 @@ import { sessionHistory } from "./history.js";
 import { demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
 import { type CandidateSection, packSections } from "./pack.js";
 import { explainContext } from "./receipts.js";
-import type { ContextRequest, ContextWindow } from "./schemas.js";
+import { type ContextRequest, type ContextWindow, memoryIdsIn } from "./schemas.js";
 import type { Tokenizer } from "./tokenizer.js";
 
 export interface ContextDeps {
@@ -123,9 +123,6 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   );
 
   const packed = packSections(candidates, budget, deps.tokenizer);
-  const packedIds = new Set(
-    packed.sections.flatMap((section) => section.items.flatMap((item) => (item.memory_id ? [item.memory_id] : []))),
-  );
   return {
     sections: packed.sections,
     total_tokens: packed.totalTokens,
@@ -135,7 +132,9 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     tokenizer: deps.tokenizer.name,
     prompt: packed.prompt,
     warnings,
-    ...(request.explain ? { explanation: explainContext({ ranked, expanded, offered: recalled, packed: packedIds, now }) } : {}),
+    ...(request.explain
+      ? { explanation: explainContext({ ranked, expanded, offered: recalled, packed: new Set(memoryIdsIn(packed.sections)), now }) }
+      : {}),
   };
 }
 

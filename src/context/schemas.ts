@@ -84,6 +84,10 @@ export const ContextSectionSchema = z.object({
 });
 export type ContextSection = z.infer<typeof ContextSectionSchema>;
 
+/** The memories a window holds, in section order (access recording, receipts). */
+export const memoryIdsIn = (sections: ContextSection[]): string[] =>
+  sections.flatMap((section) => section.items.flatMap((item) => (item.memory_id ? [item.memory_id] : [])));
+
 export const ContextWindowSchema = z.object({
   sections: z.array(ContextSectionSchema),
   total_tokens: z.number().int(),

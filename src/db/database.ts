@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { DatabaseKind } from "../vocabulary/database-kind.js";
 import type { DataDirLock } from "./data-dir-lock.js";
@@ -27,4 +27,10 @@ export interface DatabaseHandle {
 export async function queryRows<Row>(db: Pick<Database, "execute">, query: SQL): Promise<Row[]> {
   const result = (await db.execute(query)) as unknown as { rows: Row[] };
   return result.rows;
+}
+
+/** Runs a `DELETE …` (without `RETURNING`) and counts the rows it deleted, the same on every driver. */
+export async function deletedCount(db: Pick<Database, "execute">, statement: SQL): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int AS n FROM gone`);
+  return Number(row?.n ?? 0);
 }

@@ -22,6 +22,9 @@ export interface ReplayChunk {
   events: BacklogEvent[];
 }
 
+/** First seq of the replay chunk that holds `seq` (chunks are fixed ranges: 1-40, 41-80, … for 40). */
+export const replayChunkStart = (seq: number, maxEvents: number) => Math.floor((seq - 1) / maxEvents) * maxEvents + 1;
+
 /**
  * The chunk of a session that holds the first event fast replay has not summarised (after
  * `replayed_seq`). Chunks are fixed seq ranges (1-40, 41-80, … for `maxEvents` = 40): a chunk
@@ -41,7 +44,7 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
     .from(sessions)
     .where(eq(sessions.id, sessionId));
   if (!session || session.lastSeq <= session.replayedSeq) return null;
-  const chunkStart = Math.floor(session.replayedSeq / maxEvents) * maxEvents + 1;
+  const chunkStart = replayChunkStart(session.replayedSeq + 1, maxEvents);
   const rows = await db
     .select({
       id: sessionEvents.id,

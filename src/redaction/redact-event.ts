@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { retryOnConflict } from "../db/connection-errors.js";
-import { type Database, type Queryable, queryRows } from "../db/database.js";
+import { type Database, deletedCount, type Queryable, queryRows } from "../db/database.js";
 import { notFound } from "../errors.js";
 import { lockUser } from "../memory/user-lock.js";
 import { writeHistory } from "../memory/write/memory-writes.js";
+import { replayChunkStart } from "../pipeline/replay-backlog.js";
 
 export const RedactEventSchema = z.strictObject({
   /** Why, kept with the tombstone (never the redacted words). */
@@ -40,11 +41,19 @@ interface EventRow {
   app_id: string;
   user_id: string;
   seq: number;
-  content: string;
   data: Record<string, unknown> | null;
   replayed_seq: number;
-  last_seq: number;
 }
+
+/** The event to redact, in the session and user that must own it. */
+export interface RedactionTarget {
+  sessionId: string;
+  seq: number;
+  appId: string;
+  userId: string;
+}
+
+type RedactionInput = RedactEvent & { replayMaxEvents: number; now: Date; actor: string };
 
 /**
  * Cascading retraction (issue 14.1): replaces one event's words with a tombstone and removes them
@@ -63,33 +72,25 @@ interface EventRow {
  * Runs already in flight find the event redacted when they write (writeEpisode, consolidate) and
  * write nothing from it.
  */
-export async function redactEvent(
-  db: Database,
-  target: { sessionId: string; seq: number; appId: string; userId: string },
-  input: RedactEvent & { replayMaxEvents: number; now: Date; actor: string },
-): Promise<RedactionReport> {
+export async function redactEvent(db: Database, target: RedactionTarget, input: RedactionInput): Promise<RedactionReport> {
   // Deletes and updates of many memory rows can deadlock with the access recorder's batched UPDATE;
   // Postgres aborts one side, and the whole redaction runs again.
   return retryOnConflict(() => redactInTransaction(db, target, input));
 }
 
-function redactInTransaction(
-  db: Database,
-  target: { sessionId: string; seq: number; appId: string; userId: string },
-  input: RedactEvent & { replayMaxEvents: number; now: Date; actor: string },
-): Promise<RedactionReport> {
+function redactInTransaction(db: Database, target: RedactionTarget, input: RedactionInput): Promise<RedactionReport> {
   return db.transaction(async (tx) => {
     await lockUser(tx, target.appId, target.userId);
     const [event] = await queryRows<EventRow>(
       tx,
-      sql`SELECT e.id, e.session_id, s.app_id, s.user_id, e.seq, e.content, e.data, s.replayed_seq, s.last_seq
+      sql`SELECT e.id, e.session_id, s.app_id, s.user_id, e.seq, e.data, s.replayed_seq
             FROM session_events e JOIN sessions s ON s.id = e.session_id
            WHERE e.session_id = ${target.sessionId} AND e.seq = ${target.seq} AND s.app_id = ${target.appId} AND s.user_id = ${target.userId}
            FOR UPDATE OF e`,
     );
     if (!event) throw notFound("event", `${target.sessionId}/${target.seq}`);
     const alreadyRedacted = isTombstone(event.data);
-    const chunkStart = Math.floor((event.seq - 1) / input.replayMaxEvents) * input.replayMaxEvents + 1;
+    const chunkStart = replayChunkStart(event.seq, input.replayMaxEvents);
     const replayFrom = Math.min(Number(event.replayed_seq), chunkStart - 1);
 
     await tx.execute(
@@ -102,13 +103,10 @@ function redactInTransaction(
     await tx.execute(sql`UPDATE sessions SET replayed_seq = ${replayFrom}, updated_at = now() WHERE id = ${event.session_id}`);
     const derived = await retractDerived(tx, event, input);
     await tx.execute(sql`DELETE FROM trait_evidence WHERE event_id = ${event.id}`);
-    const runs = await queryRows<{ n: number }>(
+    const runs = await deletedCount(
       tx,
-      sql`WITH gone AS (
-            DELETE FROM executor_runs
-             WHERE app_id = ${target.appId} AND user_id = ${target.userId} AND event -> 'data' ->> 'session_id' = ${event.session_id}
-            RETURNING 1)
-          SELECT count(*)::int AS n FROM gone`,
+      sql`DELETE FROM executor_runs
+           WHERE app_id = ${target.appId} AND user_id = ${target.userId} AND event -> 'data' ->> 'session_id' = ${event.session_id}`,
     );
     return {
       event_id: event.id,
@@ -118,7 +116,7 @@ function redactInTransaction(
       memories_retracted: derived.retracted,
       sources_removed: derived.sourcesRemoved,
       versions_restored: derived.restored,
-      pipeline_runs_deleted: Number(runs[0]?.n ?? 0),
+      pipeline_runs_deleted: runs,
       replay_from_seq: replayFrom,
     };
   });

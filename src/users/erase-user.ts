@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../db/database.js";
+import { type Database, deletedCount, queryRows } from "../db/database.js";
 import { lockUser } from "../memory/user-lock.js";
 
 export interface ErasureReport {
@@ -29,10 +29,7 @@ export interface ErasureReport {
  */
 export async function eraseUser(db: Database, scope: { appId: string; userId: string }): Promise<ErasureReport> {
   return db.transaction(async (tx) => {
-    const deleted = async (statement: SQL) =>
-      Number(
-        (await queryRows<{ n: number }>(tx, sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int AS n FROM gone`))[0]?.n ?? 0,
-      );
+    const deleted = (statement: SQL) => deletedCount(tx, statement);
     const user = sql`app_id = ${scope.appId} AND user_id = ${scope.userId}`;
     // The sweep's steps list the sessions and users it re-sent.
     const steps = await deleted(

@@ -6,6 +6,9 @@ import type { RecalledMemory } from "./hybrid-recall.js";
  */
 export const SCORE_WEIGHTS = { fused: 0.45, relevance: 0.2, recency: 0.1, importance: 0.1, access: 0.05, retention: 0.1 } as const;
 
+/** Scores as the API shows them: four decimals. */
+export const roundScore = (value: number) => Math.round(value * 10_000) / 10_000;
+
 /** Days after which recency has halved. */
 const RECENCY_HALF_LIFE_DAYS = 30;
 
@@ -38,7 +41,7 @@ export function scoreMemories(recalled: RecalledMemory[], now: Date): ScoredMemo
         SCORE_WEIGHTS.retention * Math.min(1, memory.retention);
       // What a replaced statement says counts half, and never more than what replaced it.
       const weighed = memory.superseded ? finalScore * SUPERSEDED_WEIGHT : finalScore;
-      return { ...memory, relevance, finalScore: Math.round(weighed * 10_000) / 10_000 };
+      return { ...memory, relevance, finalScore: roundScore(weighed) };
     })
     .map((memory, _index, all) => {
       const newer = all.filter((other) => memory.superseded?.some((replacement) => replacement.byId === other.id));

@@ -8,7 +8,7 @@ import { withUsageScope } from "../../usage/usage-scope.js";
 import type { Clock } from "../../util/clock.js";
 import { type AnnIndex, queryVector } from "./ann-index.js";
 import { recallByIds, recallMemories } from "./hybrid-recall.js";
-import { type ScoredMemory, scoreMemories } from "./scoring.js";
+import { roundScore, type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
 
 export const SearchMemorySchema = z.strictObject({
@@ -119,7 +119,7 @@ async function withWhatReplacedThem(
       const replacement = byId ? newer.get(byId) : undefined;
       if (!replacement || present.has(replacement.id)) continue;
       present.add(replacement.id);
-      results.push({ ...replacement, relevance: hit.relevance, finalScore: Math.round((hit.finalScore + 0.0001) * 10_000) / 10_000 });
+      results.push({ ...replacement, relevance: hit.relevance, finalScore: roundScore(hit.finalScore + 0.0001) });
     }
     results.push(hit);
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { RecalledMemory } from "./hybrid-recall.js";
+import { roundScore } from "./scoring.js";
 
 /**
  * Why recall ranked a memory where it did (retrieval receipts): its place in each ranking that
@@ -25,18 +26,16 @@ export const RecallSignalsSchema = z.object({
 });
 export type RecallSignals = z.infer<typeof RecallSignalsSchema>;
 
-const round = (value: number) => Math.round(value * 10_000) / 10_000;
-
 export function recallSignals(memory: RecalledMemory, now: Date): RecallSignals {
   return {
     vector_rank: memory.vectorRank,
-    similarity: round(memory.similarity),
+    similarity: roundScore(memory.similarity),
     bm25_rank: memory.textRank,
-    coverage: round(memory.coverage),
-    fused_score: round(memory.score),
-    age_days: round(Math.max(0, (now.getTime() - memory.validAt.getTime()) / 86_400_000)),
-    importance: round(memory.importance),
-    retention: round(memory.retention),
+    coverage: roundScore(memory.coverage),
+    fused_score: roundScore(memory.score),
+    age_days: roundScore(Math.max(0, (now.getTime() - memory.validAt.getTime()) / 86_400_000)),
+    importance: roundScore(memory.importance),
+    retention: roundScore(memory.retention),
     superseded: memory.superseded !== null,
   };
 }
