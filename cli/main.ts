@@ -127,19 +127,24 @@ program
   .description("derive a user's memory again from the event log (rebuild) and wait until done")
   .requiredOption("--user <user_id>")
   .option("--app <app_id>", "the app", "default")
-  .action(async (options: { user: string; app: string }) => {
+  .option("--diff", "derive in a rolled-back shadow with the current providers and print what would change, applying nothing")
+  .action(async (options: { user: string; app: string; diff?: boolean }) => {
+    const rebuild = `/v1/users/${encodeURIComponent(options.user)}/rebuild`;
+    if (options.diff) {
+      await withService(async (service) => {
+        console.log(JSON.stringify(await requestJson(service, "POST", rebuild, { app_id: options.app, dry_run: true })));
+      });
+      return;
+    }
     await withService(
       async (service) => {
-        const user = encodeURIComponent(options.user);
-        const plan = await requestJson<{ deleted_memories: number; sessions: number }>(service, "POST", `/v1/users/${user}/rebuild`, {
-          app_id: options.app,
-        });
+        const plan = await requestJson<{ deleted_memories: number; sessions: number }>(service, "POST", rebuild, { app_id: options.app });
         await service.runtime?.background.settle();
         await waitForSettled(service, options.user, { appId: options.app, intervalMs: 250 });
         const { memories } = await requestJson<{ memories: unknown[] }>(
           service,
           "GET",
-          `/v1/memories?user_id=${user}&app_id=${encodeURIComponent(options.app)}&limit=500`,
+          `/v1/memories?user_id=${encodeURIComponent(options.user)}&app_id=${encodeURIComponent(options.app)}&limit=500`,
         );
         console.log(
           `removed ${plan.deleted_memories} derived memories; replayed ${plan.sessions} sessions; rebuilt: ${memories.length} current memories`,

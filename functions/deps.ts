@@ -7,7 +7,7 @@ import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js"
 import type { AnnIndex } from "../src/memory/recall/ann-index.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
-import type { Embedder } from "../src/providers/types.js";
+import type { Embedder, LanguageModel } from "../src/providers/types.js";
 import type { RedactionPolicy } from "../src/redaction/redact.js";
 import type { Clock } from "../src/util/clock.js";
 import type { BackgroundTasks } from "./background.js";
@@ -24,6 +24,10 @@ export interface AppDeps {
   /** Where "now" comes from for everything the memory decides or records by time. */
   clock: Clock;
   embedder: Embedder;
+  /** The pipeline's language model (metered): a rebuild preview derives with it in the request. */
+  llm: LanguageModel;
+  /** Events per deep-reflection chunk (REFLECTION_MAX_EVENTS), for a rebuild preview's derivation. */
+  reflectionMaxEvents: number;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */

@@ -116,8 +116,10 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     redaction: env.REDACT,
     dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
+    reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     clock,
     embedder: metered.embedder,
+    llm: metered.llm,
     ...(database.kind !== "pglite" && env.ANN_INDEX === "auto"
       ? {
           ann: await startAnnIndex(

@@ -19,7 +19,7 @@ import { LiveQuerySchema } from "./routes/live.js";
 import { RetentionQuerySchema } from "./routes/memories.js";
 import { JobsQuerySchema, RetrySchema, RunsQuerySchema, StatusQuerySchema } from "./routes/pipeline.js";
 import { UsageQuerySchema } from "./routes/usage.js";
-import { UserAppSchema } from "./routes/users.js";
+import { RebuildSchema, UserAppSchema } from "./routes/users.js";
 import { ConsolidateSchema } from "./routes/webhooks.js";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -35,6 +35,8 @@ interface Operation {
   body?: z.ZodType;
   /** Success status and, where one exists, the response schema. */
   success: { status: number; description: string; schema?: z.ZodType; contentType?: string };
+  /** Another success the same route gives for another kind of request (a JSON object). */
+  alternative?: { status: number; description: string };
   /** No API key: health, the webhook (signed instead), this document. */
   public?: boolean;
 }
@@ -115,9 +117,14 @@ export const OPERATIONS: Operation[] = [
     success: accepted,
   }),
   op("get", "/v1/pipeline/jobs", "operations", "Consolidation jobs with progress and errors (C7)", { query: JobsQuerySchema }),
-  op("post", "/v1/users/:user_id/rebuild", "operations", "Derive a user's memory again from the log (E4)", {
-    body: UserAppSchema,
+  op("post", "/v1/users/:user_id/rebuild", "operations", "Derive a user's memory again from the log (E4), or preview it (`dry_run`)", {
+    body: RebuildSchema,
     success: accepted,
+    alternative: {
+      status: 200,
+      description:
+        "`dry_run: true`: the memory derived again in a rolled-back shadow with the current providers, as its difference from what is stored (`counts`, `added`, `removed`, `changed`); nothing is applied",
+    },
   }),
   op("delete", "/v1/users/:user_id", "operations", "Erase everything about a user", { query: UserAppSchema }),
   op(
@@ -243,6 +250,14 @@ function documentPaths(): Record<string, Record<string, unknown>> {
             },
           },
         },
+        ...(operation.alternative
+          ? {
+              [String(operation.alternative.status)]: {
+                description: operation.alternative.description,
+                content: { "application/json": { schema: { type: "object" } } },
+              },
+            }
+          : {}),
         ...errors,
       },
     };

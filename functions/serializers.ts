@@ -4,6 +4,8 @@ import type { MemoryRow } from "../src/memory/read/memory-read.js";
 import { roundScore, type ScoredMemory } from "../src/memory/recall/scoring.js";
 import type { LeftOut } from "../src/memory/recall/search.js";
 import { rankingSummary, recallSignals } from "../src/memory/recall/signals.js";
+import type { MemoryState } from "../src/pipeline/derive/memory-diff.js";
+import type { RebuildPreview } from "../src/pipeline/derive/preview-rebuild.js";
 import type { SessionEventRow } from "../src/sessions/event-log.js";
 import type { ScopedState } from "../src/sessions/scoped-state.js";
 import type { SessionRow } from "../src/sessions/session-store.js";
@@ -164,5 +166,51 @@ export function leftOutJson({ memory, because }: LeftOut, now: Date) {
     relevance: roundScore(memory.relevance),
     signals: recallSignals(memory, now),
     because,
+  };
+}
+
+/** A memory as a rebuild preview shows it; `memory_id` names a stored one (a derived one has none yet). */
+function derivedMemoryJson(memory: MemoryState, stored: boolean) {
+  return {
+    ...(stored ? { memory_id: memory.id } : {}),
+    type: memory.type,
+    subtype: memory.subtype,
+    key: memory.key,
+    content: memory.content,
+    value: memory.value ?? null,
+    ...(memory.traitStage ? { trait_stage: memory.traitStage } : {}),
+    session_id: memory.sessionId,
+  };
+}
+
+export function rebuildPreviewJson(
+  scope: { appId: string; userId: string },
+  preview: RebuildPreview,
+  providers: { llm: string; embedder: string },
+) {
+  return {
+    user_id: scope.userId,
+    app_id: scope.appId,
+    dry_run: true,
+    llm: providers.llm,
+    embedding_model: providers.embedder,
+    sessions: preview.sessions,
+    counts: {
+      added: preview.added.length,
+      removed: preview.removed.length,
+      changed: preview.changed.length,
+      unchanged: preview.unchanged,
+    },
+    added: preview.added.map((memory) => derivedMemoryJson(memory, false)),
+    removed: preview.removed.map((memory) => derivedMemoryJson(memory, true)),
+    changed: preview.changed.map(({ before, after }) => ({
+      memory_id: before.id,
+      type: before.type,
+      subtype: before.subtype,
+      key: before.key ?? after.key,
+      session_id: before.sessionId,
+      before: { content: before.content, value: before.value ?? null, ...(before.traitStage ? { trait_stage: before.traitStage } : {}) },
+      after: { content: after.content, value: after.value ?? null, ...(after.traitStage ? { trait_stage: after.traitStage } : {}) },
+    })),
   };
 }

@@ -1,14 +1,20 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
 import { z } from "zod";
+import { previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { eraseUser } from "../../src/users/erase-user.js";
 import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
 import type { AppEnv } from "../deps.js";
 import { validate } from "../middleware/validate.js";
-import { eventJson, historyJson, memoryJson, sessionJson } from "../serializers.js";
+import { eventJson, historyJson, memoryJson, rebuildPreviewJson, sessionJson } from "../serializers.js";
 
 export const UserAppSchema = z.strictObject({ app_id: z.string().trim().min(1).max(200).default("default") });
+export const RebuildSchema = z.strictObject({
+  ...UserAppSchema.shape,
+  /** Derive in a rolled-back shadow and return the difference from what is stored, applying nothing. */
+  dry_run: z.boolean().default(false),
+});
 
 /** Per-user operations. */
 export const userRoutes = new Hono<AppEnv>()
@@ -28,11 +34,16 @@ export const userRoutes = new Hono<AppEnv>()
       for await (const record of exportUser(c.var.deps.db, scope)) await out.write(`${JSON.stringify(exportJson(record))}\n`);
     });
   })
-  .post("/:user_id/rebuild", validate("json", UserAppSchema), async (c) => {
-    const { db, notifier, background } = c.var.deps;
-    const scope = { appId: c.req.valid("json").app_id, userId: c.req.param("user_id") };
-    const plan = await resetDerivedMemory(db, scope);
-    background.run(c, "emit rebuild", () => notifier.rederive(plan.sessions));
+  .post("/:user_id/rebuild", validate("json", RebuildSchema), async (c) => {
+    const deps = c.var.deps;
+    const body = c.req.valid("json");
+    const scope = { appId: body.app_id, userId: c.req.param("user_id") };
+    if (body.dry_run) {
+      const preview = await previewRebuild(deps, scope);
+      return c.json(rebuildPreviewJson(scope, preview, { llm: deps.llm.id, embedder: deps.embedder.model }));
+    }
+    const plan = await resetDerivedMemory(deps.db, scope);
+    deps.background.run(c, "emit rebuild", () => deps.notifier.rederive(plan.sessions));
     return c.json(
       { user_id: scope.userId, app_id: scope.appId, deleted_memories: plan.deletedMemories, sessions: plan.sessions.length },
       202,

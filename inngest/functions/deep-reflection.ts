@@ -1,9 +1,7 @@
-import { knownFacts } from "../../src/memory/read/known-facts.js";
-import { consolidate } from "../../src/memory/write/consolidate.js";
-import { groundExtraction } from "../../src/memory/write/extraction-grounding.js";
+import { consolidateChunk, countOperations, extractChunk } from "../../src/pipeline/derive/reflection-chunk.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
-import { advanceReflectedSeq, loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
+import { loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
 import { withUsageScope } from "../../src/usage/usage-scope.js";
 import { tokensSpent, usageDay } from "../../src/usage/usage-store.js";
 import type { PipelineClient } from "../client.js";
@@ -56,24 +54,12 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
           if (!backlog) break;
 
           try {
-            const extraction = await step.run(`extract-${backlog.toSeq}`, async () => {
-              // The user's current facts go with the turns, so the model reuses their keys.
-              const facts = await knownFacts(deps.db, backlog.session, deps.clock.now());
-              const turns = backlog.events.filter((e) => e.content !== "").map((e) => ({ role: e.role, content: e.content, seq: e.seq }));
-              return withUsageScope(usage, () => deps.llm.extract({ turns, knownFacts: facts }).catch(toStepError));
-            });
+            const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
+              withUsageScope(usage, () => extractChunk(deps, backlog, deps.clock.now()).catch(toStepError)),
+            );
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
-              const events = backlog.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
               const outcome = await withUsageScope(usage, () =>
-                consolidate(deps, backlog.session, groundExtraction(extraction, events), {
-                  actor: "deep-reflection",
-                  now: deps.clock.now(),
-                  guard: (tx) => advanceReflectedSeq(tx, sessionId, backlog.fromSeq, backlog.toSeq),
-                  afterApply: async (tx, operations) => {
-                    await finishJob(tx, backlog.jobId, { status: "completed", result: { operations: countOperations(operations) } });
-                    await clearStageFailure(tx, target);
-                  },
-                }),
+                consolidateChunk(deps, backlog, extraction, { now: deps.clock.now(), afterApply: (tx) => clearStageFailure(tx, target) }),
               );
               if (!outcome.applied) {
                 // Another run reflected this range first; its result stands.
@@ -100,10 +86,4 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
       });
     },
   );
-}
-
-function countOperations(operations: { op: string; kind: string }[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const operation of operations) counts[`${operation.kind}:${operation.op}`] = (counts[`${operation.kind}:${operation.op}`] ?? 0) + 1;
-  return counts;
 }

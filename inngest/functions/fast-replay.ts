@@ -1,9 +1,9 @@
-import { writeEpisode } from "../../src/memory/write/episodes.js";
-import { ruleImportance } from "../../src/memory/write/importance.js";
+import { summarizeChunk, writeChunkEpisodes } from "../../src/pipeline/derive/replay-chunk.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { requestReflection, unreflectedImportance } from "../../src/pipeline/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
+import type { Summary } from "../../src/providers/types.js";
 import { withUsageScope } from "../../src/usage/usage-scope.js";
 import type { PipelineClient } from "../client.js";
 import { embeddingsRequested, reflectionRequested, SessionEventSchema, sessionEnded, sessionEventsAppended } from "../events.js";
@@ -11,8 +11,6 @@ import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";
 
-/** Seed 000 §8.1: a summary has at most 200 words. */
-export const SUMMARY_MAX_WORDS = 200;
 /** Chunks one run summarises before handing the rest of a long backlog to a fresh run. */
 const MAX_CHUNKS_PER_RUN = 20;
 
@@ -54,17 +52,11 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           });
           if (!backlog) break;
 
-          let summary: { text: string; sourceSeqs?: number[] };
+          let summary: Summary;
           try {
             summary = await step.run(`summarize-${backlog.toSeq}`, () =>
               withUsageScope({ appId: app_id, userId: user_id, stage: "replay" }, () =>
-                deps.llm
-                  .summarize({
-                    // A redacted event is a tombstone with no words: nothing to summarise.
-                    turns: backlog.events.filter((e) => e.content !== "").map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
-                    maxWords: SUMMARY_MAX_WORDS,
-                  })
-                  .catch(toStepError),
+                summarizeChunk(deps.llm, backlog).catch(toStepError),
               ),
             );
           } catch (error) {
@@ -75,29 +67,8 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           }
 
           const result = await step.run(`write-episode-${backlog.toSeq}`, () =>
-            writeEpisode(
-              deps.db,
-              {
-                jobId: backlog.jobId,
-                session: backlog.session,
-                fromSeq: backlog.fromSeq,
-                chunkStart: backlog.chunkStart,
-                toSeq: backlog.toSeq,
-                summary: summary.text,
-                ...(summary.sourceSeqs ? { summarySeqs: summary.sourceSeqs } : {}),
-                importance: ruleImportance(backlog.events.map((e) => e.content)),
-                events: backlog.events.map((e) => ({
-                  eventId: e.id,
-                  seq: e.seq,
-                  speaker: e.speaker,
-                  content: e.content,
-                  occurredAt: e.occurredAt,
-                  importance: e.importance,
-                })),
-                model: deps.llm.id,
-                now: deps.clock.now(),
-              },
-              (tx) => clearStageFailure(tx, target),
+            writeChunkEpisodes(deps.db, backlog, summary, { model: deps.llm.id, now: deps.clock.now() }, (tx) =>
+              clearStageFailure(tx, target),
             ),
           );
           if (!result.advanced) {

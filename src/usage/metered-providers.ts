@@ -22,9 +22,9 @@ export interface MeterOptions {
  * OpenAI-compatible calls are measured alike (an estimate of the bill, within a few per cent).
  */
 export function meterProviders(providers: { llm: LanguageModel; embedder: Embedder }, options: MeterOptions) {
-  const record = (provider: string, model: string, input: unknown, output: unknown) => {
+  const record = async (provider: string, model: string, input: unknown, output: unknown) => {
     const scope = currentUsageScope();
-    return recordUsage(options.db, {
+    const usage = {
       appId: scope?.appId ?? "",
       userId: scope?.userId ?? "",
       day: usageDay(options.clock.now()),
@@ -33,7 +33,9 @@ export function meterProviders(providers: { llm: LanguageModel; embedder: Embedd
       stage: scope?.stage ?? "other",
       inputTokens: options.countTokens(typeof input === "string" ? input : JSON.stringify(input)),
       outputTokens: output === null ? 0 : options.countTokens(JSON.stringify(output)),
-    });
+    };
+    if (scope?.deferred) scope.deferred.push(usage);
+    else await recordUsage(options.db, usage);
   };
   const { llm, embedder } = providers;
   const meteredLlm: LanguageModel = {

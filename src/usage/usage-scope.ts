@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { UsageRecord } from "./usage-store.js";
 
 /** What a provider call is spent on: the pipeline stage (or read/write path) and whose memory. */
 export const USAGE_STAGES = ["replay", "reflection", "backfill", "query", "write"] as const;
@@ -8,6 +9,11 @@ export interface UsageScope {
   appId: string;
   userId: string;
   stage: UsageStage;
+  /**
+   * Collects the calls here instead of writing them at once: a rebuild preview holds its
+   * transaction (on PGlite the only connection) and writes what it spent after rolling back.
+   */
+  deferred?: UsageRecord[];
 }
 
 const storage = new AsyncLocalStorage<UsageScope>();

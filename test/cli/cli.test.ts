@@ -138,6 +138,11 @@ describe("npx mnemo", () => {
     expect(redacted).toMatchObject({ seq: violin?.seq, redacted_now: true });
     expect((await mnemo("export", "--user", "ivy")).stdout).not.toMatch(/violin/i);
 
+    // The diff derives again with the same providers in a shadow: nothing would change, nothing is applied.
+    const diff = JSON.parse((await mnemo("replay", "--user", "ivy", "--diff")).stdout);
+    expect(diff).toMatchObject({ dry_run: true, sessions: 2, counts: { added: 0, removed: 0, changed: 0 } });
+    expect(diff.counts.unchanged).toBeGreaterThan(0);
+
     const replayed = (await mnemo("replay", "--user", "ivy")).stdout;
     expect(replayed).toMatch(/removed \d+ derived memories; replayed 2 sessions; rebuilt: \d+ current memories/);
 

@@ -1,0 +1,53 @@
+import type { Database, Queryable } from "../../db/database.js";
+import { type WriteEpisodeResult, writeEpisode } from "../../memory/write/episodes.js";
+import { ruleImportance } from "../../memory/write/importance.js";
+import type { LanguageModel, Summary } from "../../providers/types.js";
+import type { ReplayChunk } from "../replay-backlog.js";
+
+/** Seed 000 §8.1: a summary has at most 200 words. */
+export const SUMMARY_MAX_WORDS = 200;
+
+/** The summary of one replay chunk (C1). A redacted event is a tombstone with no words: nothing to summarise. */
+export function summarizeChunk(llm: LanguageModel, chunk: ReplayChunk): Promise<Summary> {
+  return llm.summarize({
+    turns: chunk.events.filter((e) => e.content !== "").map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
+    maxWords: SUMMARY_MAX_WORDS,
+  });
+}
+
+/**
+ * Writes one chunk's turns and summary as episodes, moving the replay watermark only from where the
+ * chunk was loaded (C6). The same body serves fast replay and a rebuild's shadow derivation.
+ */
+export function writeChunkEpisodes(
+  db: Database,
+  chunk: ReplayChunk & { jobId: string },
+  summary: Summary,
+  writer: { model: string; now: Date },
+  afterWrite?: (tx: Queryable) => Promise<void>,
+): Promise<WriteEpisodeResult> {
+  return writeEpisode(
+    db,
+    {
+      jobId: chunk.jobId,
+      session: chunk.session,
+      fromSeq: chunk.fromSeq,
+      chunkStart: chunk.chunkStart,
+      toSeq: chunk.toSeq,
+      summary: summary.text,
+      ...(summary.sourceSeqs ? { summarySeqs: summary.sourceSeqs } : {}),
+      importance: ruleImportance(chunk.events.map((e) => e.content)),
+      events: chunk.events.map((e) => ({
+        eventId: e.id,
+        seq: e.seq,
+        speaker: e.speaker,
+        content: e.content,
+        occurredAt: e.occurredAt,
+        importance: e.importance,
+      })),
+      model: writer.model,
+      now: writer.now,
+    },
+    afterWrite,
+  );
+}
