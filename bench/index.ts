@@ -10,11 +10,15 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { benchAnn, createScratchDatabase } from "./ann.js";
 import { benchAppend } from "./append.js";
 import { benchColdStart } from "./cold-start.js";
+import { benchLoad, printLoad } from "./load.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchRetrieval } from "./retrieval.js";
 import { printTable } from "./stats.js";
 
 /**
+ * `npm run bench -- --load [--clients 50] [--seconds 60] [--postgres URL]`: only the load test (mixed
+ * append / context / search from many clients), on PGlite and, with `--postgres`, on that server too.
+ *
  * `npm run bench [-- --iterations 2000]`: benchmarks on the embedded default (PGlite on a fresh
  * data directory, pipeline running), each next to its floor measured in the same run. Absolute
  * numbers vary by machine; the ratio is what the targets are stated in.
@@ -26,9 +30,62 @@ const { values } = parseArgs({
     scale: { type: "boolean", default: false },
     /** A real Postgres (with pgvector) to run on instead of the embedded PGlite; its schema is migrated. */
     postgres: { type: "string" },
+    /** Only the load test: mixed traffic from many clients, on PGlite and (with --postgres) on Postgres. */
+    load: { type: "boolean", default: false },
+    clients: { type: "string", default: "50" },
+    seconds: { type: "string", default: "60" },
   },
 });
 const iterations = Number(values.iterations);
+
+/**
+ * The service on a fresh database: an embedded PGlite directory, or with `postgresUrl` a scratch
+ * database of its own on that server, migrated and dropped at the end. The rate limit is off: the
+ * benchmark sends thousands of requests a minute from one caller on purpose.
+ */
+async function openBenchRuntime(postgresUrl?: string) {
+  const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
+  const scratch = postgresUrl ? await createScratchDatabase(postgresUrl) : undefined;
+  const benchEnv = parseEnv({
+    ...process.env,
+    DATA_DIR: dataDir,
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+    LOG_LEVEL: "error",
+    RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
+  });
+  if (scratch) {
+    const handle = await connectDatabase(benchEnv);
+    await migrateDatabase(handle);
+    await handle.close();
+  }
+  const runtime = await startRuntime(benchEnv);
+  return {
+    runtime,
+    scratch,
+    label: scratch ? `real Postgres (${scratch.name})` : `embedded default: PGlite (${dataDir})`,
+    async close() {
+      await runtime.close();
+      await rm(dataDir, { recursive: true, force: true });
+      await scratch?.drop();
+    },
+  };
+}
+
+if (values.load) {
+  const targets = [undefined, ...(values.postgres ? [values.postgres] : [])];
+  for (const postgresUrl of targets) {
+    const bench = await openBenchRuntime(postgresUrl);
+    try {
+      const report = await benchLoad(bench.runtime, { clients: Number(values.clients), seconds: Number(values.seconds) });
+      printLoad(bench.label, report);
+      console.log(JSON.stringify({ bench: "load", database: postgresUrl ? "postgres" : "pglite", ...report }));
+    } finally {
+      await bench.close();
+    }
+  }
+  process.exit(0);
+}
 
 // Cold start first, while nothing else in this process competes for the cores.
 const coldDir = await mkdtemp(join(tmpdir(), "memory-cold-"));
@@ -46,28 +103,9 @@ try {
   await rm(coldDir, { recursive: true, force: true });
 }
 
-const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
-// The rate limit is off: the benchmark sends thousands of requests a minute from one caller on purpose.
-// With --postgres: a scratch database of its own on that server, migrated, dropped at the end.
-const scratch = values.postgres ? await createScratchDatabase(values.postgres) : undefined;
-const benchEnv = parseEnv({
-  ...process.env,
-  DATA_DIR: dataDir,
-  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-  LOG_LEVEL: "error",
-  RATE_LIMIT_PER_MINUTE: "0",
-  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
-});
-if (scratch) {
-  const handle = await connectDatabase(benchEnv);
-  await migrateDatabase(handle);
-  await handle.close();
-}
-const runtime = await startRuntime(benchEnv);
+const { runtime, scratch, label, close } = await openBenchRuntime(values.postgres);
 try {
-  console.log(
-    `${scratch ? `real Postgres (${scratch.name})` : `embedded default: PGlite (${dataDir})`}, ${iterations} iterations, node ${process.version}\n`,
-  );
+  console.log(`${label}, ${iterations} iterations, node ${process.version}\n`);
   const append = await benchAppend(runtime, iterations);
   printTable([append.raw, ...append.rows], append.raw);
   const ratio = (append.rows[0]?.p50 ?? Number.NaN) / append.raw.p50;
@@ -110,7 +148,5 @@ try {
     console.log(JSON.stringify({ bench: "ann", ...ann }));
   }
 } finally {
-  await runtime.close();
-  await rm(dataDir, { recursive: true, force: true });
-  await scratch?.drop();
+  await close();
 }

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { retryOnConflict } from "../../db/connection-errors.js";
 import type { Database } from "../../db/database.js";
 import type { Clock } from "../../util/clock.js";
 
@@ -28,10 +29,18 @@ export class AccessRecorder {
     this.pending = new Map();
     this.flushing = undefined;
     if (batch.length === 0) return;
-    await this.db.execute(
-      sql`UPDATE memories AS m SET access_count = m.access_count + b.count, last_accessed_at = ${this.clock.now().toISOString()}::timestamptz
-            FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS b(id uuid, count int)
-           WHERE m.id = b.id`,
+    const now = this.clock.now().toISOString();
+    // Rows are locked in id order first, so two flushes (or a flush and another writer taking rows
+    // in id order) never wait on each other in a cycle; a deadlock with a writer that does not is
+    // retried rather than losing the batch's counts.
+    await retryOnConflict(() =>
+      this.db.execute(
+        sql`WITH b AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS b(id uuid, count int)),
+                 locked AS (SELECT m.id FROM memories m JOIN b ON b.id = m.id ORDER BY m.id FOR UPDATE OF m)
+            UPDATE memories AS m SET access_count = m.access_count + b.count, last_accessed_at = ${now}::timestamptz
+              FROM b, locked
+             WHERE m.id = b.id AND locked.id = b.id`,
+      ),
     );
   }
 }
