@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import type { Runtime } from "../functions/node-runtime.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { percentile } from "./stats.js";
@@ -53,7 +56,8 @@ const pick = <T>(items: readonly T[], index: number) => items[index % items.leng
  * workload (append a turn to its own session / context window / search) for one of ten users, with
  * the pipeline running beside it, as it does in service. Latency per operation, throughput, errors
  * (any status other than the expected one) and memory over the run, next to a floor measured by the
- * same clients on `/healthz` just before.
+ * same clients on `/healthz` just before. The clients speak HTTP to the service on a local port, as
+ * real clients do, so request parsing counts and the pipeline's timers get their turns between requests.
  */
 export async function benchLoad(runtime: Runtime, options: { clients: number; seconds: number }): Promise<LoadReport> {
   const app = runtime.app;
@@ -66,11 +70,28 @@ export async function benchLoad(runtime: Runtime, options: { clients: number; se
   }
   for (const userId of users) await waitForSettled(app, userId, { intervalMs: 200 });
 
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    return await measure(runtime, users, options, (path, init) => fetch(`${base}${path}`, init));
+  } finally {
+    server.close();
+  }
+}
+
+async function measure(
+  runtime: Runtime,
+  users: string[],
+  options: { clients: number; seconds: number },
+  send: (path: string, init?: RequestInit) => Promise<Response>,
+): Promise<LoadReport> {
+  const app = runtime.app;
   const floorSamples: number[] = [];
   const floorSeconds = Math.max(3, Math.round(options.seconds / 6));
   await runClients(options.clients, floorSeconds, async () => {
     const started = performance.now();
-    const response = await app.request("/healthz");
+    const response = await send("/healthz");
     await response.arrayBuffer();
     floorSamples.push(performance.now() - started);
   });
@@ -79,48 +100,44 @@ export async function benchLoad(runtime: Runtime, options: { clients: number; se
   const samples: Record<Operation, number[]> = { append: [], context: [], search: [] };
   const failures: Record<Operation, number> = { append: 0, context: 0, search: 0 };
   const firstErrors: string[] = [];
-  const memory: { at: number; rss: number; heap: number }[] = [];
-  const sampler = setInterval(() => {
-    const usage = process.memoryUsage();
-    memory.push({ at: performance.now(), rss: usage.rss / 2 ** 20, heap: usage.heapUsed / 2 ** 20 });
-  }, 500);
+  const memory: { rss: number; heap: number }[] = [];
+  let sampledAt = 0;
   let appended = 0;
   let request = 0;
-  try {
-    await runClients(options.clients, options.seconds, async (client) => {
-      const n = request++;
-      const operation = chooseOperation((n * 0.618034) % 1);
-      const userId = pick(users, client);
-      const started = performance.now();
-      let response: Response;
-      if (operation === "append") {
-        const sessionId = sessions[client] as string;
-        response = await Promise.resolve(
-          app.request(`/v1/sessions/${sessionId}/events`, {
-            method: "POST",
-            headers: json,
-            body: JSON.stringify({ events: [{ type: "message", role: "user", content: `${pick(SENTENCES, n)} (${n})` }] }),
-          }),
-        );
-      } else {
-        const path = operation === "context" ? "/v1/context" : "/v1/memories/search";
-        const body =
-          operation === "context"
-            ? { user_id: userId, query: pick(QUERIES, n), max_tokens: 1000 }
-            : { user_id: userId, query: pick(QUERIES, n), limit: 10 };
-        response = await Promise.resolve(app.request(path, { method: "POST", headers: json, body: JSON.stringify(body) }));
-      }
-      const text = await response.text();
-      samples[operation].push(performance.now() - started);
-      const expected = operation === "append" ? 201 : 200;
-      if (response.status !== expected) {
-        failures[operation]++;
-        if (firstErrors.length < 5) firstErrors.push(`${operation} ${response.status}: ${text.slice(0, 200)}`);
-      } else if (operation === "append") appended++;
-    });
-  } finally {
-    clearInterval(sampler);
-  }
+  await runClients(options.clients, options.seconds, async (client) => {
+    const n = request++;
+    if (performance.now() - sampledAt >= 500) {
+      sampledAt = performance.now();
+      const usage = process.memoryUsage();
+      memory.push({ rss: usage.rss / 2 ** 20, heap: usage.heapUsed / 2 ** 20 });
+    }
+    const operation = chooseOperation((n * 0.618034) % 1);
+    const userId = pick(users, client);
+    const started = performance.now();
+    let response: Response;
+    if (operation === "append") {
+      const sessionId = sessions[client] as string;
+      response = await send(`/v1/sessions/${sessionId}/events`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ events: [{ type: "message", role: "user", content: `${pick(SENTENCES, n)} (${n})` }] }),
+      });
+    } else {
+      const path = operation === "context" ? "/v1/context" : "/v1/memories/search";
+      const body =
+        operation === "context"
+          ? { user_id: userId, query: pick(QUERIES, n), max_tokens: 1000 }
+          : { user_id: userId, query: pick(QUERIES, n), limit: 10 };
+      response = await send(path, { method: "POST", headers: json, body: JSON.stringify(body) });
+    }
+    const text = await response.text();
+    samples[operation].push(performance.now() - started);
+    const expected = operation === "append" ? 201 : 200;
+    if (response.status !== expected) {
+      failures[operation]++;
+      if (firstErrors.length < 5) firstErrors.push(`${operation} ${response.status}: ${text.slice(0, 200)}`);
+    } else if (operation === "append") appended++;
+  });
 
   const drainStarted = performance.now();
   await runtime.background.settle();

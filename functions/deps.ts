@@ -32,6 +32,8 @@ export interface AppDeps {
   ann?: AnnIndex;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */
   dailyTokenBudget: number;
+  /** How many of a context window's best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
+  followingTurns: number;
   /** Events per fast-replay chunk (REPLAY_MAX_EVENTS): a redaction moves replay back to its event's chunk. */
   replayMaxEvents: number;
   /** Write-time redaction (REDACT): what is replaced in events, memories and queries before anything stores or sends them. */

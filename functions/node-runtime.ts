@@ -117,6 +117,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
+    followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

@@ -4,10 +4,14 @@ import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
 import { parseEnv } from "../src/config/env.js";
 import { loadLocomo } from "../src/eval/locomo.js";
+import { crossValidateLocomo } from "../src/eval/locomo-cv.js";
 import { evaluateLocomo, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
 import { ManualClock } from "../src/util/clock.js";
 
 /**
+ * `npm run eval:locomo -- <dir> --cv [--grid 0,5,10,20]`: the same recall, cross-validated over the
+ * one setting chosen on this data (CONTEXT_FOLLOWING_TURNS): chosen on one conversation, reported on the other.
+ *
  * `npm run eval:locomo -- <dir> [--budgets 500,1000,2000,4000] [--days 60,365]`: evidence recall of
  * context windows on LoCoMo (categories 1-4), next to BM25 and newest-turns baselines computed in
  * the same run on the same turn texts. Each conversation lives on its own dates (a simulated
@@ -16,7 +20,13 @@ import { ManualClock } from "../src/util/clock.js";
  */
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { budgets: { type: "string", default: "500,1000,2000,4000" }, days: { type: "string", default: "" } },
+  options: {
+    budgets: { type: "string", default: "500,1000,2000,4000" },
+    days: { type: "string", default: "" },
+    /** Cross-validate CONTEXT_FOLLOWING_TURNS over --grid: choose on one conversation, report on the other. */
+    cv: { type: "boolean", default: false },
+    grid: { type: "string", default: "0,5,10,20" },
+  },
 });
 const dir = positionals[0] ?? "../shared/data/locomo-dev";
 const budgets = (values.budgets as string).split(",").map(Number);
@@ -26,6 +36,28 @@ const checkpoints = (values.days as string)
   .map(Number)
   .sort((a, b) => a - b);
 const files = (await readdir(dir)).filter((file) => file.endsWith(".json")).sort();
+
+if (values.cv) {
+  const grid = (values.grid as string).split(",").map(Number);
+  const { grid: results, folds } = await crossValidateLocomo({ dir, files, budgets, grid });
+  console.log(`\nevidence recall by CONTEXT_FOLLOWING_TURNS (rows) and conversation, at ${budgets.join(" / ")} tokens`);
+  for (const value of grid)
+    for (const file of files)
+      console.log(
+        `  ${String(value).padStart(3)}  ${file.padEnd(10)} ${budgets.map((b) => (results[value]?.[file]?.[b] ?? Number.NaN).toFixed(3)).join(" / ")}`,
+      );
+  console.log(
+    `\ncross-validated (chosen on one conversation, reported on the other)\n${"budget".padEnd(8)} ${folds.map((f) => `${f.tunedOn}→${f.reportedOn} (${f.chosen})`.padStart(22)).join(" ")} ${"mean".padStart(7)}`,
+  );
+  for (const budget of budgets) {
+    const cells = folds.map((fold) => fold.recall[budget] ?? Number.NaN);
+    console.log(
+      `${String(budget).padEnd(8)} ${cells.map((cell) => cell.toFixed(3).padStart(22)).join(" ")} ${mean(cells).toFixed(3).padStart(7)}`,
+    );
+  }
+  console.log(JSON.stringify({ eval: "locomo-cv", files, budgets, grid: results, folds }));
+  process.exit(0);
+}
 
 const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
 const runtime = await startRuntime(

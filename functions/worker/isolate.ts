@@ -71,6 +71,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     dailyTokenBudget: env.DAILY_TOKEN_BUDGET,
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
+    followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

@@ -108,6 +108,11 @@ export const EnvSchema = z.object({
   REPLAY_DEBOUNCE_TIMEOUT: DurationSchema.default("1m"),
   /** Most events one episodic summary covers; longer backlogs become several episodes. */
   REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(40),
+  /**
+   * How many of a context window's best turn hits bring the turn that follows them (an answer
+   * usually follows its question). Chosen by cross-validation on LoCoMo dev (npm run eval:locomo -- --cv).
+   */
+  CONTEXT_FOLLOWING_TURNS: z.coerce.number().int().min(0).max(100).default(10),
   /** Quiet period before a session's deep reflection starts. */
   REFLECTION_DEBOUNCE: DurationSchema.default("5s"),
   /** Most events one extraction call sees. */

@@ -25,6 +25,8 @@ export interface ContextDeps {
   ann?: AnnIndex;
   /** Write-time redaction: the query is text sent to the embedder. */
   redaction?: RedactionPolicy;
+  /** How many of the best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
+  followingTurns: number;
 }
 
 /**
@@ -72,7 +74,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     limit: memoryCandidates(budget),
     now,
   });
-  const expanded = await withFollowingTurns(deps.db, scope, ranked, now);
+  const expanded = await withFollowingTurns(deps.db, scope, ranked, now, deps.followingTurns);
   const recalled = demoteSuperseded(withoutRedundant(expanded));
   const asItem = (memory: (typeof recalled)[number]) => ({
     // An episode whose statement was replaced never reads as current: it says so, when, and what holds now.

@@ -4,17 +4,16 @@ import { followingTurns, type RecalledMemory } from "../memory/recall/hybrid-rec
 /** Enough candidates to fill the memory share with short items (~15 tokens each), within bounds. */
 export const memoryCandidates = (budget: number) => Math.min(400, Math.max(30, Math.ceil(budget / 15)));
 
-/** How many of the best turn hits bring their next turn along (tuned on LoCoMo dev: 5 → 0.886, 10 → 0.894, 20 → 0.878). */
-const EXPANDED_TURNS = 10;
-
-/** Puts the turn that follows each of the best turn hits right after it. */
+/** Puts the turn that follows each of the `count` best turn hits right after it (CONTEXT_FOLLOWING_TURNS). */
 export async function withFollowingTurns(
   db: Database,
   scope: { appId: string; userId: string },
   ranked: RecalledMemory[],
   now: Date,
+  count: number,
 ): Promise<RecalledMemory[]> {
-  const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, EXPANDED_TURNS);
+  if (count === 0) return ranked;
+  const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, count);
   const following = await followingTurns(
     db,
     scope,

@@ -5,6 +5,7 @@ import { consolidationJobs, memories, sessions } from "../../db/schema/index.js"
 import { redactedAmong } from "../../redaction/redact-event.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
+import { isLowInformation } from "./low-information.js";
 import { insertMemories, writeHistory } from "./memory-writes.js";
 
 export interface EpisodeEvent {
@@ -84,7 +85,9 @@ export async function writeEpisode(
 }
 
 async function writeTurns(tx: Queryable, input: WriteEpisodeInput): Promise<number> {
-  const fresh = input.events.filter((event) => event.seq > input.fromSeq && event.content.trim() !== "");
+  const fresh = input.events.filter(
+    (event) => event.seq > input.fromSeq && event.content.trim() !== "" && !isLowInformation(event.content),
+  );
   await insertMemories(
     tx,
     fresh.map((event) => {

@@ -1,0 +1,98 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { startRuntime } from "../../functions/node-runtime.js";
+import { parseEnv } from "../config/env.js";
+import { ManualClock } from "../util/clock.js";
+import { loadLocomo } from "./locomo.js";
+import { evaluateLocomo, importLocomo, mean } from "./locomo-run.js";
+
+export interface CrossValidation {
+  /** Mean evidence recall by grid value, conversation and budget. */
+  grid: Record<number, Record<string, Record<number, number>>>;
+  /** One fold per ordered pair: the value chosen on `tunedOn`, and recall on `reportedOn` with it. */
+  folds: { tunedOn: string; reportedOn: string; chosen: number; recall: Record<number, number> }[];
+}
+
+/**
+ * The value of `grid` with the best mean recall over all budgets on `conversation` (ties: the
+ * smaller value, the cheaper window assembly).
+ */
+export function chooseOnOne(results: CrossValidation["grid"], conversation: string, budgets: number[]): number {
+  const score = (value: number) => mean(budgets.map((budget) => results[value]?.[conversation]?.[budget] ?? Number.NaN));
+  return Object.keys(results)
+    .map(Number)
+    .sort((a, b) => a - b)
+    .reduce((best, value) => (score(value) > score(best) ? value : best));
+}
+
+/**
+ * Cross-validates CONTEXT_FOLLOWING_TURNS, the one retrieval setting chosen on LoCoMo dev: each
+ * conversation is imported once into an embedded database on disk, every grid value is evaluated
+ * by a service restarted on it with that setting, and each fold picks the value on one
+ * conversation and reports recall on another — so the reported figures never saw their own answers.
+ */
+export async function crossValidateLocomo(options: {
+  dir: string;
+  files: string[];
+  budgets: number[];
+  grid: number[];
+}): Promise<CrossValidation> {
+  const dataDir = await mkdtemp(join(tmpdir(), "locomo-cv-"));
+  const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
+  const env = (extra: Record<string, string> = {}) =>
+    parseEnv({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "error",
+      REPLAY_DEBOUNCE: "100ms",
+      REFLECTION_DEBOUNCE: "100ms",
+      RATE_LIMIT_PER_MINUTE: "0",
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
+      ...extra,
+    });
+  try {
+    const importer = await startRuntime(env(), { clock });
+    const imports = [];
+    try {
+      for (const file of options.files) {
+        const conversation = await loadLocomo(join(options.dir, file));
+        imports.push({
+          file,
+          conversation,
+          imported: await importLocomo(importer, clock, conversation, `locomo-${basename(file, ".json")}`),
+        });
+      }
+    } finally {
+      await importer.close();
+    }
+
+    const grid: CrossValidation["grid"] = {};
+    for (const value of options.grid) {
+      const runtime = await startRuntime(env({ CONTEXT_FOLLOWING_TURNS: String(value) }), { clock });
+      try {
+        grid[value] = {};
+        for (const { file, conversation, imported } of imports) {
+          clock.set(new Date(imported.lastSessionAt.getTime() + 86_400_000));
+          const recalls = await evaluateLocomo(runtime, conversation, imported, options.budgets);
+          grid[value][file] = Object.fromEntries(
+            options.budgets.map((budget) => [budget, mean(recalls.map((q) => q.ours[budget] as number))]),
+          );
+        }
+      } finally {
+        await runtime.close();
+      }
+    }
+
+    const folds = options.files.flatMap((tunedOn) =>
+      options.files
+        .filter((reportedOn) => reportedOn !== tunedOn)
+        .map((reportedOn) => {
+          const chosen = chooseOnOne(grid, tunedOn, options.budgets);
+          return { tunedOn, reportedOn, chosen, recall: grid[chosen]?.[reportedOn] ?? {} };
+        }),
+    );
+    return { grid, folds };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
