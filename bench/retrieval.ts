@@ -28,7 +28,19 @@ const TOPICS = [
 const json = { "content-type": "application/json" };
 
 /**
- * Fills one user with `count` turn memories (random 512-d vectors labelled with the embedder's
+ * Component `g` of row `i`'s vector: a topic, a subtopic and a detail direction (sinusoids of
+ * different frequencies) at falling weights, plus a little noise. Real embeddings cluster like this;
+ * uniformly random vectors, where every distance is nearly equal, are the worst case of any
+ * approximate index and say nothing about real data.
+ */
+export const clusteredVector = (topic: number, subtopic: number, detail: number, g: number, noise: number) =>
+  Math.sin(g * topic) + 0.5 * Math.sin(g * subtopic + 1) + 0.25 * Math.sin(g * detail + 2) + noise;
+const clusteredComponent = sql.raw(
+  "sin(g * (1 + i % 20)) + 0.5 * sin(g * (21 + (i / 20) % 20) + 1) + 0.25 * sin(g * (41 + i % 397) + 2) + (random() - 0.5) * 0.1",
+);
+
+/**
+ * Fills one user with `count` turn memories (clustered 512-d vectors labelled with the embedder's
  * model, texts over 20 topics) straight in SQL, so building 100K rows takes seconds, not hours
  * of embedding.
  */
@@ -41,7 +53,7 @@ export async function seedMemories(runtime: Runtime, userId: string, count: numb
       SELECT gen_random_uuid(), 'default', ${userId}, 'episodic', 'turn',
              'Turn ' || i || ': we talked about ' || (${sql.raw(topics)})[1 + i % 20] || ' and ' || (${sql.raw(topics)})[1 + (i * 7) % 20] || ' on day ' || (i % 365),
              md5(${userId} || i), 0.3 + (i % 7) / 10.0, now() - make_interval(mins => i),
-             (SELECT array_agg(random() - 0.5 + g * 0 + i * 0)::real[] FROM generate_series(1, 512) AS g)::halfvec, ${model}, now(), '{"origin": "bench"}'::jsonb
+             (SELECT array_agg(${clusteredComponent})::real[] FROM generate_series(1, 512) AS g)::halfvec, ${model}, now(), '{"origin": "bench"}'::jsonb
         FROM generate_series(${start}::int, ${end - 1}::int) AS i`);
   }
   // Fresh statistics, as autovacuum would leave them on a server, so the planner sees the data.

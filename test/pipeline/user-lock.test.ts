@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
-import { writeEpisode } from "../../src/memory/write/episodes.js";
+import { writeChunkEpisodes } from "../../src/pipeline/derive/replay-chunk.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
 import { eraseUser } from "../../src/users/erase-user.js";
@@ -27,27 +27,11 @@ async function replayHeldOpen(runtime: Runtime, sessionId: string) {
   let inside = false;
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const write = writeEpisode(
+  const write = writeChunkEpisodes(
     runtime.database.db,
-    {
-      jobId: "00000000-0000-4000-8000-000000000000",
-      session: chunk.session,
-      fromSeq: chunk.fromSeq,
-      chunkStart: chunk.chunkStart,
-      toSeq: chunk.toSeq,
-      summary: "The user talked about their garden.",
-      importance: 0.5,
-      events: chunk.events.map((e) => ({
-        eventId: e.id,
-        seq: e.seq,
-        speaker: e.speaker,
-        content: e.content,
-        occurredAt: e.occurredAt,
-        importance: e.importance,
-      })),
-      model: "test",
-      now: new Date(),
-    },
+    { ...chunk, jobId: "00000000-0000-4000-8000-000000000000" },
+    { text: "The user talked about their garden." },
+    { model: "test", now: new Date() },
     async () => {
       inside = true;
       await released;
