@@ -49,7 +49,7 @@ async function seed(userId: string): Promise<{ runtime: Runtime; sessionId: stri
   await call(started.app, "POST", `/v1/sessions/${sessionId}/events`, {
     events: [
       message("user", "I grow tomatoes on my balcony."),
-      message("assistant", "Lovely!"),
+      message("assistant", "Lovely! How big is the balcony?"),
       message("user", "The basil is doing well too."),
     ],
   });
