@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
-import type { LanguageModel } from "../../src/providers/types.js";
+import { type LanguageModel, ProviderError } from "../../src/providers/types.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 /**
@@ -9,11 +9,12 @@ import { call, createSession, message, startTestRuntime, waitForSettled } from "
  * no longer reports likes, words occupations differently and also records the user's language.
  * That is what a user changes before asking a rebuild preview what would change.
  */
-const revised = { on: false };
+const revised = { on: false, failing: false };
 const model: LanguageModel = {
   id: offlineLanguageModel.id,
   summarize: (request) => offlineLanguageModel.summarize(request),
   extract: async (request) => {
+    if (revised.failing) throw new ProviderError("429 Too Many Requests", true, 30_000);
     const extraction = await offlineLanguageModel.extract(request);
     if (!revised.on) return extraction;
     const firstUserTurn = request.turns.find((turn) => turn.role === "user");
@@ -135,6 +136,22 @@ describe("replay diff: POST /v1/users/:id/rebuild {dry_run: true}", () => {
     await waitForSettled(runtime.app, "jon");
     expect(await currentFacts("jon")).toContain("profile:location = User lives in Oslo.");
     expect((await preview("jon")).counts).toMatchObject({ added: 0, removed: 0, changed: 0 });
+  });
+
+  it("answers a provider failure mid-derivation with a 503 and changes nothing", async () => {
+    const before = await stored("iris");
+    const previewed = (await preview("iris")).counts;
+    revised.failing = true;
+    try {
+      const { status, body } = await call(runtime.app, "POST", "/v1/users/iris/rebuild", { dry_run: true });
+      expect(status).toBe(503);
+      expect(body.error).toMatchObject({ code: "unavailable", details: { retryable: true, retry_after_seconds: 30 } });
+    } finally {
+      revised.failing = false;
+    }
+    expect(await stored("iris")).toBe(before);
+    // Nothing is left holding the user: the next preview runs, and finds what the one before the failure found.
+    expect((await preview("iris")).counts).toEqual(previewed);
   });
 
   it("answers bad input with a 400 naming the field and changes nothing", async () => {

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import type { Database } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
+import { DomainError } from "../../errors.js";
 import { lockUser } from "../../memory/user-lock.js";
-import type { Embedder, LanguageModel } from "../../providers/types.js";
+import { type Embedder, type LanguageModel, ProviderError } from "../../providers/types.js";
 import { withUsageScope } from "../../usage/usage-scope.js";
 import { recordUsage, type UsageRecord } from "../../usage/usage-store.js";
 import type { Clock } from "../../util/clock.js";
@@ -62,6 +63,13 @@ export async function previewRebuild(deps: DerivationDeps, scope: Scope): Promis
       throw new ShadowRollback();
     });
   } catch (error) {
+    if (error instanceof ProviderError) {
+      // Nothing was applied either way; the caller can try again (the pipeline's own runs retry by themselves).
+      throw new DomainError("unavailable", `the rebuild preview stopped: a provider call failed (${error.message})`, {
+        retryable: error.retryable,
+        ...(error.retryAfterMs !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterMs / 1000) } : {}),
+      });
+    }
     if (!(error instanceof ShadowRollback)) throw error;
   } finally {
     for (const usage of spent) await recordUsage(deps.db, usage);
