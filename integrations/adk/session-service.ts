@@ -29,7 +29,8 @@ type StoredEvent = { seq: number; role: string; content: string; data: Record<st
  * event in `data.adk` (`adkEventInput`) — and a state delta goes to the scoped state (E3): `app:` keys to the app's scope, `user:` keys
  * to the user's, the rest to the session's; `temp:` keys are never stored. Events are appended
  * idempotently by ADK event id. A session cannot be deleted: the log is append-only (erase the
- * user, or redact events, through the REST API).
+ * user, or redact events, through the REST API). Lookups by an ADK id of the caller's choosing, and
+ * `listSessions`, read the user's 200 newest sessions.
  *
  * @example
  * const runner = new Runner({ appName: "travel", agent, sessionService: new MnemoSessionService(client), memoryService: new MnemoMemoryService(client) });
@@ -43,6 +44,8 @@ export class MnemoSessionService extends BaseSessionService {
   }
 
   async createSession(request: CreateSessionRequest): Promise<Session> {
+    if (request.sessionId && (await this.directory.find({ ...request, sessionId: request.sessionId })))
+      throw new Error(`session ${request.sessionId} already exists for user ${request.userId} in app ${request.appName}`);
     const stored = await this.directory.create(request);
     const state = Object.fromEntries(Object.entries(request.state ?? {}).filter(([key]) => !key.startsWith(TEMP_PREFIX)));
     if (Object.keys(state).length > 0) await this.patchState(stored.id, state);

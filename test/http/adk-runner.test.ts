@@ -145,6 +145,9 @@ describe("Google ADK: MnemoSessionService and MnemoMemoryService under ADK's own
     const sessionService = new MnemoSessionService(client());
     const session = await sessionService.createSession({ appName: "kitchen", userId: "bo", sessionId: "conversation-42" });
     expect(session.id).toBe("conversation-42");
+    await expect(sessionService.createSession({ appName: "kitchen", userId: "bo", sessionId: "conversation-42" })).rejects.toThrow(
+      /already exists/,
+    );
     const model = new ScriptedModel().answer(() => says("Hello Bo."));
     const runner = new Runner({ appName: "kitchen", agent: new LlmAgent({ name: "cook", model }), sessionService });
     await drain(runner.runAsync({ userId: "bo", sessionId: "conversation-42", newMessage: user("Hi, I'm Bo.") }));
