@@ -63,9 +63,9 @@ export async function benchLoad(runtime: Runtime, options: { clients: number; se
   const app = runtime.app;
   const users = Array.from({ length: USERS }, (_, i) => `load-user-${i}`);
   // Each user starts with a conversation the pipeline has already digested, so reads find memories.
-  for (const userId of users) {
+  for (const [index, userId] of users.entries()) {
     const sessionId = await createSession(runtime, userId);
-    await appendTurn(runtime, sessionId, SENTENCES.map((_, i) => pick(SENTENCES, i + users.indexOf(userId))).join(" "));
+    await appendTurn(runtime, sessionId, SENTENCES.map((_, i) => pick(SENTENCES, i + index)).join(" "));
     await app.request(`/v1/sessions/${sessionId}/end`, { method: "POST" });
   }
   for (const userId of users) await waitForSettled(app, userId, { intervalMs: 200 });

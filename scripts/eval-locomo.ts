@@ -2,10 +2,9 @@ import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
-import { parseEnv } from "../src/config/env.js";
 import { loadLocomo } from "../src/eval/locomo.js";
 import { crossValidateLocomo } from "../src/eval/locomo-cv.js";
-import { evaluateLocomo, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
+import { evaluateLocomo, evaluationEnv, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
 import { ManualClock } from "../src/util/clock.js";
 
 /**
@@ -60,17 +59,7 @@ if (values.cv) {
 }
 
 const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
-const runtime = await startRuntime(
-  parseEnv({
-    DATA_DIR: "memory://",
-    LOG_LEVEL: "error",
-    REPLAY_DEBOUNCE: "100ms",
-    REFLECTION_DEBOUNCE: "100ms",
-    RATE_LIMIT_PER_MINUTE: "0",
-    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
-  }),
-  { clock },
-);
+const runtime = await startRuntime(evaluationEnv("memory://"), { clock });
 /** Results by checkpoint (0 = fresh, the day after the last session) and conversation. */
 const results = new Map<number, Map<string, QuestionRecall[]>>();
 const record = (day: number, file: string, recalls: QuestionRecall[]) => {

@@ -67,7 +67,7 @@ export class MnemoSessionService extends BaseSessionService {
     const response = await expectOk(
       this.client.v1.sessions.$get({ query: { user_id: request.userId, app_id: request.appName, limit: "200" } }),
     );
-    const all = ((await response.json()) as { sessions: StoredSession[] }).sessions.map((stored) => toAdkSession(stored, [], false));
+    const all = ((await response.json()) as { sessions: StoredSession[] }).sessions.map((stored) => toAdkSession(stored, []));
     if (request.order) {
       const direction = request.order === "asc" ? 1 : -1;
       all.sort((a, b) => direction * (a.lastUpdateTime - b.lastUpdateTime) || a.id.localeCompare(b.id));
@@ -138,14 +138,15 @@ function toAdkEvent(stored: StoredEvent): Event {
   });
 }
 
-/** ADK's merged view of state: the session's keys, then the app's and the user's under their prefixes. */
-function toAdkSession(stored: StoredSession, events: Event[], withState = true): Session {
+/**
+ * ADK's merged view of state: the session's keys, then the app's and the user's under their
+ * prefixes. A listed session carries no state (ADK lists sessions without it), so it has none here.
+ */
+function toAdkSession(stored: StoredSession, events: Event[]): Session {
   const scoped = stored.state ?? { session: {}, user: {}, app: {} };
-  const state: Record<string, unknown> = withState ? { ...scoped.session } : {};
-  if (withState) {
-    for (const [key, value] of Object.entries(scoped.app)) state[APP_PREFIX + key] = value;
-    for (const [key, value] of Object.entries(scoped.user)) state[USER_PREFIX + key] = value;
-  }
+  const state: Record<string, unknown> = { ...scoped.session };
+  for (const [key, value] of Object.entries(scoped.app)) state[APP_PREFIX + key] = value;
+  for (const [key, value] of Object.entries(scoped.user)) state[USER_PREFIX + key] = value;
   return {
     id: adkSessionId(stored),
     appName: stored.app_id,

@@ -2,10 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
-import { parseEnv } from "../config/env.js";
 import { ManualClock } from "../util/clock.js";
 import { loadLocomo } from "./locomo.js";
-import { evaluateLocomo, importLocomo, mean } from "./locomo-run.js";
+import { evaluateLocomo, evaluationEnv, importLocomo, mean } from "./locomo-run.js";
 
 export interface CrossValidation {
   /** Mean evidence recall by grid value, conversation and budget. */
@@ -40,18 +39,8 @@ export async function crossValidateLocomo(options: {
 }): Promise<CrossValidation> {
   const dataDir = await mkdtemp(join(tmpdir(), "locomo-cv-"));
   const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
-  const env = (extra: Record<string, string> = {}) =>
-    parseEnv({
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "error",
-      REPLAY_DEBOUNCE: "100ms",
-      REFLECTION_DEBOUNCE: "100ms",
-      RATE_LIMIT_PER_MINUTE: "0",
-      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
-      ...extra,
-    });
   try {
-    const importer = await startRuntime(env(), { clock });
+    const importer = await startRuntime(evaluationEnv(dataDir), { clock });
     const imports = [];
     try {
       for (const file of options.files) {
@@ -68,7 +57,7 @@ export async function crossValidateLocomo(options: {
 
     const grid: CrossValidation["grid"] = {};
     for (const value of options.grid) {
-      const runtime = await startRuntime(env({ CONTEXT_FOLLOWING_TURNS: String(value) }), { clock });
+      const runtime = await startRuntime(evaluationEnv(dataDir, { CONTEXT_FOLLOWING_TURNS: String(value) }), { clock });
       try {
         grid[value] = {};
         for (const { file, conversation, imported } of imports) {
@@ -83,14 +72,12 @@ export async function crossValidateLocomo(options: {
       }
     }
 
-    const folds = options.files.flatMap((tunedOn) =>
-      options.files
+    const folds = options.files.flatMap((tunedOn) => {
+      const chosen = chooseOnOne(grid, tunedOn, options.budgets);
+      return options.files
         .filter((reportedOn) => reportedOn !== tunedOn)
-        .map((reportedOn) => {
-          const chosen = chooseOnOne(grid, tunedOn, options.budgets);
-          return { tunedOn, reportedOn, chosen, recall: grid[chosen]?.[reportedOn] ?? {} };
-        }),
-    );
+        .map((reportedOn) => ({ tunedOn, reportedOn, chosen, recall: grid[chosen]?.[reportedOn] ?? {} }));
+    });
     return { grid, folds };
   } finally {
     await rm(dataDir, { recursive: true, force: true });
