@@ -142,11 +142,16 @@ describe("provider faults while appends keep arriving, with a crash in the middl
       return unfinished.length === 0;
     }, "every run that existed when the work settled to finish");
     expect(await rows(runtime, sql`SELECT id FROM executor_runs WHERE status = 'failed'`)).toEqual([]);
-    // Likewise for jobs: one a sweep-started run opened after that moment may still be running; a
-    // job left running by the crash was started before it, and is never finished.
-    expect(
-      await rows(runtime, sql`SELECT id FROM consolidation_jobs WHERE status = 'running' AND started_at <= ${settledAt}::timestamptz`),
-    ).toEqual([]);
+    // Likewise for jobs, and eventually: checked at once, this failed about one run in four on
+    // Postgres with a job open at that moment that finished shortly after (its cause is not yet
+    // pinned down). A job the crash left running never finishes, so it still fails this wait. A
+    // sweep-started run may open new jobs after that moment; they are not counted.
+    await waitUntil(
+      async () =>
+        (await rows(runtime, sql`SELECT id FROM consolidation_jobs WHERE status = 'running' AND started_at <= ${settledAt}::timestamptz`))
+          .length === 0,
+      "every job open when the work settled to finish",
+    );
     const session = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}`)).body;
     expect(session).toMatchObject({ last_seq: 40, replayed_seq: 40, reflected_seq: 40 });
   });
