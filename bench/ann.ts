@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import type { Runtime } from "../functions/node-runtime.js";
+import type { Env } from "../src/config/env.js";
+import { connectDatabase } from "../src/db/connect.js";
 import { queryRows } from "../src/db/database.js";
 import { toVectorLiteral } from "../src/db/vector.js";
 import { annIndexName, ensureAnnIndex } from "../src/memory/recall/ann-index.js";
@@ -26,13 +28,17 @@ export interface AnnReport {
  * seeded: build time, the insert cost it adds, and recall@10 of the indexed search against an
  * exact scan of the same user's vectors.
  */
-export async function benchAnn(runtime: Runtime, count: number): Promise<AnnReport> {
+export async function benchAnn(runtime: Runtime, env: Env, count: number): Promise<AnnReport> {
   const db = runtime.database.db;
   const { model, dimensions } = runtime.providers.embedder;
   const name = annIndexName({ model, dimensions });
   await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
   const without = await time(() => seedMemories(runtime, "bench-ann-insert", 5_000, model));
-  const buildMs = await time(() => ensureAnnIndex(db, { model, dimensions }));
+  // As the service builds it: on a connection of its own, with the configured build memory.
+  const builder = await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 });
+  const buildMs = await time(() => ensureAnnIndex(builder.db, { model, dimensions }, { memory: env.ANN_INDEX_BUILD_MEMORY })).finally(() =>
+    builder.close(),
+  );
   const withIndex = await time(() => seedMemories(runtime, "bench-ann-insert", 5_000, model));
 
   const userId = `bench-${count}`;

@@ -36,8 +36,8 @@ async function withService<T>(work: (service: Service) => Promise<T>, options: {
 }
 
 /** Commands that need the database itself: refused (with the holder named) while a server holds PGlite's directory. */
-async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await connectDatabase(env());
+async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>, poolMax?: number): Promise<T> {
+  const handle = await connectDatabase({ ...env(), ...(poolMax ? { DATABASE_POOL_MAX: poolMax } : {}) });
   try {
     if (handle.kind === "pglite") await migrateDatabase(handle);
     return await work(handle);
@@ -66,11 +66,12 @@ program
       if (handle.kind === "pglite" || config.ANN_INDEX === "off") return;
       // The vector index for the configured model, for deployments whose service never builds it (Workers).
       const { model, dimensions } = (await createProviders(config, createUseEmbedder)).embedder;
-      const valid = await ensureAnnIndex(handle.db, { model, dimensions });
+      const valid = await ensureAnnIndex(handle.db, { model, dimensions }, { memory: config.ANN_INDEX_BUILD_MEMORY });
       console.log(
         valid ? `vector index ${annIndexName({ model, dimensions })} ready` : `no vector index for ${model} (${dimensions} dimensions)`,
       );
-    });
+      // One connection, so the index build's memory setting reaches the build.
+    }, 1);
   });
 
 program

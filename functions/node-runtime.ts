@@ -127,6 +127,11 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
             database.db,
             { model: providers.embedder.model, dimensions: providers.embedder.dimensions },
             logger.info,
+            // A connection of its own, so the build's memory setting is the build's.
+            {
+              ...(env.DATABASE_URL ? { connection: await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 }, logger.warn) } : {}),
+              memory: env.ANN_INDEX_BUILD_MEMORY,
+            },
           ),
         }
       : {}),

@@ -170,6 +170,14 @@ export const EnvSchema = z.object({
    */
   ANN_INDEX: z.enum(["auto", "off"]).default("auto"),
   /**
+   * `maintenance_work_mem` for building that index: a graph larger than this is built on disk,
+   * several times slower (100K 512-d vectors make a 158MB index). The server must have it to spare.
+   */
+  ANN_INDEX_BUILD_MEMORY: z
+    .string()
+    .regex(/^\d+(kB|MB|GB)$/, 'expected a Postgres memory size such as "256MB" or "1GB"')
+    .default("512MB"),
+  /**
    * Write-time redaction: detected values of these kinds are replaced before an event, a memory or
    * a query reaches the log, a table or a provider (`email,phone,card,secret` or `all`).
    */

@@ -1,11 +1,12 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { connectDatabase } from "../../src/db/connect.js";
 import { queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
-import { annIndexName, ensureAnnIndex } from "../../src/memory/recall/ann-index.js";
+import { annIndexName, ensureAnnIndex, HNSW_BUILD } from "../../src/memory/recall/ann-index.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
-import { onPostgres } from "../fixtures/database.js";
+import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 import { waitUntil } from "../fixtures/wait.js";
 
@@ -27,8 +28,11 @@ describe.runIf(onPostgres)("HNSW index per embedding model (real Postgres)", () 
   const index = annIndexName({ model: MODEL, dimensions: DIMENSIONS });
   const rows = <T>(query: ReturnType<typeof sql>) => queryRows<T>(runtime.database.db, query);
 
+  let database: TestDatabase;
+
   beforeAll(async () => {
-    runtime = await startTestRuntime();
+    database = await freshDatabase();
+    runtime = await startTestRuntime(database.env);
     // The configured model's index is built in the background at start-up.
     const configured = annIndexName({ model: runtime.providers.embedder.model, dimensions: runtime.providers.embedder.dimensions });
     await waitUntil(
@@ -50,7 +54,49 @@ describe.runIf(onPostgres)("HNSW index per embedding model (real Postgres)", () 
       sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, embedding, embedding_model, embedded_at) VALUES ${sql.join(values, sql`, `)}`,
     );
   });
-  afterAll(() => runtime?.close());
+  afterAll(async () => {
+    await runtime?.close();
+    await database?.drop();
+  });
+
+  it("builds with its graph parameters and memory setting on a connection of its own, and drops the model's older indexes", async () => {
+    const target = { model: MODEL, dimensions: DIMENSIONS };
+    // An index from an earlier release (pgvector's default parameters, another name) and another
+    // model's index.
+    const hnsw = (name: string, model: string) =>
+      runtime.database.db.execute(
+        sql.raw(
+          `CREATE INDEX "${name}" ON memories USING hnsw ((embedding::halfvec(${DIMENSIONS})) halfvec_cosine_ops) WHERE embedding_model = '${model}'`,
+        ),
+      );
+    await hnsw("memories_ann_older_release", MODEL);
+    await hnsw("memories_ann_other_model", "another-model");
+    await runtime.database.db.execute(sql.raw(`DROP INDEX IF EXISTS "${index}"`));
+
+    const url = database.url as string;
+    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: url, DATABASE_POOL_MAX: 1 });
+    try {
+      const setting = async () =>
+        (await queryRows<{ value: string }>(single.db, sql`SELECT current_setting('maintenance_work_mem') AS value`))[0]?.value;
+      const before = await setting();
+      expect(await ensureAnnIndex(single.db, target, { memory: "96MB" })).toBe(true);
+      expect(await setting()).toBe(before);
+    } finally {
+      await single.close();
+    }
+    const indexes = await rows<{ name: string; options: string[] | null }>(
+      sql`SELECT c.relname AS name, c.reloptions AS options FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+           WHERE i.indrelid = 'memories'::regclass AND c.relname LIKE 'memories_ann_%'`,
+    );
+    const names = indexes.map((row) => row.name);
+    expect(names).toContain(index);
+    expect(names).toContain("memories_ann_other_model");
+    expect(names).not.toContain("memories_ann_older_release");
+    expect(indexes.find((row) => row.name === index)?.options).toEqual(
+      expect.arrayContaining([`m=${HNSW_BUILD.m}`, `ef_construction=${HNSW_BUILD.efConstruction}`]),
+    );
+    await runtime.database.db.execute(sql`DROP INDEX memories_ann_other_model`);
+  });
 
   it("builds idempotently, replaces an invalid build, and names the index per model and dimension", async () => {
     expect(await ensureAnnIndex(runtime.database.db, { model: MODEL, dimensions: DIMENSIONS })).toBe(true);
