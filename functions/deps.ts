@@ -5,6 +5,7 @@ import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { LiveEvents } from "../src/live/live-events.js";
 import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import type { AnnIndex } from "../src/memory/recall/ann-index.js";
+import type { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
@@ -30,6 +31,8 @@ export interface AppDeps {
   reflectionMaxEvents: number;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
+  /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
+  corpusStatistics: CorpusStatisticsCache;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */
   dailyTokenBudget: number;
   /** How many of a context window's best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */

@@ -11,6 +11,7 @@ import { LocalExecutor } from "../src/executor/local-executor.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import { startAnnIndex } from "../src/memory/recall/ann-index.js";
+import { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
 import { eventSubjectExists } from "../src/pipeline/event-subject.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
 import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
@@ -118,6 +119,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
+    corpusStatistics: new CorpusStatisticsCache(),
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

@@ -4,6 +4,7 @@ import { createPipelineFunctions } from "../../inngest/index.js";
 import { durationMs, parseEnv } from "../../src/config/env.js";
 import { LiveEvents } from "../../src/live/live-events.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
+import { CorpusStatisticsCache } from "../../src/memory/recall/corpus-statistics.js";
 import { createPipelineNotifier } from "../../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../../src/pipeline/status/jobs-view.js";
 import { createProviders } from "../../src/providers/index.js";
@@ -72,6 +73,8 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
+    // Kept per isolate, which serves many requests.
+    corpusStatistics: new CorpusStatisticsCache(),
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

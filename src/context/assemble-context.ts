@@ -1,6 +1,7 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import { type AnnIndex, queryVector } from "../memory/recall/ann-index.js";
+import type { CorpusStatisticsCache } from "../memory/recall/corpus-statistics.js";
 import { recallMemories } from "../memory/recall/hybrid-recall.js";
 import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
@@ -23,6 +24,8 @@ export interface ContextDeps {
   clock: Clock;
   /** The embedding model's HNSW index on real Postgres, once built. */
   ann?: AnnIndex;
+  /** BM25's statistics of large corpora, kept instead of counted per query. */
+  corpusStatistics?: CorpusStatisticsCache;
   /** Write-time redaction: the query is text sent to the embedder. */
   redaction?: RedactionPolicy;
   /** How many of the best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
@@ -67,13 +70,17 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     }),
     request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
-  const ranked = await recallMemories(deps.db, {
-    ...scope,
-    text: request.query,
-    ...(vector ? { vector: queryVector(deps, vector) } : {}),
-    limit: memoryCandidates(budget),
-    now,
-  });
+  const ranked = await recallMemories(
+    deps.db,
+    {
+      ...scope,
+      text: request.query,
+      ...(vector ? { vector: queryVector(deps, vector) } : {}),
+      limit: memoryCandidates(budget),
+      now,
+    },
+    deps.corpusStatistics,
+  );
   const expanded = await withFollowingTurns(deps.db, scope, ranked, now, deps.followingTurns);
   const recalled = demoteSuperseded(withoutRedundant(expanded));
   const asItem = (memory: (typeof recalled)[number]) => ({

@@ -3,6 +3,7 @@ import { type Database, queryRows } from "../../db/database.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
+import { type CorpusStatistics, type CorpusStatisticsCache, corpusStatistics } from "./corpus-statistics.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
 
 /** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
@@ -97,7 +98,7 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
  * them), fused with RRF. Returns the fused score with the similarity and lexical coverage that
  * relevance gating and final scoring use.
  */
-export async function recallMemories(db: Database, query: RecallQuery): Promise<RecalledMemory[]> {
+export async function recallMemories(db: Database, query: RecallQuery, statistics?: CorpusStatisticsCache): Promise<RecalledMemory[]> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const visible = visibleMemories(query, query);
   const vector = query.vector ? toVectorLiteral(query.vector.values) : null;
@@ -128,26 +129,11 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
               LIMIT ${pool}
             ) nearest`
       : sql`SELECT NULL::uuid AS id, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
-  const statement = sql`WITH terms AS (
-          SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ${query.text}))) AS lexeme
+  const statement = (corpus: CorpusStatistics) => sql`WITH weights AS (
+          SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS tsq, w.idf
+            FROM jsonb_to_recordset(${JSON.stringify(bm25Weights(corpus))}::jsonb) AS w(lexeme text, idf float8)
         ),
-        corpus AS (
-          -- N from the index; the average length from a sample, since it only scales normalisation.
-          SELECT (SELECT count(*) FROM memories m WHERE ${visible})::float8 AS n,
-                 coalesce((SELECT avg(length(s.content_tsv)) FROM (SELECT m.content_tsv FROM memories m WHERE ${visible} LIMIT 1000) s), 1)::float8 AS avg_len
-        ),
-        -- BM25 weights: Postgres ranks (ts_rank) have no inverse document frequency, so a question's
-        -- common words would outweigh its rare, telling ones. Document frequencies come from the
-        -- GIN index, one count per query term.
-        weights AS (
-          SELECT t.lexeme, quote_literal(t.lexeme)::tsquery AS tsq,
-                 ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS idf
-            FROM terms t, corpus c,
-                 LATERAL (SELECT count(*)::float8 AS df FROM memories m WHERE ${visible} AND m.content_tsv @@ quote_literal(t.lexeme)::tsquery) d
-           -- A term in more than 80% of the memories tells almost nothing (idf < 0.25) and would
-           -- make the ranking join touch most rows: leave it out.
-           WHERE d.df > 0 AND d.df <= c.n * 0.8
-        ),
+        corpus AS (SELECT ${corpus.avgLength}::float8 AS avg_len),
         total AS (SELECT coalesce(sum(idf), 0) AS idf FROM weights),
         vec AS (${vectorArm}),
         fts AS (
@@ -175,15 +161,36 @@ export async function recallMemories(db: Database, query: RecallQuery): Promise<
            LIMIT ${query.limit}
         ) r
         ORDER BY r.score DESC, r.created_at DESC`;
-  const rows = annDimensions
-    ? // Search settings are per transaction, so they never leak into a pooled connection's next user.
-      await db.transaction(async (tx) => {
-        await tx.execute(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-        await tx.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(64, pool * 2))}`));
-        return queryRows<RecalledRow>(tx, statement);
-      })
-    : await queryRows<RecalledRow>(db, statement);
+  // Settings are per transaction, so they never leak into a pooled connection's next user.
+  const rows = await db.transaction(async (tx) => {
+    // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
+    // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
+    // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup.
+    await tx.execute(sql`SET LOCAL jit = off`);
+    if (annDimensions) {
+      await tx.execute(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+      await tx.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(64, pool * 2))}`));
+    }
+    // BM25's statistics: from the cache (large corpora), else counted in a statement of their own.
+    const statisticsKey =
+      query.asOf || query.window ? undefined : `${query.appId}\u0000${query.userId}\u0000${query.types?.join(",") ?? ""}`;
+    const corpus = await corpusStatistics(tx, visible, query.text, statisticsKey ? statistics?.lookup(statisticsKey) : undefined);
+    if (statisticsKey) statistics?.remember(statisticsKey, corpus);
+    return queryRows<RecalledRow>(tx, statement(corpus));
+  });
   return rows.map(toRecalled);
+}
+
+/**
+ * BM25 weights of the query's words. Postgres ranks (ts_rank) have no inverse document frequency,
+ * so a question's common words would outweigh its rare, telling ones. A word in more than 80% of
+ * the memories tells almost nothing (idf < 0.25) and would make the ranking join touch most rows:
+ * it is left out, as is a word no memory has.
+ */
+function bm25Weights(corpus: CorpusStatistics): { lexeme: string; idf: number }[] {
+  return corpus.terms
+    .filter((term) => term.df > 0 && term.df <= corpus.n * 0.8)
+    .map((term) => ({ lexeme: term.lexeme, idf: Math.log(1 + (corpus.n - term.df + 0.5) / (term.df + 0.5)) }));
 }
 
 const RECALLED_COLUMNS = sql`m.id, m.app_id, m.user_id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.retention,

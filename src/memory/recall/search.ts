@@ -7,6 +7,7 @@ import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
 import { withUsageScope } from "../../usage/usage-scope.js";
 import type { Clock } from "../../util/clock.js";
 import { type AnnIndex, queryVector } from "./ann-index.js";
+import type { CorpusStatisticsCache } from "./corpus-statistics.js";
 import { recallByIds, recallMemories } from "./hybrid-recall.js";
 import { roundScore, type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
@@ -51,7 +52,14 @@ export interface SearchResult {
  * await searchMemory(deps, { user_id: "ana", app_id: "default", query: "pets", limit: 5, min_relevance: 0.3 });
  */
 export async function searchMemory(
-  deps: { db: Database; embedder: Embedder; clock: Clock; ann?: AnnIndex; redaction?: RedactionPolicy },
+  deps: {
+    db: Database;
+    embedder: Embedder;
+    clock: Clock;
+    ann?: AnnIndex;
+    redaction?: RedactionPolicy;
+    corpusStatistics?: CorpusStatisticsCache;
+  },
   submitted: SearchMemory,
 ): Promise<SearchResult> {
   // A query is text sent to the embedder: redacted like everything else that reaches a provider.
@@ -67,17 +75,21 @@ export async function searchMemory(
       return undefined;
     },
   );
-  const recalled = await recallMemories(deps.db, {
-    appId: input.app_id,
-    userId: input.user_id,
-    text: input.query,
-    ...(vector ? { vector: queryVector(deps, vector) } : {}),
-    limit: Math.max(input.limit * 4, 40),
-    ...(input.types ? { types: input.types } : {}),
-    now,
-    ...(input.as_of ? { asOf: now } : {}),
-    ...(window ? { window } : {}),
-  });
+  const recalled = await recallMemories(
+    deps.db,
+    {
+      appId: input.app_id,
+      userId: input.user_id,
+      text: input.query,
+      ...(vector ? { vector: queryVector(deps, vector) } : {}),
+      limit: Math.max(input.limit * 4, 40),
+      ...(input.types ? { types: input.types } : {}),
+      now,
+      ...(input.as_of ? { asOf: now } : {}),
+      ...(window ? { window } : {}),
+    },
+    deps.corpusStatistics,
+  );
   const scored = scoreMemories(recalled, now);
   const relevant = scored.filter((memory) => memory.relevance >= input.min_relevance);
   const results = (

@@ -1,0 +1,101 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { CorpusStatisticsCache, corpusStatistics } from "../../src/memory/recall/corpus-statistics.js";
+import { recallMemories, visibleMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { startTestRuntime } from "../fixtures/runtime.js";
+
+const USER = "corpus-user";
+
+/** Thresholds scaled down so a corpus of a few dozen memories counts as large. */
+const cacheOptions = { ttlMs: 60_000, minCorpus: 20, minDocumentFrequency: 5, maxEntries: 2 };
+
+describe("BM25 corpus statistics and their cache", () => {
+  let runtime: Runtime;
+  let clock = 0;
+  const addMemories = async (contents: string[]) => {
+    const values = contents.map(
+      (content, i) =>
+        sql`(gen_random_uuid(), 'default', ${USER}, 'episodic', 'turn', ${content}, ${`${content}-${i}-${Math.random()}`}, now() - interval '1 hour')`,
+    );
+    await runtime.database.db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, valid_at) VALUES ${sql.join(values, sql`, `)}`,
+    );
+  };
+  const recall = (text: string, cache: CorpusStatisticsCache) =>
+    recallMemories(runtime.database.db, { appId: "default", userId: USER, text, limit: 10, now: new Date() }, cache);
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+    await addMemories(Array.from({ length: 30 }, (_, i) => `We talked about gardening and ${i % 2 ? "roses" : "tomatoes"}, day ${i}.`));
+  });
+  afterAll(() => runtime?.close());
+
+  it("counts the corpus and each query word's document frequency exactly", async () => {
+    await addMemories(["Hiking in the Alps was the best trip.", "Hiking again next summer."]);
+    const counted = await corpusStatistics(
+      runtime.database.db,
+      visibleMemories({ appId: "default", userId: USER }, { now: new Date() }),
+      "hiking tomatoes unicorns",
+      undefined,
+    );
+    expect(counted.n).toBe(32);
+    expect(Object.fromEntries(counted.terms.map((term) => [term.lexeme, term.df]))).toEqual({ hike: 2, tomato: 15, unicorn: 0 });
+  });
+
+  it("keeps a large corpus's size and common words for its time, and still finds a rare word added since", async () => {
+    const cache = new CorpusStatisticsCache(cacheOptions, () => clock);
+    expect((await recall("tomatoes", cache)).length).toBe(10);
+    const key = `default\u0000${USER}\u0000`;
+    expect(cache.lookup(key)?.df.get("tomato")).toBe(15);
+    expect(cache.lookup(key)?.n).toBe(32);
+
+    // A word the user just used for the first time is rare: counted at once, never taken as absent.
+    await addMemories(["Our new puppy is called Biscuit."]);
+    const found = await recall("Biscuit", cache);
+    expect(found.map((memory) => memory.content)).toEqual(["Our new puppy is called Biscuit."]);
+    expect(cache.lookup(key)?.df.has("biscuit")).toBe(false);
+    // The size is the remembered one until the entry expires, then counted again.
+    expect(cache.lookup(key)?.n).toBe(32);
+    clock += cacheOptions.ttlMs + 1;
+    expect(cache.lookup(key)).toBeUndefined();
+    await recall("tomatoes", cache);
+    expect(cache.lookup(key)?.n).toBe(33);
+  });
+
+  it("keeps nothing for a small corpus, for time-travel or windowed queries, and at most maxEntries corpora", async () => {
+    const cache = new CorpusStatisticsCache(cacheOptions, () => clock);
+    await recallMemories(
+      runtime.database.db,
+      { appId: "default", userId: "someone-small", text: "tomatoes", limit: 10, now: new Date() },
+      cache,
+    );
+    expect(cache.lookup("default\u0000someone-small\u0000")).toBeUndefined();
+    await recallMemories(
+      runtime.database.db,
+      { appId: "default", userId: USER, text: "tomatoes", limit: 10, now: new Date(), asOf: new Date() },
+      cache,
+    );
+    expect(cache.lookup(`default\u0000${USER}\u0000`)).toBeUndefined();
+
+    const counted = { n: 100, avgLength: 5, terms: [{ lexeme: "tomato", df: 50 }] };
+    for (const user of ["a", "b", "c"]) cache.remember(`default\u0000${user}\u0000`, counted);
+    expect(cache.lookup("default\u0000a\u0000")).toBeUndefined();
+    expect(cache.lookup("default\u0000c\u0000")?.df.get("tomato")).toBe(50);
+  });
+
+  it("ranks the same with the cache as without it", async () => {
+    const cached = new CorpusStatisticsCache(cacheOptions, () => clock);
+    await recall("tomatoes hiking", cached);
+    const withCache = await recall("tomatoes hiking", cached);
+    const without = await recallMemories(runtime.database.db, {
+      appId: "default",
+      userId: USER,
+      text: "tomatoes hiking",
+      limit: 10,
+      now: new Date(),
+    });
+    expect(withCache.map((memory) => memory.id)).toEqual(without.map((memory) => memory.id));
+    expect(withCache[0]?.content).toContain("Hiking");
+  });
+});
