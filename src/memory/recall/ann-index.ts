@@ -89,7 +89,7 @@ async function staleIndexes(db: Database, model: string, current: string): Promi
   const rows = await queryRows<{ name: string }>(
     db,
     sql`SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-         WHERE i.indrelid = 'memories'::regclass AND c.relname LIKE 'memories\_ann\_%' AND c.relname <> ${current}
+         WHERE i.indrelid = 'memories'::regclass AND starts_with(c.relname, 'memories_ann_') AND c.relname <> ${current}
            AND pg_get_expr(i.indpred, i.indrelid) = ${`(embedding_model = ${quoteLiteral(model)}::text)`}`,
   );
   return rows.map((row) => row.name);
