@@ -31,6 +31,8 @@ export interface AppDeps {
   reflectionMaxEvents: number;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
+  /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE). */
+  minTextCoverage: number;
   /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
   corpusStatistics: CorpusStatisticsCache;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */

@@ -119,6 +119,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
+    minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
     corpusStatistics: new CorpusStatisticsCache(),
     clock,
     embedder: metered.embedder,

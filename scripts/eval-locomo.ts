@@ -1,15 +1,17 @@
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
+import { z } from "zod";
 import { startRuntime } from "../functions/node-runtime.js";
 import { loadLocomo } from "../src/eval/locomo.js";
-import { crossValidateLocomo } from "../src/eval/locomo-cv.js";
+import { crossValidateLocomo, TUNED_SETTINGS } from "../src/eval/locomo-cv.js";
 import { evaluateLocomo, evaluationEnv, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
 import { ManualClock } from "../src/util/clock.js";
 
 /**
- * `npm run eval:locomo -- <dir> --cv [--grid 0,5,10,20]`: the same recall, cross-validated over the
- * one setting chosen on this data (CONTEXT_FOLLOWING_TURNS): chosen on one conversation, reported on the other.
+ * `npm run eval:locomo -- <dir> --cv [--setting CONTEXT_FOLLOWING_TURNS] [--grid 0,5,10,20]`: the
+ * same recall, cross-validated over one of the settings chosen on this data (CONTEXT_FOLLOWING_TURNS,
+ * RECALL_MIN_TEXT_COVERAGE): chosen on one conversation, reported on the other.
  *
  * `npm run eval:locomo -- <dir> [--budgets 500,1000,2000,4000] [--days 60,365]`: evidence recall of
  * context windows on LoCoMo (categories 1-4), next to BM25 and newest-turns baselines computed in
@@ -22,8 +24,9 @@ const { values, positionals } = parseArgs({
   options: {
     budgets: { type: "string", default: "500,1000,2000,4000" },
     days: { type: "string", default: "" },
-    /** Cross-validate CONTEXT_FOLLOWING_TURNS over --grid: choose on one conversation, report on the other. */
+    /** Cross-validate --setting over --grid: choose on one conversation, report on the other. */
     cv: { type: "boolean", default: false },
+    setting: { type: "string", default: "CONTEXT_FOLLOWING_TURNS" },
     grid: { type: "string", default: "0,5,10,20" },
   },
 });
@@ -38,8 +41,9 @@ const files = (await readdir(dir)).filter((file) => file.endsWith(".json")).sort
 
 if (values.cv) {
   const grid = (values.grid as string).split(",").map(Number);
-  const { grid: results, folds } = await crossValidateLocomo({ dir, files, budgets, grid });
-  console.log(`\nevidence recall by CONTEXT_FOLLOWING_TURNS (rows) and conversation, at ${budgets.join(" / ")} tokens`);
+  const setting = z.enum(TUNED_SETTINGS).parse(values.setting);
+  const { grid: results, folds } = await crossValidateLocomo({ dir, files, budgets, setting, grid });
+  console.log(`\nevidence recall by ${setting} (rows) and conversation, at ${budgets.join(" / ")} tokens`);
   for (const value of grid)
     for (const file of files)
       console.log(
@@ -54,7 +58,7 @@ if (values.cv) {
       `${String(budget).padEnd(8)} ${cells.map((cell) => cell.toFixed(3).padStart(22)).join(" ")} ${mean(cells).toFixed(3).padStart(7)}`,
     );
   }
-  console.log(JSON.stringify({ eval: "locomo-cv", files, budgets, grid: results, folds }));
+  console.log(JSON.stringify({ eval: "locomo-cv", setting, files, budgets, grid: results, folds }));
   process.exit(0);
 }
 

@@ -73,6 +73,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
+    minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
     // Kept per isolate, which serves many requests.
     corpusStatistics: new CorpusStatisticsCache(),
     clock,

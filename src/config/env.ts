@@ -110,9 +110,17 @@ export const EnvSchema = z.object({
   REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(40),
   /**
    * How many of a context window's best turn hits bring the turn that follows them (an answer
-   * usually follows its question). Chosen by cross-validation on LoCoMo dev (npm run eval:locomo -- --cv).
+   * usually follows its question). Chosen by cross-validation on LoCoMo dev (npm run eval:locomo -- --cv),
+   * with RECALL_MIN_TEXT_COVERAGE at its default: both folds chose 5.
    */
-  CONTEXT_FOLLOWING_TURNS: z.coerce.number().int().min(0).max(100).default(10),
+  CONTEXT_FOLLOWING_TURNS: z.coerce.number().int().min(0).max(100).default(5),
+  /**
+   * Least share of a query's BM25 weight a memory must match to be a full-text candidate. Without
+   * it, once a query's telling words run out, the text ranking fills with memories that match only
+   * its common words (the two speakers' names, in a conversation between them) and short ones win
+   * by length. Chosen by cross-validation on LoCoMo dev (npm run eval:locomo -- --cv --setting RECALL_MIN_TEXT_COVERAGE).
+   */
+  RECALL_MIN_TEXT_COVERAGE: z.coerce.number().min(0).max(1).default(0.2),
   /** Quiet period before a session's deep reflection starts. */
   REFLECTION_DEBOUNCE: DurationSchema.default("5s"),
   /** Most events one extraction call sees. */

@@ -24,6 +24,8 @@ export interface ContextDeps {
   clock: Clock;
   /** The embedding model's HNSW index on real Postgres, once built. */
   ann?: AnnIndex;
+  /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE). */
+  minTextCoverage?: number;
   /** BM25's statistics of large corpora, kept instead of counted per query. */
   corpusStatistics?: CorpusStatisticsCache;
   /** Write-time redaction: the query is text sent to the embedder. */
@@ -78,6 +80,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       ...(vector ? { vector: queryVector(deps, vector) } : {}),
       limit: memoryCandidates(budget),
       now,
+      ...(deps.minTextCoverage === undefined ? {} : { minTextCoverage: deps.minTextCoverage }),
     },
     deps.corpusStatistics,
   );

@@ -25,16 +25,21 @@ export function chooseOnOne(results: CrossValidation["grid"], conversation: stri
     .reduce((best, value) => (score(value) > score(best) ? value : best));
 }
 
+/** The retrieval settings chosen on LoCoMo dev, each by this cross-validation. */
+export const TUNED_SETTINGS = ["CONTEXT_FOLLOWING_TURNS", "RECALL_MIN_TEXT_COVERAGE"] as const;
+export type TunedSetting = (typeof TUNED_SETTINGS)[number];
+
 /**
- * Cross-validates CONTEXT_FOLLOWING_TURNS, the one retrieval setting chosen on LoCoMo dev: each
- * conversation is imported once into an embedded database on disk, every grid value is evaluated
- * by a service restarted on it with that setting, and each fold picks the value on one
- * conversation and reports recall on another — so the reported figures never saw their own answers.
+ * Cross-validates one of the retrieval settings chosen on LoCoMo dev: each conversation is
+ * imported once into an embedded database on disk, every grid value is evaluated by a service
+ * restarted on it with that setting (the others at their defaults), and each fold picks the value
+ * on one conversation and reports recall on another — so the reported figures never saw their own answers.
  */
 export async function crossValidateLocomo(options: {
   dir: string;
   files: string[];
   budgets: number[];
+  setting: TunedSetting;
   grid: number[];
 }): Promise<CrossValidation> {
   const dataDir = await mkdtemp(join(tmpdir(), "locomo-cv-"));
@@ -57,7 +62,7 @@ export async function crossValidateLocomo(options: {
 
     const grid: CrossValidation["grid"] = {};
     for (const value of options.grid) {
-      const runtime = await startRuntime(evaluationEnv(dataDir, { CONTEXT_FOLLOWING_TURNS: String(value) }), { clock });
+      const runtime = await startRuntime(evaluationEnv(dataDir, { [options.setting]: String(value) }), { clock });
       try {
         grid[value] = {};
         for (const { file, conversation, imported } of imports) {

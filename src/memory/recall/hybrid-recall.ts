@@ -67,6 +67,8 @@ export interface RecallQuery extends RecallFilters {
   limit: number;
   /** Candidates taken from each ranking before fusion. */
   candidates?: number;
+  /** Least share of the query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE); default 0. */
+  minTextCoverage?: number;
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
@@ -144,6 +146,7 @@ export async function recallMemories(db: Database, query: RecallQuery, statistic
               FROM memories m JOIN weights w ON m.content_tsv @@ w.tsq, corpus c, total t
              WHERE ${visible}
              GROUP BY m.id
+             HAVING sum(w.idf) >= ${query.minTextCoverage ?? 0} * max(t.idf)
              ORDER BY score DESC
              LIMIT ${pool}
           ) scored

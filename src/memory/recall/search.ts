@@ -59,6 +59,8 @@ export async function searchMemory(
     ann?: AnnIndex;
     redaction?: RedactionPolicy;
     corpusStatistics?: CorpusStatisticsCache;
+    /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE). */
+    minTextCoverage?: number;
   },
   submitted: SearchMemory,
 ): Promise<SearchResult> {
@@ -87,6 +89,7 @@ export async function searchMemory(
       now,
       ...(input.as_of ? { asOf: now } : {}),
       ...(window ? { window } : {}),
+      ...(deps.minTextCoverage === undefined ? {} : { minTextCoverage: deps.minTextCoverage }),
     },
     deps.corpusStatistics,
   );
