@@ -5,7 +5,7 @@ import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { LiveEvents } from "../src/live/live-events.js";
 import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import type { AnnIndex } from "../src/memory/recall/ann-index.js";
-import type { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
+import type { RecallSettings } from "../src/memory/recall/hybrid-recall.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
@@ -31,10 +31,8 @@ export interface AppDeps {
   reflectionMaxEvents: number;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
-  /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE). */
-  minTextCoverage: number;
-  /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
-  corpusStatistics: CorpusStatisticsCache;
+  /** How recall ranks: the text-coverage floor (RECALL_MIN_TEXT_COVERAGE) and BM25's statistics cache. */
+  recall: RecallSettings;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */
   dailyTokenBudget: number;
   /** How many of a context window's best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */

@@ -73,9 +73,8 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
-    minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
-    // Kept per isolate, which serves many requests.
-    corpusStatistics: new CorpusStatisticsCache(),
+    // The statistics cache is kept per isolate, which serves many requests.
+    recall: { minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE, statistics: new CorpusStatisticsCache() },
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

@@ -1,8 +1,7 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import { type AnnIndex, queryVector } from "../memory/recall/ann-index.js";
-import type { CorpusStatisticsCache } from "../memory/recall/corpus-statistics.js";
-import { recallMemories } from "../memory/recall/hybrid-recall.js";
+import { type RecallSettings, recallMemories } from "../memory/recall/hybrid-recall.js";
 import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
 import { NO_REDACTION } from "../redaction/policy.js";
@@ -24,10 +23,8 @@ export interface ContextDeps {
   clock: Clock;
   /** The embedding model's HNSW index on real Postgres, once built. */
   ann?: AnnIndex;
-  /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE). */
-  minTextCoverage?: number;
-  /** BM25's statistics of large corpora, kept instead of counted per query. */
-  corpusStatistics?: CorpusStatisticsCache;
+  /** The service's recall settings (text-coverage floor, BM25 statistics cache). */
+  recall?: RecallSettings;
   /** Write-time redaction: the query is text sent to the embedder. */
   redaction?: RedactionPolicy;
   /** How many of the best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
@@ -80,9 +77,8 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       ...(vector ? { vector: queryVector(deps, vector) } : {}),
       limit: memoryCandidates(budget),
       now,
-      ...(deps.minTextCoverage === undefined ? {} : { minTextCoverage: deps.minTextCoverage }),
     },
-    deps.corpusStatistics,
+    deps.recall,
   );
   const expanded = await withFollowingTurns(deps.db, scope, ranked, now, deps.followingTurns);
   const recalled = demoteSuperseded(withoutRedundant(expanded));

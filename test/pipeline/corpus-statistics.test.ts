@@ -23,7 +23,7 @@ describe("BM25 corpus statistics and their cache", () => {
     );
   };
   const recall = (text: string, cache: CorpusStatisticsCache) =>
-    recallMemories(runtime.database.db, { appId: "default", userId: USER, text, limit: 10, now: new Date() }, cache);
+    recallMemories(runtime.database.db, { appId: "default", userId: USER, text, limit: 10, now: new Date() }, { statistics: cache });
 
   beforeAll(async () => {
     runtime = await startTestRuntime();
@@ -68,13 +68,13 @@ describe("BM25 corpus statistics and their cache", () => {
     await recallMemories(
       runtime.database.db,
       { appId: "default", userId: "someone-small", text: "tomatoes", limit: 10, now: new Date() },
-      cache,
+      { statistics: cache },
     );
     expect(cache.lookup("default\u0000someone-small\u0000")).toBeUndefined();
     await recallMemories(
       runtime.database.db,
       { appId: "default", userId: USER, text: "tomatoes", limit: 10, now: new Date(), asOf: new Date() },
-      cache,
+      { statistics: cache },
     );
     expect(cache.lookup(`default\u0000${USER}\u0000`)).toBeUndefined();
 

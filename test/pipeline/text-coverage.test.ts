@@ -10,7 +10,7 @@ const USER = "coverage-user";
 describe("full-text candidates must match a share of the query's BM25 weight (RECALL_MIN_TEXT_COVERAGE)", () => {
   let runtime: Runtime;
   const recall = (text: string, minTextCoverage: number) =>
-    recallMemories(runtime.database.db, { appId: "default", userId: USER, text, limit: 20, now: new Date(), minTextCoverage });
+    recallMemories(runtime.database.db, { appId: "default", userId: USER, text, limit: 20, now: new Date() }, { minTextCoverage });
 
   beforeAll(async () => {
     runtime = await startTestRuntime();

@@ -67,8 +67,14 @@ export interface RecallQuery extends RecallFilters {
   limit: number;
   /** Candidates taken from each ranking before fusion. */
   candidates?: number;
-  /** Least share of the query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE); default 0. */
+}
+
+/** How a service recalls, the same for every query it answers. */
+export interface RecallSettings {
+  /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE); default 0. */
   minTextCoverage?: number;
+  /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
+  statistics?: CorpusStatisticsCache;
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
@@ -100,7 +106,7 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
  * them), fused with RRF. Returns the fused score with the similarity and lexical coverage that
  * relevance gating and final scoring use.
  */
-export async function recallMemories(db: Database, query: RecallQuery, statistics?: CorpusStatisticsCache): Promise<RecalledMemory[]> {
+export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const visible = visibleMemories(query, query);
   const vector = query.vector ? toVectorLiteral(query.vector.values) : null;
@@ -146,7 +152,7 @@ export async function recallMemories(db: Database, query: RecallQuery, statistic
               FROM memories m JOIN weights w ON m.content_tsv @@ w.tsq, corpus c, total t
              WHERE ${visible}
              GROUP BY m.id
-             HAVING sum(w.idf) >= ${query.minTextCoverage ?? 0} * max(t.idf)
+             HAVING sum(w.idf) >= ${settings.minTextCoverage ?? 0} * max(t.idf)
              ORDER BY score DESC
              LIMIT ${pool}
           ) scored
@@ -169,14 +175,17 @@ export async function recallMemories(db: Database, query: RecallQuery, statistic
     // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
     // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
     // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup.
-    await tx.execute(sql`SET LOCAL jit = off`);
-    if (annDimensions) {
-      await tx.execute(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-      await tx.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(64, pool * 2))}`));
-    }
+    // One round trip for the settings (set_config's `true`: for this transaction only).
+    await tx.execute(
+      annDimensions
+        ? sql`SELECT set_config('jit', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
+                     set_config('hnsw.ef_search', ${String(Math.min(1000, Math.max(64, pool * 2)))}, true)`
+        : sql`SELECT set_config('jit', 'off', true)`,
+    );
     // BM25's statistics: from the cache (large corpora), else counted in a statement of their own.
     const statisticsKey =
       query.asOf || query.window ? undefined : `${query.appId}\u0000${query.userId}\u0000${query.types?.join(",") ?? ""}`;
+    const { statistics } = settings;
     const corpus = await corpusStatistics(tx, visible, query.text, statisticsKey ? statistics?.lookup(statisticsKey) : undefined);
     if (statisticsKey) statistics?.remember(statisticsKey, corpus);
     return queryRows<RecalledRow>(tx, statement(corpus));

@@ -7,8 +7,7 @@ import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
 import { withUsageScope } from "../../usage/usage-scope.js";
 import type { Clock } from "../../util/clock.js";
 import { type AnnIndex, queryVector } from "./ann-index.js";
-import type { CorpusStatisticsCache } from "./corpus-statistics.js";
-import { recallByIds, recallMemories } from "./hybrid-recall.js";
+import { type RecallSettings, recallByIds, recallMemories } from "./hybrid-recall.js";
 import { roundScore, type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
 
@@ -58,9 +57,7 @@ export async function searchMemory(
     clock: Clock;
     ann?: AnnIndex;
     redaction?: RedactionPolicy;
-    corpusStatistics?: CorpusStatisticsCache;
-    /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE). */
-    minTextCoverage?: number;
+    recall?: RecallSettings;
   },
   submitted: SearchMemory,
 ): Promise<SearchResult> {
@@ -89,9 +86,8 @@ export async function searchMemory(
       now,
       ...(input.as_of ? { asOf: now } : {}),
       ...(window ? { window } : {}),
-      ...(deps.minTextCoverage === undefined ? {} : { minTextCoverage: deps.minTextCoverage }),
     },
-    deps.corpusStatistics,
+    deps.recall,
   );
   const scored = scoreMemories(recalled, now);
   const relevant = scored.filter((memory) => memory.relevance >= input.min_relevance);
