@@ -43,6 +43,31 @@ describe("BM25 corpus statistics and their cache", () => {
     expect(Object.fromEntries(counted.terms.map((term) => [term.lexeme, term.df]))).toEqual({ hike: 2, tomato: 15, unicorn: 0 });
   });
 
+  it("counts a word exactly up to a limit, and beyond it estimates from its share of the newest memories", async () => {
+    // 100 memories a minute apart, newest first: roses in every 4th of the newest 40 (10) and in
+    // every 2nd of the 60 older ones (30), so the newest share (1/4) and the overall one (2/5) differ.
+    const rows = Array.from({ length: 100 }, (_, i) => {
+      const roses = i < 40 ? i % 4 === 0 : i % 2 === 0;
+      const content = `Notes ${i}: ${roses ? "roses" : "weeds"}${i < 3 ? " and hiking" : ""}${i >= 80 ? " and tulips" : ""}.`;
+      return sql`(gen_random_uuid(), 'default', 'sampled-user', 'episodic', 'turn', ${content}, ${`sampled-${i}`}, now() - interval '1 hour', now() - make_interval(mins => ${i}))`;
+    });
+    await runtime.database.db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, valid_at, created_at) VALUES ${sql.join(rows, sql`, `)}`,
+    );
+    const visible = visibleMemories({ appId: "default", userId: "sampled-user" }, { now: new Date() });
+    const dfs = async (limits?: { exactUpTo: number; sample: number }, text = "roses hiking notes") =>
+      Object.fromEntries(
+        (await corpusStatistics(runtime.database.db, visible, text, undefined, limits)).terms.map((t) => [t.lexeme, t.df]),
+      );
+
+    expect(await dfs()).toEqual({ rose: 40, hike: 3, note: 100 });
+    // Past 10 matches: 100 memories × the share in the newest 40 (roses 1/4, notes all); hiking is still counted.
+    expect(await dfs({ exactUpTo: 10, sample: 40 })).toEqual({ rose: 25, hike: 3, note: 100 });
+    // A word common only among older memories (tulips, the oldest 20) is never put below what was counted.
+    expect(await dfs({ exactUpTo: 10, sample: 40 }, "tulips")).toEqual({ tulip: 10 });
+    expect(await dfs(undefined, "tulips")).toEqual({ tulip: 20 });
+  });
+
   it("keeps a large corpus's size and common words for its time, and still finds a rare word added since", async () => {
     const cache = new CorpusStatisticsCache(cacheOptions, () => clock);
     expect((await recall("tomatoes", cache)).length).toBe(10);
