@@ -34,14 +34,24 @@ export async function benchAnn(runtime: Runtime, env: Env, count: number): Promi
   const name = annIndexName({ model, dimensions });
   await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
   const without = await time(() => seedMemories(runtime, "bench-ann-insert", 5_000, model));
-  // As the service builds it: on a connection of its own, with the configured build memory.
-  const builder = await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 });
-  const buildMs = await time(() => ensureAnnIndex(builder.db, { model, dimensions }, { memory: env.ANN_INDEX_BUILD_MEMORY })).finally(() =>
-    builder.close(),
-  );
+  const buildMs = await buildAnnIndexAsService(runtime, env);
   const withIndex = await time(() => seedMemories(runtime, "bench-ann-insert", 5_000, model));
 
-  const userId = `bench-${count}`;
+  return {
+    memories: count,
+    buildMs,
+    insertMs: { without, with: withIndex },
+    recallAt10: await indexRecallAt10(runtime, [`bench-${count}`]),
+  };
+}
+
+/**
+ * Mean share of the exact top-10 (a scan with the index off) that the indexed search returns, by
+ * `hnsw.ef_search`, over 20 queries spread over `userIds`.
+ */
+export async function indexRecallAt10(runtime: Runtime, userIds: string[]): Promise<Record<number, number>> {
+  const db = runtime.database.db;
+  const { model, dimensions } = runtime.providers.embedder;
   // Queries from the same family as the data (a topic, subtopic and detail of its own, more noise).
   const queries = Array.from({ length: 20 }, (_, q) =>
     Array.from({ length: dimensions }, (_, d) =>
@@ -49,7 +59,8 @@ export async function benchAnn(runtime: Runtime, env: Env, count: number): Promi
     ),
   );
   const overlap: Record<number, number> = {};
-  for (const values of queries) {
+  for (const [q, values] of queries.entries()) {
+    const userId = userIds[q % userIds.length] as string;
     const vector = toVectorLiteral(values);
     const cast = `halfvec(${dimensions})`;
     const nearest = (settings: string[]) =>
@@ -68,12 +79,16 @@ export async function benchAnn(runtime: Runtime, env: Env, count: number): Promi
       overlap[efSearch] = (overlap[efSearch] ?? 0) + exact.filter((row) => found.has(row.id)).length / Math.max(1, exact.length);
     }
   }
-  return {
-    memories: count,
-    buildMs,
-    insertMs: { without, with: withIndex },
-    recallAt10: Object.fromEntries(EF_SEARCH.map((efSearch) => [efSearch, (overlap[efSearch] ?? 0) / queries.length])),
-  };
+  return Object.fromEntries(EF_SEARCH.map((efSearch) => [efSearch, (overlap[efSearch] ?? 0) / queries.length]));
+}
+
+/** Builds the configured model's HNSW index as the service does: a connection of its own, the configured build memory. */
+export async function buildAnnIndexAsService(runtime: Runtime, env: Env): Promise<number> {
+  const { model, dimensions } = runtime.providers.embedder;
+  const builder = await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 });
+  return time(() => ensureAnnIndex(builder.db, { model, dimensions }, { memory: env.ANN_INDEX_BUILD_MEMORY })).finally(() =>
+    builder.close(),
+  );
 }
 
 /** A database of its own on the server at `url`, for one benchmark run. */

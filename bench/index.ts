@@ -12,12 +12,16 @@ import { benchAppend } from "./append.js";
 import { benchColdStart } from "./cold-start.js";
 import { benchLoad, printLoad } from "./load.js";
 import { benchMaintenance } from "./maintenance.js";
+import { benchManyUsers } from "./many-users.js";
 import { benchRetrieval } from "./retrieval.js";
 import { printTable } from "./stats.js";
 
 /**
  * `npm run bench -- --load [--clients 50] [--seconds 60] [--postgres URL]`: only the load test (mixed
  * append / context / search from many clients), on PGlite and, with `--postgres`, on that server too.
+ *
+ * `npm run bench -- --many-users --postgres URL [--users 1000] [--per-user 1000] [--large-user 100000]`:
+ * only the production-shape benchmark (many users under one HNSW index, one large user), on that server.
  *
  * `npm run bench [-- --iterations 2000]`: benchmarks on the embedded default (PGlite on a fresh
  * data directory, pipeline running), each next to its floor measured in the same run. Absolute
@@ -34,6 +38,11 @@ const { values } = parseArgs({
     load: { type: "boolean", default: false },
     clients: { type: "string", default: "50" },
     seconds: { type: "string", default: "60" },
+    /** Only the production shape: many users under one HNSW index plus one large user (needs --postgres). */
+    "many-users": { type: "boolean", default: false },
+    users: { type: "string", default: "1000" },
+    "per-user": { type: "string", default: "1000" },
+    "large-user": { type: "string", default: "100000" },
   },
 });
 const iterations = Number(values.iterations);
@@ -84,6 +93,38 @@ if (values.load) {
     } finally {
       await bench.close();
     }
+  }
+  process.exit(0);
+}
+
+if (values["many-users"]) {
+  if (!values.postgres) throw new Error("--many-users needs --postgres URL: the HNSW index exists only on a real Postgres");
+  const bench = await openBenchRuntime(values.postgres);
+  try {
+    const options = {
+      users: Number(values.users),
+      perUser: Number(values["per-user"]),
+      largeUser: Number(values["large-user"]),
+      iterations: Number(values["retrieval-iterations"]),
+    };
+    const report = await benchManyUsers(bench.runtime, bench.env, options);
+    const total = options.users * options.perUser + options.largeUser;
+    console.log(
+      `${bench.label}: ${total} memories (${options.users} users × ${options.perUser} + one with ${options.largeUser}); seeded in ${(report.seedMs / 1000).toFixed(0)} s, HNSW index built in ${(report.buildMs / 1000).toFixed(1)} s (maintenance_work_mem ${bench.env.ANN_INDEX_BUILD_MEMORY}), ${(report.indexBytes / 2 ** 20).toFixed(0)} MiB\n`,
+    );
+    printTable(report.many, report.many[0] as (typeof report.many)[number]);
+    console.log("");
+    printTable(report.large, report.large[0] as (typeof report.large)[number]);
+    const recall = (shares: Record<number, number>) =>
+      Object.entries(shares)
+        .map(([efSearch, share]) => `${share.toFixed(3)} at ef_search ${efSearch}`)
+        .join(", ");
+    console.log(
+      `\nrecall@10 against an exact scan (target ≥ 0.95): random users ${recall(report.recallAt10.many)}; the large user ${recall(report.recallAt10.large)}`,
+    );
+    console.log(JSON.stringify({ bench: "many-users", ...report }));
+  } finally {
+    await bench.close();
   }
   process.exit(0);
 }

@@ -3,7 +3,7 @@ import type { Runtime } from "../functions/node-runtime.js";
 import { queryRows } from "../src/db/database.js";
 import { type Summary, summarize, time } from "./stats.js";
 
-const TOPICS = [
+export const TOPICS = [
   "cats",
   "hiking",
   "jazz",

@@ -1,0 +1,105 @@
+import { sql } from "drizzle-orm";
+import type { Runtime } from "../functions/node-runtime.js";
+import type { Env } from "../src/config/env.js";
+import { queryRows } from "../src/db/database.js";
+import { annIndexName } from "../src/memory/recall/ann-index.js";
+import { buildAnnIndexAsService, indexRecallAt10 } from "./ann.js";
+import { seedMemories, TOPICS } from "./retrieval.js";
+import { type Summary, summarize, time } from "./stats.js";
+
+const json = { "content-type": "application/json" };
+
+export interface ManyUsersReport {
+  users: number;
+  perUser: number;
+  /** The one user with many more memories than the rest. */
+  largeUser: number;
+  /** Seeding every memory with the index dropped, then building it as the service does. */
+  seedMs: number;
+  buildMs: number;
+  /** Index size on disk. */
+  indexBytes: number;
+  many: Summary[];
+  large: Summary[];
+  /** recall@10 of the indexed search against an exact scan, by ef_search, over sampled users and the large one. */
+  recallAt10: { many: Record<number, number>; large: Record<number, number> };
+}
+
+/**
+ * Production shape on a real Postgres: `users` users with `perUser` memories each plus one with
+ * `largeUser`, under one HNSW index (seeded without it, then built as the service builds it).
+ * Context windows and searches for random users and for the large one, each next to the raw
+ * indexed top-10 vector query of the same user (the floor).
+ */
+export async function benchManyUsers(
+  runtime: Runtime,
+  env: Env,
+  options: { users: number; perUser: number; largeUser: number; iterations: number },
+): Promise<ManyUsersReport> {
+  const db = runtime.database.db;
+  const { model, dimensions } = runtime.providers.embedder;
+  const name = annIndexName({ model, dimensions });
+  await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
+  const userId = (index: number) => `many-${index}`;
+  const seedMs = await time(async () => {
+    for (let index = 0; index < options.users; index++) await seedMemories(runtime, userId(index), options.perUser, model);
+    await seedMemories(runtime, "many-large", options.largeUser, model);
+  });
+  const buildMs = await buildAnnIndexAsService(runtime, env);
+  await db.execute(sql`ANALYZE memories`);
+  const [size] = await queryRows<{ bytes: number }>(db, sql`SELECT pg_relation_size(${name}::regclass)::float8 AS bytes`);
+
+  const measure = async (label: string, pickUser: (i: number) => string) => {
+    const raw: number[] = [];
+    const context: number[] = [];
+    const search: number[] = [];
+    const vectors = await runtime.providers.embedder.embed(TOPICS.map((topic) => `What did we say about ${topic}?`));
+    for (let i = 0; i < options.iterations + 3; i++) {
+      const user = pickUser(i);
+      const query = `What did we say about ${TOPICS[i % TOPICS.length]}?`;
+      const vector = `[${(vectors[i % vectors.length] as number[]).join(",")}]`;
+      const cast = sql.raw(`halfvec(${dimensions})`);
+      const rawTime = await time(() =>
+        db.transaction(async (tx) => {
+          await tx.execute(sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+          return queryRows(
+            tx,
+            sql`SELECT id FROM memories WHERE app_id = 'default' AND user_id = ${user} AND embedding_model = ${model}
+                 ORDER BY embedding::${cast} <=> ${vector}::${cast} LIMIT 10`,
+          );
+        }),
+      );
+      const post = (path: string, body: unknown) =>
+        time(async () => {
+          const response = await runtime.app.request(path, { method: "POST", headers: json, body: JSON.stringify(body) });
+          if (response.status !== 200) throw new Error(`${path} failed: ${await response.text()}`);
+        });
+      const contextTime = await post("/v1/context", { user_id: user, query, max_tokens: 2000 });
+      const searchTime = await post("/v1/memories/search", { user_id: user, query, limit: 10 });
+      if (i < 3) continue; // warm-up
+      raw.push(rawTime);
+      context.push(contextTime);
+      search.push(searchTime);
+    }
+    return [
+      summarize(`raw indexed top-10, ${label} (floor)`, raw),
+      summarize(`context 2000 tokens, ${label}`, context),
+      summarize(`search top-10, ${label}`, search),
+    ];
+  };
+  // A different user each time: nothing cached for one user helps the next.
+  const many = await measure(`1 of ${options.users} users`, (i) => userId((i * 7919) % options.users));
+  const large = await measure(`user with ${options.largeUser}`, () => "many-large");
+  const sampled = Array.from({ length: 20 }, (_, i) => userId((i * 104_729) % options.users));
+  return {
+    users: options.users,
+    perUser: options.perUser,
+    largeUser: options.largeUser,
+    seedMs,
+    buildMs,
+    indexBytes: Number(size?.bytes ?? 0),
+    many,
+    large,
+    recallAt10: { many: await indexRecallAt10(runtime, sampled), large: await indexRecallAt10(runtime, ["many-large"]) },
+  };
+}
