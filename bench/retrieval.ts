@@ -35,16 +35,24 @@ const json = { "content-type": "application/json" };
  */
 export const clusteredVector = (topic: number, subtopic: number, detail: number, g: number, noise: number) =>
   Math.sin(g * topic) + 0.5 * Math.sin(g * subtopic + 1) + 0.25 * Math.sin(g * detail + 2) + noise;
-const clusteredComponent = sql.raw(
-  "sin(g * (1 + i % 20)) + 0.5 * sin(g * (21 + (i / 20) % 20) + 1) + 0.25 * sin(g * (41 + i % 397) + 2) + (random() - 0.5) * 0.1",
-);
+/** `clusteredVector` in SQL, for row `i` and component `g`, its topic and subtopic shifted by `phase`. */
+const clusteredComponent = (phase: number) =>
+  sql`sin(g * (1 + i % 20) + ${phase}::float8) + 0.5 * sin(g * (21 + (i / 20) % 20) + 1 + ${phase}::float8) + 0.25 * sin(g * (41 + i % 397) + 2) + (random() - 0.5) * 0.1`;
 
 /**
  * Fills one user with `count` turn memories (clustered 512-d vectors labelled with the embedder's
  * model, texts over 20 topics) straight in SQL, so building 100K rows takes seconds, not hours
- * of embedding.
+ * of embedding. Users seeded with different `phase`s have vectors of their own; with the same
+ * phase every user's memory i is a near-duplicate of every other user's, the worst case of a
+ * filtered index search. `analyze: false` leaves ANALYZE to the caller (once after many users).
  */
-export async function seedMemories(runtime: Runtime, userId: string, count: number, model: string): Promise<void> {
+export async function seedMemories(
+  runtime: Runtime,
+  userId: string,
+  count: number,
+  model: string,
+  options: { phase?: number; analyze?: boolean } = {},
+): Promise<void> {
   const topics = `ARRAY[${TOPICS.map((topic) => `'${topic}'`).join(",")}]`;
   for (let start = 0; start < count; start += 5000) {
     const end = Math.min(count, start + 5000);
@@ -53,11 +61,11 @@ export async function seedMemories(runtime: Runtime, userId: string, count: numb
       SELECT gen_random_uuid(), 'default', ${userId}, 'episodic', 'turn',
              'Turn ' || i || ': we talked about ' || (${sql.raw(topics)})[1 + i % 20] || ' and ' || (${sql.raw(topics)})[1 + (i * 7) % 20] || ' on day ' || (i % 365),
              md5(${userId} || i), 0.3 + (i % 7) / 10.0, now() - make_interval(mins => i),
-             (SELECT array_agg(${clusteredComponent})::real[] FROM generate_series(1, 512) AS g)::halfvec, ${model}, now(), '{"origin": "bench"}'::jsonb
+             (SELECT array_agg(${clusteredComponent(options.phase ?? 0)})::real[] FROM generate_series(1, 512) AS g)::halfvec, ${model}, now(), '{"origin": "bench"}'::jsonb
         FROM generate_series(${start}::int, ${end - 1}::int) AS i`);
   }
   // Fresh statistics, as autovacuum would leave them on a server, so the planner sees the data.
-  await runtime.database.db.execute(sql`ANALYZE memories`);
+  if (options.analyze ?? true) await runtime.database.db.execute(sql`ANALYZE memories`);
 }
 
 /** Context assembly and search top-10 latency next to a raw top-10 vector query on the same data. */
