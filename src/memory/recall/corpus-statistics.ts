@@ -122,15 +122,19 @@ export async function corpusStatistics(
                  coalesce(${known?.avgLength ?? null}::float8,
                           (SELECT avg(length(s.content_tsv)) FROM (SELECT m.content_tsv FROM memories m WHERE ${visible} LIMIT 1000) s)::float8,
                           1) AS avg_len
+        ),
+        -- The newest memories, in which a common word's share is measured: read once however many
+        -- words need it, and never when none does (a CTE is computed on its first scan). NULLS
+        -- LAST as in memories_user_time_idx, which then serves it.
+        sample AS MATERIALIZED (
+          SELECT m.content_tsv FROM memories m WHERE ${visible} ORDER BY m.created_at DESC NULLS LAST LIMIT ${limits.sample}
         )
         SELECT t.lexeme, c.n, c.avg_len,
                coalesce((${knownDf}::jsonb ->> t.lexeme)::float8,
                         CASE WHEN b.matches < ${limits.exactUpTo} THEN b.matches::float8
-                             -- Common: its share of the newest memories, never below what was counted
-                             -- (NULLS LAST as in memories_user_time_idx, which then serves the sample).
+                             -- Common: its share of the sample, never below what was counted.
                              ELSE greatest(${limits.exactUpTo}::float8, c.n * (
-                               SELECT avg((s.content_tsv @@ quote_literal(t.lexeme)::tsquery)::int)::float8
-                                 FROM (SELECT m.content_tsv FROM memories m WHERE ${visible} ORDER BY m.created_at DESC NULLS LAST LIMIT ${limits.sample}) s))
+                               SELECT avg((s.content_tsv @@ quote_literal(t.lexeme)::tsquery)::int)::float8 FROM sample s))
                         END) AS df
           FROM corpus c
           LEFT JOIN terms t ON true
