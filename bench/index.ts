@@ -112,15 +112,16 @@ if (values["many-users"]) {
     console.log(
       `${bench.label}: ${total} memories (${options.users} users × ${options.perUser} + one with ${options.largeUser}); seeded in ${(report.seedMs / 1000).toFixed(0)} s, HNSW index built in ${(report.buildMs / 1000).toFixed(1)} s (maintenance_work_mem ${bench.env.ANN_INDEX_BUILD_MEMORY}), ${(report.indexBytes / 2 ** 20).toFixed(0)} MiB\n`,
     );
-    printTable(report.many, report.many[0] as (typeof report.many)[number]);
-    console.log("");
-    printTable(report.large, report.large[0] as (typeof report.large)[number]);
+    for (const { raw, rows } of [report.many, report.large]) {
+      printTable([raw, ...rows], raw);
+      console.log("");
+    }
     const recall = (shares: Record<number, number>) =>
       Object.entries(shares)
         .map(([efSearch, share]) => `${share.toFixed(3)} at ef_search ${efSearch}`)
         .join(", ");
     console.log(
-      `\nrecall@10 against an exact scan (target ≥ 0.95): random users ${recall(report.recallAt10.many)}; the large user ${recall(report.recallAt10.large)}`,
+      `recall@10 against an exact scan (target ≥ 0.95): random users ${recall(report.recallAt10.many)}; the large user ${recall(report.recallAt10.large)}`,
     );
     console.log(JSON.stringify({ bench: "many-users", ...report }));
   } finally {

@@ -19,8 +19,10 @@ export interface ManyUsersReport {
   buildMs: number;
   /** Index size on disk. */
   indexBytes: number;
-  many: Summary[];
-  large: Summary[];
+  /** A different one of the many users each request: their raw indexed top-10 (the floor), context and search. */
+  many: { raw: Summary; rows: Summary[] };
+  /** The same for the large user. */
+  large: { raw: Summary; rows: Summary[] };
   /** recall@10 of the indexed search against an exact scan, by ef_search, over sampled users and the large one. */
   recallAt10: { many: Record<number, number>; large: Record<number, number> };
 }
@@ -52,16 +54,22 @@ export async function benchManyUsers(
   await db.execute(sql`ANALYZE memories`);
   const [size] = await queryRows<{ bytes: number }>(db, sql`SELECT pg_relation_size(${name}::regclass)::float8 AS bytes`);
 
+  const queries = TOPICS.map((topic) => `What did we say about ${topic}?`);
+  const vectors = await runtime.providers.embedder.embed(queries);
+  const cast = sql.raw(`halfvec(${dimensions})`);
+  const post = (path: string, body: unknown) =>
+    time(async () => {
+      const response = await runtime.app.request(path, { method: "POST", headers: json, body: JSON.stringify(body) });
+      if (response.status !== 200) throw new Error(`${path} failed: ${await response.text()}`);
+    });
   const measure = async (label: string, pickUser: (i: number) => string) => {
     const raw: number[] = [];
     const context: number[] = [];
     const search: number[] = [];
-    const vectors = await runtime.providers.embedder.embed(TOPICS.map((topic) => `What did we say about ${topic}?`));
     for (let i = 0; i < options.iterations + 3; i++) {
       const user = pickUser(i);
-      const query = `What did we say about ${TOPICS[i % TOPICS.length]}?`;
+      const query = queries[i % queries.length] as string;
       const vector = `[${(vectors[i % vectors.length] as number[]).join(",")}]`;
-      const cast = sql.raw(`halfvec(${dimensions})`);
       const rawTime = await time(() =>
         db.transaction(async (tx) => {
           await tx.execute(sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
@@ -72,11 +80,6 @@ export async function benchManyUsers(
           );
         }),
       );
-      const post = (path: string, body: unknown) =>
-        time(async () => {
-          const response = await runtime.app.request(path, { method: "POST", headers: json, body: JSON.stringify(body) });
-          if (response.status !== 200) throw new Error(`${path} failed: ${await response.text()}`);
-        });
       const contextTime = await post("/v1/context", { user_id: user, query, max_tokens: 2000 });
       const searchTime = await post("/v1/memories/search", { user_id: user, query, limit: 10 });
       if (i < 3) continue; // warm-up
@@ -84,11 +87,10 @@ export async function benchManyUsers(
       context.push(contextTime);
       search.push(searchTime);
     }
-    return [
-      summarize(`raw indexed top-10, ${label} (floor)`, raw),
-      summarize(`context 2000 tokens, ${label}`, context),
-      summarize(`search top-10, ${label}`, search),
-    ];
+    return {
+      raw: summarize(`raw indexed top-10, ${label} (floor)`, raw),
+      rows: [summarize(`context 2000 tokens, ${label}`, context), summarize(`search top-10, ${label}`, search)],
+    };
   };
   // A different user each time: nothing cached for one user helps the next.
   const many = await measure(`1 of ${options.users} users`, (i) => userId((i * 7919) % options.users));
