@@ -11,14 +11,15 @@ export type ExportRecord =
 /**
  * Everything stored about one user, in order: sessions, their events, memories with their
  * sources, and history — what a data-access request asks for. `GET /v1/users/:id/export` and
- * `npx mnemo export` serialise it.
+ * `npx mnemo export` serialise it. Rows written by one pipeline step share its timestamp, so each
+ * list is ordered by (created_at, id): two exports of unchanged data are byte-identical.
  */
 export async function* exportUser(db: Database, scope: { appId: string; userId: string }): AsyncGenerator<ExportRecord> {
   const userSessions = await db
     .select()
     .from(sessions)
     .where(and(eq(sessions.appId, scope.appId), eq(sessions.userId, scope.userId)))
-    .orderBy(asc(sessions.createdAt));
+    .orderBy(asc(sessions.createdAt), asc(sessions.id));
   for (const row of userSessions) yield { kind: "session", row };
   for (const session of userSessions) {
     for (const row of await db.select().from(sessionEvents).where(eq(sessionEvents.sessionId, session.id)).orderBy(asc(sessionEvents.seq)))
@@ -28,7 +29,7 @@ export async function* exportUser(db: Database, scope: { appId: string; userId: 
     .select()
     .from(memories)
     .where(and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId)))
-    .orderBy(asc(memories.createdAt));
+    .orderBy(asc(memories.createdAt), asc(memories.id));
   const sources =
     rows.length > 0
       ? await db
@@ -51,7 +52,7 @@ export async function* exportUser(db: Database, scope: { appId: string; userId: 
     .select()
     .from(memoryHistory)
     .where(and(eq(memoryHistory.appId, scope.appId), eq(memoryHistory.userId, scope.userId)))
-    .orderBy(asc(memoryHistory.createdAt))) {
+    .orderBy(asc(memoryHistory.createdAt), asc(memoryHistory.id))) {
     yield { kind: "history", row };
   }
 }

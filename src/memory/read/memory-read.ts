@@ -74,6 +74,10 @@ export function listMemoriesQuery(db: Database, query: ListMemoriesQuery, now: D
 
 export async function getMemoryHistory(db: Database, id: string) {
   const { row } = await getMemory(db, id);
-  const entries = await db.select().from(memoryHistory).where(eq(memoryHistory.memoryId, id)).orderBy(asc(memoryHistory.createdAt));
+  const entries = await db
+    .select()
+    .from(memoryHistory)
+    .where(eq(memoryHistory.memoryId, id))
+    .orderBy(asc(memoryHistory.createdAt), asc(memoryHistory.id));
   return { memory: row, entries };
 }
