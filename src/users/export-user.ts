@@ -11,8 +11,9 @@ export type ExportRecord =
 /**
  * Everything stored about one user, in order: sessions, their events, memories with their
  * sources, and history — what a data-access request asks for. `GET /v1/users/:id/export` and
- * `npx mnemo export` serialise it. Rows written by one pipeline step share its timestamp, so each
- * list is ordered by (created_at, id): two exports of unchanged data are byte-identical.
+ * `npx mnemo export` serialise it. Rows written by one pipeline step share its timestamp, so ties
+ * are broken by id (sessions, memories) and by insertion order (history, where a memory's UPDATE
+ * comes before its STAGE_CHANGE): two exports of unchanged data are byte-identical.
  */
 export async function* exportUser(db: Database, scope: { appId: string; userId: string }): AsyncGenerator<ExportRecord> {
   const userSessions = await db
@@ -52,7 +53,7 @@ export async function* exportUser(db: Database, scope: { appId: string; userId: 
     .select()
     .from(memoryHistory)
     .where(and(eq(memoryHistory.appId, scope.appId), eq(memoryHistory.userId, scope.userId)))
-    .orderBy(asc(memoryHistory.createdAt), asc(memoryHistory.id))) {
+    .orderBy(asc(memoryHistory.createdAt), asc(memoryHistory.position))) {
     yield { kind: "history", row };
   }
 }

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { timestampTz } from "./columns.js";
 
 /** REDACT: a source event was redacted and the memory came only from redacted events (its words are gone). */
@@ -19,6 +19,12 @@ export const memoryHistory = pgTable(
     after: jsonb("after"),
     reason: text("reason"),
     createdAt: timestampTz("created_at").notNull().defaultNow(),
+    /**
+     * Insertion order. One pipeline step writes several rows at its clock's time (a trait's UPDATE
+     * and STAGE_CHANGE, say), so `created_at` ties; a memory's writers hold its user's lock, so
+     * this order is the order its changes happened in.
+     */
+    position: bigint("position", { mode: "number" }).notNull().generatedAlwaysAsIdentity(),
   },
   (table) => [
     index("memory_history_memory_idx").on(table.memoryId, table.createdAt),

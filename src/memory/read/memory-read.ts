@@ -78,6 +78,6 @@ export async function getMemoryHistory(db: Database, id: string) {
     .select()
     .from(memoryHistory)
     .where(eq(memoryHistory.memoryId, id))
-    .orderBy(asc(memoryHistory.createdAt), asc(memoryHistory.id));
+    .orderBy(asc(memoryHistory.createdAt), asc(memoryHistory.position));
   return { memory: row, entries };
 }
