@@ -1,6 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, lte, ne, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/database.js";
-import { consolidationJobs } from "../db/schema/index.js";
+import { consolidationJobs, sessions } from "../db/schema/index.js";
 import { unlessErased } from "../memory/user-lock.js";
 import { stableUuid } from "../util/stable-id.js";
 
@@ -41,9 +41,14 @@ export async function startChunkJob(
 ): Promise<string> {
   const id = stableUuid(`${runId}:${jobType}:${chunk.fromSeq}`);
   const { appId, userId, id: sessionId } = chunk.session;
-  // The chunk was read before this write: if the user was erased in between, no job names them.
-  await unlessErased(db, { appId, userId, sessionId }, (tx) =>
-    startJob(tx, {
+  const watermark = jobType === "fast_replay" ? sessions.replayedSeq : sessions.reflectedSeq;
+  // The chunk was read before this write: if the user was erased in between, no job names them;
+  // if another run moved the watermark in between (and closed the jobs it overtook), neither does
+  // a job that could never finish. Writers of the watermark hold the same user lock.
+  await unlessErased(db, { appId, userId, sessionId }, async (tx) => {
+    const [current] = await tx.select({ seq: watermark }).from(sessions).where(eq(sessions.id, sessionId));
+    if (current?.seq !== chunk.fromSeq) return;
+    await startJob(tx, {
       id,
       appId: chunk.session.appId,
       userId: chunk.session.userId,
@@ -53,7 +58,32 @@ export async function startChunkJob(
       fromSeq: chunk.fromSeq + 1,
       toSeq: chunk.toSeq,
       progress: { events: chunk.events.length, ...progress },
-    }),
-  );
+    });
+  });
   return id;
+}
+
+/**
+ * Closes a session's jobs of one stage that can never finish: still running over a range the
+ * stage's watermark has now passed (`throughSeq`). A crash after a chunk's job was recorded but
+ * before its step's result was saved leaves one behind: the step runs again, loads from wherever
+ * the watermark is by then, and records a different job. Called in the transaction that moves the
+ * watermark, so no job stays "running" once its events are consolidated.
+ */
+export async function closeOvertakenJobs(
+  tx: Queryable,
+  stage: { sessionId: string; jobType: "fast_replay" | "deep_reflection"; throughSeq: number; byJobId: string },
+): Promise<void> {
+  await tx
+    .update(consolidationJobs)
+    .set({ status: "skipped", result: { reason: "overtaken", by_job: stage.byJobId }, completedAt: sql`now()` })
+    .where(
+      and(
+        eq(consolidationJobs.sessionId, stage.sessionId),
+        eq(consolidationJobs.jobType, stage.jobType),
+        eq(consolidationJobs.status, "running"),
+        lte(consolidationJobs.toSeq, stage.throughSeq),
+        ne(consolidationJobs.id, stage.byJobId),
+      ),
+    );
 }

@@ -142,9 +142,10 @@ describe("provider faults while appends keep arriving, with a crash in the middl
       return unfinished.length === 0;
     }, "every run that existed when the work settled to finish");
     expect(await rows(runtime, sql`SELECT id FROM executor_runs WHERE status = 'failed'`)).toEqual([]);
-    // Likewise for jobs, and eventually: checked at once, this failed about one run in four on
-    // Postgres with a job open at that moment that finished shortly after (its cause is not yet
-    // pinned down). A job the crash left running never finishes, so it still fails this wait. A
+    // Likewise for jobs, and eventually (a run still finishing may hold one open for a moment). A
+    // job the crash left running — recorded by a step whose result the crash lost, so the step ran
+    // again and recorded another — failed this wait on a loaded CI machine until the transaction
+    // that moves a watermark closed the jobs it overtakes (overtaken-jobs.test.ts). A
     // sweep-started run may open new jobs after that moment; they are not counted.
     await waitUntil(
       async () =>

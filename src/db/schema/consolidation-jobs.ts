@@ -28,5 +28,7 @@ export const consolidationJobs = pgTable(
     index("consolidation_jobs_user_idx").on(table.appId, table.userId, table.startedAt.desc()),
     // What changed lately (a job's last change is its completion, else its start), read by live streams every second.
     index("consolidation_jobs_changed_idx").on(table.appId, table.userId, sql`coalesce(${table.completedAt}, ${table.startedAt})`),
+    // A session's open jobs of one stage: closed when the watermark passes them (see closeOvertakenJobs).
+    index("consolidation_jobs_running_idx").on(table.sessionId, table.jobType).where(sql`${table.status} = 'running'`),
   ],
 );

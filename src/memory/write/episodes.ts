@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../../db/database.js";
 import { consolidationJobs, memories, sessions } from "../../db/schema/index.js";
+import { closeOvertakenJobs } from "../../pipeline/jobs.js";
 import { redactedAmong } from "../../redaction/redact-event.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
@@ -79,6 +80,7 @@ export async function writeEpisode(
         progress: { done: input.toSeq - input.fromSeq },
       })
       .where(eq(consolidationJobs.id, input.jobId));
+    await closeOvertakenJobs(tx, { sessionId: input.session.id, jobType: "fast_replay", throughSeq: input.toSeq, byJobId: input.jobId });
     await afterWrite?.(tx);
     return { advanced: true, memoryId, turns } as const;
   });

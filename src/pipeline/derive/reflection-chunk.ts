@@ -4,7 +4,7 @@ import { type ConsolidationResult, consolidate } from "../../memory/write/consol
 import { groundExtraction } from "../../memory/write/extraction-grounding.js";
 import type { Extraction } from "../../providers/extraction.js";
 import type { Embedder, LanguageModel } from "../../providers/types.js";
-import { finishJob } from "../jobs.js";
+import { closeOvertakenJobs, finishJob } from "../jobs.js";
 import { advanceReflectedSeq, type ReflectionChunk } from "../reflection-backlog.js";
 
 /**
@@ -36,6 +36,7 @@ export function consolidateChunk(
     guard: (tx) => advanceReflectedSeq(tx, sessionId, chunk.fromSeq, chunk.toSeq),
     afterApply: async (tx, operations) => {
       await finishJob(tx, chunk.jobId, { status: "completed", result: { operations: countOperations(operations) } });
+      await closeOvertakenJobs(tx, { sessionId, jobType: "deep_reflection", throughSeq: chunk.toSeq, byJobId: chunk.jobId });
       await options.afterApply?.(tx);
     },
   });

@@ -1,0 +1,1 @@
+CREATE INDEX "consolidation_jobs_running_idx" ON "consolidation_jobs" USING btree ("session_id","job_type") WHERE "consolidation_jobs"."status" = 'running';
