@@ -119,7 +119,11 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
-    recall: { minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE, statistics: new CorpusStatisticsCache() },
+    recall: {
+      minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      neighbourWeight: env.RECALL_NEIGHBOUR_WEIGHT,
+      statistics: new CorpusStatisticsCache(),
+    },
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

@@ -159,7 +159,7 @@ async function inspectContext(event) {
   // The retrieval receipts: why each memory is in the window, and what was left out.
   const receipts = new Map(window.explanation.chosen.map((entry) => [entry.memory_id, entry]));
   const signals = (s) =>
-    `<span class="signals">vector ${s.vector_rank ?? "–"} · sim ${s.similarity.toFixed(2)} · BM25 ${s.bm25_rank ?? "–"} · cov ${s.coverage.toFixed(2)} · rrf ${s.fused_score.toFixed(4)} · ${Math.round(s.age_days)} d · imp ${s.importance.toFixed(2)} · ret ${s.retention.toFixed(2)}</span>`;
+    `<span class="signals">vector ${s.vector_rank ?? "–"} · sim ${s.similarity.toFixed(2)} · BM25 ${s.bm25_rank ?? "–"} · cov ${s.coverage.toFixed(2)} · rrf ${s.fused_score.toFixed(4)}${s.neighbour_boost > 0 ? ` +${s.neighbour_boost.toFixed(4)} beside a hit` : ""} · ${Math.round(s.age_days)} d · imp ${s.importance.toFixed(2)} · ret ${s.retention.toFixed(2)}</span>`;
   const why = (item) => {
     if (!item.memory_id) return "given by the caller";
     const receipt = receipts.get(item.memory_id);

@@ -74,7 +74,11 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     // The statistics cache is kept per isolate, which serves many requests.
-    recall: { minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE, statistics: new CorpusStatisticsCache() },
+    recall: {
+      minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      neighbourWeight: env.RECALL_NEIGHBOUR_WEIGHT,
+      statistics: new CorpusStatisticsCache(),
+    },
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

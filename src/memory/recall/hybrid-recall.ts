@@ -30,8 +30,12 @@ export interface RecalledMemory {
   accessCount: number;
   validAt: Date;
   createdAt: Date;
-  /** RRF score over the vector and full-text rankings. */
+  /** Recall's score: the RRF score plus the neighbour boost. */
   score: number;
+  /** RRF score over the vector and full-text rankings. */
+  fused: number;
+  /** What the memory gained from a well-ranked turn beside it (0 when none, or not a turn). */
+  neighbourBoost: number;
   /** Cosine similarity to the query (0 when the memory was found by text only). */
   similarity: number;
   /** Share of the query's BM25 weight that the memory's words match (0-1). */
@@ -73,6 +77,8 @@ export interface RecallQuery extends RecallFilters {
 export interface RecallSettings {
   /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE); default 0. */
   minTextCoverage?: number;
+  /** Share of the better fused score of a turn's neighbours (seq ± 1) it gains (RECALL_NEIGHBOUR_WEIGHT); default 0. */
+  neighbourWeight?: number;
   /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
   statistics?: CorpusStatisticsCache;
 }
@@ -116,8 +122,8 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
       ? annDimensions
         ? // The HNSW index of this model (real Postgres): an iterative scan keeps going until it has
           // found enough of this user's visible memories; relaxed order is re-sorted exactly here.
-          sql`SELECT id, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
-              SELECT m.id, m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))}) AS distance
+          sql`SELECT id, session_id, turn_seq, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+              SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))}) AS distance
                 FROM memories m
                WHERE ${visible} AND m.embedding_model = ${query.vector.model}
                ORDER BY m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))})
@@ -125,9 +131,9 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
             ) nearest`
         : // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
           // cosine; with fewer rows than the oversampling this is an exact search.
-          sql`SELECT id, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
-              SELECT c.id, c.embedding <=> ${vector}::halfvec AS distance FROM (
-                SELECT m.id, m.embedding
+          sql`SELECT id, session_id, turn_seq, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+              SELECT c.id, c.session_id, c.turn_seq, c.embedding <=> ${vector}::halfvec AS distance FROM (
+                SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.embedding
                   FROM memories m
                  WHERE ${visible} AND m.embedding_bits IS NOT NULL AND m.embedding_model = ${query.vector.model}
                  ORDER BY m.embedding_bits <~> binary_quantize(${vector}::halfvec)::varbit
@@ -136,7 +142,7 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
               ORDER BY distance
               LIMIT ${pool}
             ) nearest`
-      : sql`SELECT NULL::uuid AS id, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
+      : sql`SELECT NULL::uuid AS id, NULL::uuid AS session_id, NULL::int AS turn_seq, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
   const statement = (corpus: CorpusStatistics) => sql`WITH weights AS (
           SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS tsq, w.idf
             FROM jsonb_to_recordset(${JSON.stringify(bm25Weights(corpus))}::jsonb) AS w(lexeme text, idf float8)
@@ -145,8 +151,8 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
         total AS (SELECT coalesce(sum(idf), 0) AS idf FROM weights),
         vec AS (${vectorArm}),
         fts AS (
-          SELECT id, 'text' AS arm, row_number() OVER (ORDER BY score DESC) AS rank, 0::float8 AS similarity, coverage FROM (
-            SELECT m.id,
+          SELECT id, session_id, turn_seq, 'text' AS arm, row_number() OVER (ORDER BY score DESC) AS rank, 0::float8 AS similarity, coverage FROM (
+            SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq,
                    sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(m.content_tsv) / c.avg_len))) AS score,
                    (sum(w.idf) / nullif(max(t.idf), 0))::float8 AS coverage
               FROM memories m JOIN weights w ON m.content_tsv @@ w.tsq, corpus c, total t
@@ -158,15 +164,27 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
           ) scored
         ),
         fused AS (
-          SELECT id, sum(1.0 / (${RRF_K} + rank)) AS score, max(similarity) AS similarity, max(coverage) AS coverage,
+          SELECT id, session_id, turn_seq, sum(1.0 / (${RRF_K} + rank)) AS rrf, max(similarity) AS similarity, max(coverage) AS coverage,
                  min(rank) FILTER (WHERE arm = 'vector') AS vector_rank, min(rank) FILTER (WHERE arm = 'text') AS text_rank
-            FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id
+            FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id, session_id, turn_seq
+        ),
+        -- A turn beside a well-ranked turn of its session shares part of that turn's score: evidence
+        -- runs over consecutive turns (a question, its answer, the details after), and the words
+        -- of the question often sit in only one of them.
+        beside AS (
+          SELECT f.*, greatest(
+                   CASE WHEN lag(turn_seq) OVER turns = turn_seq - 1 THEN lag(rrf) OVER turns ELSE 0 END,
+                   CASE WHEN lead(turn_seq) OVER turns = turn_seq + 1 THEN lead(rrf) OVER turns ELSE 0 END
+                 ) * ${settings.neighbourWeight ?? 0} AS boost
+            FROM fused f
+          WINDOW turns AS (PARTITION BY session_id ORDER BY turn_seq)
         )
         SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS}, f.score::float8 AS score, f.similarity::float8 AS similarity, f.coverage::float8 AS coverage,
+          SELECT ${RECALLED_COLUMNS}, (f.rrf + f.boost)::float8 AS score, f.rrf::float8 AS fused, f.boost::float8 AS neighbour_boost,
+                 f.similarity::float8 AS similarity, f.coverage::float8 AS coverage,
                  f.vector_rank::int AS vector_rank, f.text_rank::int AS text_rank
-            FROM fused f JOIN memories m ON m.id = f.id
-           ORDER BY f.score DESC, m.created_at DESC
+            FROM beside f JOIN memories m ON m.id = f.id
+           ORDER BY f.rrf + f.boost DESC, m.created_at DESC
            LIMIT ${query.limit}
         ) r
         ORDER BY r.score DESC, r.created_at DESC`;
@@ -205,6 +223,9 @@ function bm25Weights(corpus: CorpusStatistics): { lexeme: string; idf: number }[
     .map((term) => ({ lexeme: term.lexeme, idf: Math.log(1 + (corpus.n - term.df + 0.5) / (term.df + 0.5)) }));
 }
 
+/** A turn's place in its session (null for every other memory): what makes two turns neighbours. */
+const TURN_SEQ = sql`CASE WHEN m.subtype = 'turn' THEN (m.metadata ->> 'seq')::int END`;
+
 const RECALLED_COLUMNS = sql`m.id, m.app_id, m.user_id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.retention,
        m.access_count, m.valid_at, m.created_at,
        (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
@@ -223,6 +244,8 @@ type RecalledRow = {
   valid_at: string | Date;
   created_at: string | Date;
   score: number;
+  fused?: number | null;
+  neighbour_boost?: number | null;
   similarity: number;
   coverage: number;
   vector_rank?: number | null;
@@ -245,6 +268,8 @@ function toRecalled(row: RecalledRow): RecalledMemory {
     validAt: new Date(row.valid_at),
     createdAt: new Date(row.created_at),
     score: Number(row.score),
+    fused: Number(row.fused ?? row.score),
+    neighbourBoost: Number(row.neighbour_boost ?? 0),
     similarity: Number(row.similarity ?? 0),
     coverage: Math.min(1, Number(row.coverage ?? 0)),
     vectorRank: row.vector_rank == null ? null : Number(row.vector_rank),

@@ -17,6 +17,8 @@ export const RecallSignalsSchema = z.object({
   coverage: z.number(),
   /** Reciprocal-rank-fusion score over both rankings. */
   fused_score: z.number(),
+  /** What a well-ranked turn just before or after it in its session added to its fused score. */
+  neighbour_boost: z.number(),
   /** Days since the memory became valid. */
   age_days: z.number(),
   importance: z.number(),
@@ -32,7 +34,8 @@ export function recallSignals(memory: RecalledMemory, now: Date): RecallSignals 
     similarity: roundScore(memory.similarity),
     bm25_rank: memory.textRank,
     coverage: roundScore(memory.coverage),
-    fused_score: roundScore(memory.score),
+    fused_score: roundScore(memory.fused),
+    neighbour_boost: roundScore(memory.neighbourBoost),
     age_days: roundScore(Math.max(0, (now.getTime() - memory.validAt.getTime()) / 86_400_000)),
     importance: roundScore(memory.importance),
     retention: roundScore(memory.retention),
@@ -40,11 +43,15 @@ export function recallSignals(memory: RecalledMemory, now: Date): RecallSignals 
   };
 }
 
-/** "vector #2 (similarity 0.61), BM25 #1 (coverage 0.8)": which rankings found it, and how well. */
+/**
+ * "vector #2 (similarity 0.61), BM25 #1 (coverage 0.8), beside a well-ranked turn": which
+ * rankings found it, how well, and whether a neighbouring turn lifted it.
+ */
 export function rankingSummary(memory: RecalledMemory): string {
   const found = [
     ...(memory.vectorRank !== null ? [`vector #${memory.vectorRank} (similarity ${memory.similarity.toFixed(2)})`] : []),
     ...(memory.textRank !== null ? [`BM25 #${memory.textRank} (coverage ${memory.coverage.toFixed(2)})`] : []),
+    ...(memory.neighbourBoost > 0 ? ["beside a well-ranked turn of its session"] : []),
   ];
   return found.length > 0 ? found.join(", ") : "no ranking";
 }
