@@ -31,12 +31,14 @@ export interface AppDeps {
   reflectionMaxEvents: number;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
-  /** How recall ranks: the text-coverage floor (RECALL_MIN_TEXT_COVERAGE), the neighbour weight (RECALL_NEIGHBOUR_WEIGHT) and BM25's statistics cache. */
+  /** How recall ranks: the text-coverage floor (RECALL_MIN_TEXT_COVERAGE) and BM25's statistics cache. */
   recall: RecallSettings;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */
   dailyTokenBudget: number;
   /** How many of a context window's best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
   followingTurns: number;
+  /** What a context window's turns gain from a well-ranked neighbour (CONTEXT_NEIGHBOUR_WEIGHT). */
+  neighbourWeight: number;
   /** Events per fast-replay chunk (REPLAY_MAX_EVENTS): a redaction moves replay back to its event's chunk. */
   replayMaxEvents: number;
   /** Write-time redaction (REDACT): what is replaced in events, memories and queries before anything stores or sends them. */

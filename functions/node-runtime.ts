@@ -119,9 +119,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
+    neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
-      neighbourWeight: env.RECALL_NEIGHBOUR_WEIGHT,
       statistics: new CorpusStatisticsCache(),
     },
     clock,

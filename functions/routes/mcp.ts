@@ -21,7 +21,7 @@ const appId = z.string().trim().min(1).max(200).optional().describe("The app; ta
  * exactly as on the REST routes. Works the same on Node and Workers (web-standard transport).
  */
 function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
-  const { db, embedder, tokenizer, clock, ann, redaction, followingTurns, recall } = c.var.deps;
+  const { db, embedder, tokenizer, clock, ann, redaction, followingTurns, neighbourWeight, recall } = c.var.deps;
   const principal = c.get("principal");
   // The same app scoping as request bodies: a key's app is filled in, another app is "not found".
   const scoped = <T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.output<T> => {
@@ -99,7 +99,7 @@ function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
     },
     async (args) => {
       const window = await assembleContext(
-        { db, embedder, tokenizer, clock, redaction, followingTurns, recall, ...(ann ? { ann } : {}) },
+        { db, embedder, tokenizer, clock, redaction, followingTurns, neighbourWeight, recall, ...(ann ? { ann } : {}) },
         scoped(ContextRequestSchema, args),
       );
       // With `explain`, the receipts come beside the prompt.

@@ -73,10 +73,10 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     replayMaxEvents: env.REPLAY_MAX_EVENTS,
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
+    neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
     // The statistics cache is kept per isolate, which serves many requests.
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
-      neighbourWeight: env.RECALL_NEIGHBOUR_WEIGHT,
       statistics: new CorpusStatisticsCache(),
     },
     clock,

@@ -123,11 +123,13 @@ export const EnvSchema = z.object({
   RECALL_MIN_TEXT_COVERAGE: z.coerce.number().min(0).max(1).default(0.2),
   /**
    * Share of the better fused score of its neighbours (the turns just before and after it in its
-   * session) that a recalled turn gains: evidence runs over consecutive turns, and a question's
-   * words often sit in only one of them. Chosen by cross-validation on LoCoMo dev
-   * (npm run eval:locomo -- --cv --setting RECALL_NEIGHBOUR_WEIGHT); 0 turns it off.
+   * session) that a turn recalled for a context window gains: evidence runs over consecutive turns,
+   * and a question's words often sit in only one of them. Search leaves it out: its results mix
+   * facts with turns, and a fact that answers the query must not sink behind the turns beside a
+   * hit. Chosen by cross-validation on LoCoMo dev
+   * (npm run eval:locomo -- --cv --setting CONTEXT_NEIGHBOUR_WEIGHT); 0 turns it off.
    */
-  RECALL_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(2).default(0.5),
+  CONTEXT_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(2).default(0.5),
   /** Quiet period before a session's deep reflection starts. */
   REFLECTION_DEBOUNCE: DurationSchema.default("5s"),
   /** Most events one extraction call sees. */

@@ -29,6 +29,8 @@ export interface ContextDeps {
   redaction?: RedactionPolicy;
   /** How many of the best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
   followingTurns: number;
+  /** Share of a well-ranked neighbour's fused score a recalled turn gains (CONTEXT_NEIGHBOUR_WEIGHT). */
+  neighbourWeight: number;
 }
 
 /**
@@ -78,7 +80,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       limit: memoryCandidates(budget),
       now,
     },
-    deps.recall,
+    { ...deps.recall, neighbourWeight: deps.neighbourWeight },
   );
   const expanded = await withFollowingTurns(deps.db, scope, ranked, now, deps.followingTurns);
   const recalled = demoteSuperseded(withoutRedundant(expanded));

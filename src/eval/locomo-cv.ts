@@ -26,7 +26,7 @@ export function chooseOnOne(results: CrossValidation["grid"], conversation: stri
 }
 
 /** The retrieval settings chosen on LoCoMo dev, each by this cross-validation. */
-export const TUNED_SETTINGS = ["CONTEXT_FOLLOWING_TURNS", "RECALL_MIN_TEXT_COVERAGE", "RECALL_NEIGHBOUR_WEIGHT"] as const;
+export const TUNED_SETTINGS = ["CONTEXT_FOLLOWING_TURNS", "RECALL_MIN_TEXT_COVERAGE", "CONTEXT_NEIGHBOUR_WEIGHT"] as const;
 export type TunedSetting = (typeof TUNED_SETTINGS)[number];
 
 /**

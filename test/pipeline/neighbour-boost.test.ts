@@ -7,7 +7,7 @@ import { call, createSession, startTestRuntime } from "../fixtures/runtime.js";
 
 const USER = "neighbour-user";
 
-describe("recall lifts a turn beside a well-ranked turn of its session (RECALL_NEIGHBOUR_WEIGHT)", () => {
+describe("recall lifts a turn beside a well-ranked turn of its session (CONTEXT_NEIGHBOUR_WEIGHT)", () => {
   let runtime: Runtime;
   let trip: string;
   let other: string;
@@ -70,7 +70,17 @@ describe("recall lifts a turn beside a well-ranked turn of its session (RECALL_N
     const answer = body.explanation.chosen.find((receipt) => receipt.content.startsWith("It was lovely"));
     expect(answer?.signals.neighbour_boost).toBeGreaterThan(0);
     expect(answer?.reason).toContain("beside a well-ranked turn of its session");
-    expect(parseEnv({}).RECALL_NEIGHBOUR_WEIGHT).toBe(0.5);
-    expect(() => parseEnv({ RECALL_NEIGHBOUR_WEIGHT: "-1" })).toThrow(/RECALL_NEIGHBOUR_WEIGHT/);
+    // Search mixes facts with turns and leaves the lift out: the same query, no turn lifted.
+    const search = await call<{ memories: { content: string; signals: { neighbour_boost: number } }[] }>(
+      runtime.app,
+      "POST",
+      "/v1/memories/search",
+      { user_id: USER, query: "Kyoto and my sister", explain: true, limit: 10 },
+    );
+    expect(search.status).toBe(200);
+    expect(search.body.memories.length).toBeGreaterThan(1);
+    expect(search.body.memories.every((memory) => memory.signals.neighbour_boost === 0)).toBe(true);
+    expect(parseEnv({}).CONTEXT_NEIGHBOUR_WEIGHT).toBe(0.5);
+    expect(() => parseEnv({ CONTEXT_NEIGHBOUR_WEIGHT: "-1" })).toThrow(/CONTEXT_NEIGHBOUR_WEIGHT/);
   });
 });

@@ -77,7 +77,7 @@ export interface RecallQuery extends RecallFilters {
 export interface RecallSettings {
   /** Least share of a query's BM25 weight a full-text candidate matches (RECALL_MIN_TEXT_COVERAGE); default 0. */
   minTextCoverage?: number;
-  /** Share of the better fused score of a turn's neighbours (seq ± 1) it gains (RECALL_NEIGHBOUR_WEIGHT); default 0. */
+  /** Share of the better fused score of a turn's neighbours (seq ± 1) it gains (context windows: CONTEXT_NEIGHBOUR_WEIGHT); default 0. */
   neighbourWeight?: number;
   /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
   statistics?: CorpusStatisticsCache;
