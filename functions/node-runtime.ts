@@ -120,10 +120,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
-    recall: {
-      minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
-      statistics: new CorpusStatisticsCache(),
-    },
+    recall: { minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE, statistics: new CorpusStatisticsCache() },
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

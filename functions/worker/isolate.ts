@@ -75,10 +75,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
     // The statistics cache is kept per isolate, which serves many requests.
-    recall: {
-      minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
-      statistics: new CorpusStatisticsCache(),
-    },
+    recall: { minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE, statistics: new CorpusStatisticsCache() },
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

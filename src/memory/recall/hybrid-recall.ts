@@ -168,17 +168,7 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
                  min(rank) FILTER (WHERE arm = 'vector') AS vector_rank, min(rank) FILTER (WHERE arm = 'text') AS text_rank
             FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id, session_id, turn_seq
         ),
-        -- A turn beside a well-ranked turn of its session shares part of that turn's score: evidence
-        -- runs over consecutive turns (a question, its answer, the details after), and the words
-        -- of the question often sit in only one of them.
-        beside AS (
-          SELECT f.*, greatest(
-                   CASE WHEN lag(turn_seq) OVER turns = turn_seq - 1 THEN lag(rrf) OVER turns ELSE 0 END,
-                   CASE WHEN lead(turn_seq) OVER turns = turn_seq + 1 THEN lead(rrf) OVER turns ELSE 0 END
-                 ) * ${settings.neighbourWeight ?? 0} AS boost
-            FROM fused f
-          WINDOW turns AS (PARTITION BY session_id ORDER BY turn_seq)
-        )
+        beside AS (${besideSql(settings.neighbourWeight ?? 0)})
         SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
           SELECT ${RECALLED_COLUMNS}, (f.rrf + f.boost)::float8 AS score, f.rrf::float8 AS fused, f.boost::float8 AS neighbour_boost,
                  f.similarity::float8 AS similarity, f.coverage::float8 AS coverage,
@@ -221,6 +211,22 @@ function bm25Weights(corpus: CorpusStatistics): { lexeme: string; idf: number }[
   return corpus.terms
     .filter((term) => term.df > 0 && term.df <= corpus.n * 0.8)
     .map((term) => ({ lexeme: term.lexeme, idf: Math.log(1 + (corpus.n - term.df + 0.5) / (term.df + 0.5)) }));
+}
+
+/**
+ * The fused rows with each one's neighbour boost. A turn beside a well-ranked turn of its session
+ * shares part of that turn's score: evidence runs over consecutive turns (a question, its answer,
+ * the details after), and the words of the question often sit in only one of them. Without a
+ * weight (search) no window is computed.
+ */
+function besideSql(weight: number): SQL {
+  if (weight === 0) return sql`SELECT f.*, 0::float8 AS boost FROM fused f`;
+  return sql`SELECT f.*, greatest(
+                 CASE WHEN lag(turn_seq) OVER turns = turn_seq - 1 THEN lag(rrf) OVER turns ELSE 0 END,
+                 CASE WHEN lead(turn_seq) OVER turns = turn_seq + 1 THEN lead(rrf) OVER turns ELSE 0 END
+               ) * ${weight} AS boost
+          FROM fused f
+        WINDOW turns AS (PARTITION BY session_id ORDER BY turn_seq)`;
 }
 
 /** A turn's place in its session (null for every other memory): what makes two turns neighbours. */
