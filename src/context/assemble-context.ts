@@ -64,24 +64,22 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     if (session.userId !== request.user_id || session.appId !== request.app_id) throw notFound("session", request.session_id);
   }
 
-  const [vector, history] = await Promise.all([
-    withUsageScope({ ...scope, stage: "query" }, () => embedQuery(deps.embedder, request.query)).catch((error: unknown) => {
+  // Not awaited here: recall ranks by text while the query is being embedded.
+  const vector = withUsageScope({ ...scope, stage: "query" }, () => embedQuery(deps.embedder, request.query)).then(
+    (values) => queryVector(deps, values),
+    (error: unknown) => {
       warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
-    }),
+    },
+  );
+  const [ranked, history] = await Promise.all([
+    recallMemories(
+      deps.db,
+      { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now },
+      { ...deps.recall, neighbourWeight: deps.neighbourWeight },
+    ),
     request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
-  const ranked = await recallMemories(
-    deps.db,
-    {
-      ...scope,
-      text: request.query,
-      ...(vector ? { vector: queryVector(deps, vector) } : {}),
-      limit: memoryCandidates(budget),
-      now,
-    },
-    { ...deps.recall, neighbourWeight: deps.neighbourWeight },
-  );
   const expanded = await withFollowingTurns(deps.db, scope, ranked, now, deps.followingTurns);
   const recalled = demoteSuperseded(withoutRedundant(expanded));
   const asItem = (memory: (typeof recalled)[number]) => ({

@@ -14,6 +14,8 @@ const BM25_B = 0.75;
 /** Binary-quantised candidates per vector result kept, and at least this many. */
 const BQ_OVERSAMPLING = 4;
 const BQ_MIN_CANDIDATES = 400;
+/** Most memories one query word brings to the full-text ranking (at least the pool). */
+const TEXT_MATCHES_PER_WORD = 1_000;
 
 export type { SourceRef } from "../provenance.js";
 
@@ -66,8 +68,9 @@ export interface RecallQuery extends RecallFilters {
   /**
    * Query vector and the model that made it; only vectors of that model are compared. With
    * `annDimensions` (the model has a valid HNSW index, real Postgres), neighbours come from it.
+   * A promise lets the text ranking run while the query is embedded; undefined means text only.
    */
-  vector?: { values: number[]; model: string; annDimensions?: number };
+  vector?: QueryVector | PromiseLike<QueryVector | undefined>;
   limit: number;
   /** Candidates taken from each ranking before fusion. */
   candidates?: number;
@@ -107,98 +110,181 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
 }
 
 /**
- * Hybrid recall in one round trip (S2): nearest neighbours by cosine distance over `halfvec`
- * (rows without an embedding are skipped there) and a BM25-weighted full-text ranking (which finds
- * them), fused with RRF. Returns the fused score with the similarity and lexical coverage that
- * relevance gating and final scoring use.
+ * Hybrid recall (S2): nearest neighbours by cosine distance over `halfvec` (rows without an
+ * embedding are skipped there) and a BM25-weighted full-text ranking (which finds them), fused
+ * with RRF. Returns the fused score with the similarity and lexical coverage that relevance gating
+ * and final scoring use.
+ *
+ * The full-text ranking needs no vector, so it runs first, while the query is still being embedded
+ * (`query.vector` may be a promise): a query's embedding was a third of a context window's time at
+ * 100K memories with the offline model, and a network call with Gemini. Each statement runs in a
+ * transaction of its own, so the embedded database is free for other requests in between.
  */
 export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const visible = visibleMemories(query, query);
-  const vector = query.vector ? toVectorLiteral(query.vector.values) : null;
-  const annDimensions = query.vector?.annDimensions;
-  const vectorArm =
-    query.vector && vector
-      ? annDimensions
-        ? // The HNSW index of this model (real Postgres): an iterative scan keeps going until it has
-          // found enough of this user's visible memories; relaxed order is re-sorted exactly here.
-          sql`SELECT id, session_id, turn_seq, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
-              SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))}) AS distance
-                FROM memories m
-               WHERE ${visible} AND m.embedding_model = ${query.vector.model}
-               ORDER BY m.embedding::halfvec(${sql.raw(String(annDimensions))}) <=> ${vector}::halfvec(${sql.raw(String(annDimensions))})
-               LIMIT ${pool}
-            ) nearest`
-        : // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
-          // cosine; with fewer rows than the oversampling this is an exact search.
-          sql`SELECT id, session_id, turn_seq, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
-              SELECT c.id, c.session_id, c.turn_seq, c.embedding <=> ${vector}::halfvec AS distance FROM (
-                SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.embedding
-                  FROM memories m
-                 WHERE ${visible} AND m.embedding_bits IS NOT NULL AND m.embedding_model = ${query.vector.model}
-                 ORDER BY m.embedding_bits <~> binary_quantize(${vector}::halfvec)::varbit
-                 LIMIT ${Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES)}
-              ) c
-              ORDER BY distance
-              LIMIT ${pool}
-            ) nearest`
-      : sql`SELECT NULL::uuid AS id, NULL::uuid AS session_id, NULL::int AS turn_seq, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
-  const statement = (corpus: CorpusStatistics) => sql`WITH weights AS (
-          SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS tsq, w.idf
-            FROM jsonb_to_recordset(${JSON.stringify(bm25Weights(corpus))}::jsonb) AS w(lexeme text, idf float8)
-        ),
-        corpus AS (SELECT ${corpus.avgLength}::float8 AS avg_len),
-        total AS (SELECT coalesce(sum(idf), 0) AS idf FROM weights),
-        vec AS (${vectorArm}),
+  const texts = await rankByText(db, query, visible, pool, settings);
+  const vector = await query.vector;
+  const annDimensions = vector?.annDimensions;
+  const statement = sql`WITH vec AS (${vector ? vectorArmSql(visible, vector, pool) : NO_VECTOR_ARM}),
         fts AS (
-          SELECT id, session_id, turn_seq, 'text' AS arm, row_number() OVER (ORDER BY score DESC) AS rank, 0::float8 AS similarity, coverage FROM (
-            SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq,
-                   sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(m.content_tsv) / c.avg_len))) AS score,
-                   (sum(w.idf) / nullif(max(t.idf), 0))::float8 AS coverage
-              FROM memories m JOIN weights w ON m.content_tsv @@ w.tsq, corpus c, total t
-             WHERE ${visible}
-             GROUP BY m.id
-             HAVING sum(w.idf) >= ${settings.minTextCoverage ?? 0} * max(t.idf)
-             ORDER BY score DESC
-             LIMIT ${pool}
-          ) scored
+          SELECT t.id, t.session_id, t.turn_seq, t.created_at, 'text' AS arm, t.rank, 0::float8 AS similarity, t.coverage
+            FROM jsonb_to_recordset(${JSON.stringify(texts)}::jsonb) AS t(id uuid, session_id uuid, turn_seq int, created_at timestamptz, rank bigint, coverage float8)
         ),
         fused AS (
-          SELECT id, session_id, turn_seq, sum(1.0 / (${RRF_K} + rank)) AS rrf, max(similarity) AS similarity, max(coverage) AS coverage,
+          SELECT id, session_id, turn_seq, max(created_at) AS created_at, sum(1.0 / (${RRF_K} + rank)) AS rrf, max(similarity) AS similarity, max(coverage) AS coverage,
                  min(rank) FILTER (WHERE arm = 'vector') AS vector_rank, min(rank) FILTER (WHERE arm = 'text') AS text_rank
             FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id, session_id, turn_seq
         ),
-        beside AS (${besideSql(settings.neighbourWeight ?? 0)})
+        beside AS (${besideSql(settings.neighbourWeight ?? 0)}),
+        -- Ranked before the memories are read, so only the rows returned are.
+        best AS (SELECT * FROM beside ORDER BY rrf + boost DESC, created_at DESC LIMIT ${query.limit})
         SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
           SELECT ${RECALLED_COLUMNS}, (f.rrf + f.boost)::float8 AS score, f.rrf::float8 AS fused, f.boost::float8 AS neighbour_boost,
                  f.similarity::float8 AS similarity, f.coverage::float8 AS coverage,
                  f.vector_rank::int AS vector_rank, f.text_rank::int AS text_rank
-            FROM beside f JOIN memories m ON m.id = f.id
-           ORDER BY f.rrf + f.boost DESC, m.created_at DESC
-           LIMIT ${query.limit}
+            FROM best f JOIN memories m ON m.id = f.id
+           -- Again: a text hit may have been replaced or expired since it was ranked.
+           WHERE ${visible}
         ) r
         ORDER BY r.score DESC, r.created_at DESC`;
-  // Settings are per transaction, so they never leak into a pooled connection's next user.
   const rows = await db.transaction(async (tx) => {
-    // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
-    // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
-    // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup.
-    // One round trip for the settings (set_config's `true`: for this transaction only).
     await tx.execute(
       annDimensions
         ? sql`SELECT set_config('jit', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
                      set_config('hnsw.ef_search', ${String(Math.min(1000, Math.max(64, pool * 2)))}, true)`
-        : sql`SELECT set_config('jit', 'off', true)`,
+        : JIT_OFF,
     );
-    // BM25's statistics: from the cache (large corpora), else counted in a statement of their own.
+    return queryRows<RecalledRow>(tx, statement);
+  });
+  return rows.map(toRecalled);
+}
+
+/** A query's vector, the model that made it and, once that model's HNSW index is valid, its dimension. */
+export interface QueryVector {
+  values: number[];
+  model: string;
+  annDimensions?: number;
+}
+
+/** One full-text hit, ranked: what the fusion statement reads back. */
+interface TextHit {
+  id: string;
+  session_id: string | null;
+  turn_seq: number | null;
+  created_at: string;
+  rank: number;
+  coverage: number;
+}
+
+/**
+ * The BM25 ranking of the visible memories: corpus statistics (cached for large corpora), then
+ * the ranking itself, in one transaction. Only memories holding one of the query's essential words
+ * are read (`essentialTerms`): the result is the same, and a name in most of a conversation's turns
+ * no longer makes every query read most of the user's memories.
+ */
+async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: number, settings: RecallSettings): Promise<TextHit[]> {
+  return db.transaction(async (tx) => {
+    // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
+    // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
+    // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup.
+    await tx.execute(JIT_OFF);
     const statisticsKey =
       query.asOf || query.window ? undefined : `${query.appId}\u0000${query.userId}\u0000${query.types?.join(",") ?? ""}`;
     const { statistics } = settings;
     const corpus = await corpusStatistics(tx, visible, query.text, statisticsKey ? statistics?.lookup(statisticsKey) : undefined);
     if (statisticsKey) statistics?.remember(statisticsKey, corpus);
-    return queryRows<RecalledRow>(tx, statement(corpus));
+    const minCoverage = settings.minTextCoverage ?? 0;
+    const weights = essentialTerms(bm25Weights(corpus), minCoverage);
+    if (weights.length === 0) return [];
+    return queryRows<TextHit>(
+      tx,
+      sql`WITH weights AS (
+            SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS tsq, w.idf, w.essential
+              FROM jsonb_to_recordset(${JSON.stringify(weights)}::jsonb) AS w(lexeme text, idf float8, essential boolean)
+          ),
+          total AS (SELECT sum(idf) AS idf FROM weights),
+          -- Each essential word's matches, up to a bound: a rare word brings all of them; a word
+          -- in thousands of memories an arbitrary few thousand (storage order), since reading
+          -- every match of "cats" in 5,000 memories was most of a recall at 100K memories.
+          candidates AS (
+            SELECT DISTINCT ON (c.id) c.* FROM weights w CROSS JOIN LATERAL (
+              SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.content_tsv
+                FROM memories m
+               WHERE ${visible} AND m.content_tsv @@ w.tsq
+               LIMIT ${Math.max(TEXT_MATCHES_PER_WORD, pool)}
+            ) c
+            WHERE w.essential
+          )
+          -- created_at as text: it comes back exact (a Date would lose the microseconds).
+          SELECT id, session_id, turn_seq, created_at::text AS created_at, row_number() OVER (ORDER BY score DESC) AS rank, coverage FROM (
+            SELECT c.id, c.session_id, c.turn_seq, c.created_at,
+                   sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(c.content_tsv) / ${corpus.avgLength}::float8))) AS score,
+                   (sum(w.idf) / nullif(max(t.idf), 0))::float8 AS coverage
+              FROM candidates c JOIN weights w ON c.content_tsv @@ w.tsq, total t
+             GROUP BY c.id, c.session_id, c.turn_seq, c.created_at
+             HAVING sum(w.idf) >= ${minCoverage} * max(t.idf)
+             ORDER BY score DESC
+             LIMIT ${pool}
+          ) scored`,
+    );
   });
-  return rows.map(toRecalled);
+}
+
+/**
+ * Marks the words a memory must hold one of to reach `minCoverage` of the query's idf mass. The
+ * commonest words whose idf together stays below that share cannot qualify a memory on their own,
+ * so candidates are only looked up through the others (the "essential" words of MaxScore); the
+ * common ones still add to the score of every candidate that holds them.
+ */
+export function essentialTerms(
+  weights: { lexeme: string; idf: number }[],
+  minCoverage: number,
+): { lexeme: string; idf: number; essential: boolean }[] {
+  const threshold = minCoverage * weights.reduce((sum, weight) => sum + weight.idf, 0);
+  let dropped = 0;
+  const inessential = new Set<string>();
+  for (const weight of [...weights].sort((a, b) => a.idf - b.idf)) {
+    if (dropped + weight.idf >= threshold) break;
+    dropped += weight.idf;
+    inessential.add(weight.lexeme);
+  }
+  return weights.map((weight) => ({ ...weight, essential: !inessential.has(weight.lexeme) }));
+}
+
+/** Per transaction only (set_config's `true`), so it never leaks into a pooled connection's next user. */
+const JIT_OFF = sql`SELECT set_config('jit', 'off', true)`;
+
+const NO_VECTOR_ARM = sql`SELECT NULL::uuid AS id, NULL::uuid AS session_id, NULL::int AS turn_seq, NULL::timestamptz AS created_at, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
+
+/** The `pool` nearest visible memories of the query's model, ranked. */
+function vectorArmSql(visible: SQL, vector: QueryVector, pool: number): SQL {
+  const literal = toVectorLiteral(vector.values);
+  if (vector.annDimensions) {
+    // The HNSW index of this model (real Postgres): an iterative scan keeps going until it has
+    // found enough of this user's visible memories; relaxed order is re-sorted exactly here.
+    const dimensions = sql.raw(String(vector.annDimensions));
+    return sql`SELECT id, session_id, turn_seq, created_at, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+        SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.embedding::halfvec(${dimensions}) <=> ${literal}::halfvec(${dimensions}) AS distance
+          FROM memories m
+         WHERE ${visible} AND m.embedding_model = ${vector.model}
+         ORDER BY m.embedding::halfvec(${dimensions}) <=> ${literal}::halfvec(${dimensions})
+         LIMIT ${pool}
+      ) nearest`;
+  }
+  // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
+  // cosine; with fewer rows than the oversampling this is an exact search.
+  return sql`SELECT id, session_id, turn_seq, created_at, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+      SELECT c.id, c.session_id, c.turn_seq, c.created_at, c.embedding <=> ${literal}::halfvec AS distance FROM (
+        SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.embedding
+          FROM memories m
+         WHERE ${visible} AND m.embedding_bits IS NOT NULL AND m.embedding_model = ${vector.model}
+         ORDER BY m.embedding_bits <~> binary_quantize(${literal}::halfvec)::varbit
+         LIMIT ${Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES)}
+      ) c
+      ORDER BY distance
+      LIMIT ${pool}
+    ) nearest`;
 }
 
 /**

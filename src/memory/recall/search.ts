@@ -67,8 +67,9 @@ export async function searchMemory(
   const now = input.as_of ? new Date(input.as_of) : deps.clock.now();
   const window = input.time_window ? resolveTimeWindow(input.time_window, now) : null;
   const usage = { appId: input.app_id, userId: input.user_id, stage: "query" as const };
-  const vector = await withUsageScope(usage, () => deps.embedder.embed([input.query])).then(
-    ([values]) => values,
+  // Not awaited here: recall ranks by text while the query is being embedded.
+  const vector = withUsageScope(usage, () => deps.embedder.embed([input.query])).then(
+    ([values]) => (values ? queryVector(deps, values) : undefined),
     (error: unknown) => {
       warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
@@ -80,7 +81,7 @@ export async function searchMemory(
       appId: input.app_id,
       userId: input.user_id,
       text: input.query,
-      ...(vector ? { vector: queryVector(deps, vector) } : {}),
+      vector,
       limit: Math.max(input.limit * 4, 40),
       ...(input.types ? { types: input.types } : {}),
       now,
