@@ -180,8 +180,9 @@ interface TextHit {
 /**
  * The BM25 ranking of the visible memories: corpus statistics (cached for large corpora), then
  * the ranking itself, in one transaction. Only memories holding one of the query's essential words
- * are read (`essentialTerms`): the result is the same, and a name in most of a conversation's turns
- * no longer makes every query read most of the user's memories.
+ * are read (`essentialTerms`), which leaves the result as it was: a name in most of a conversation's
+ * turns no longer makes every query read most of the user's memories. A word held by more than
+ * `TEXT_MATCHES_PER_WORD` memories brings only that many of them (which ones is up to the plan).
  */
 async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: number, settings: RecallSettings): Promise<TextHit[]> {
   return db.transaction(async (tx) => {
@@ -205,8 +206,8 @@ async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: 
           ),
           total AS (SELECT sum(idf) AS idf FROM weights),
           -- Each essential word's matches, up to a bound: a rare word brings all of them; a word
-          -- in thousands of memories an arbitrary few thousand (storage order), since reading
-          -- every match of "cats" in 5,000 memories was most of a recall at 100K memories.
+          -- in thousands of memories an arbitrary 1,000 (storage order), since reading every
+          -- match of "cats" in 5,000 memories was most of a recall at 100K memories.
           candidates AS (
             SELECT DISTINCT ON (c.id) c.* FROM weights w CROSS JOIN LATERAL (
               SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.content_tsv
