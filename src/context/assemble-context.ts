@@ -1,13 +1,13 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
-import { type AnnIndex, queryVector } from "../memory/recall/ann-index.js";
+import type { AnnIndex } from "../memory/recall/ann-index.js";
 import { type RecallSettings, recallMemories } from "../memory/recall/hybrid-recall.js";
+import { embedQueryForRecall } from "../memory/recall/query-vector.js";
 import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
 import { NO_REDACTION } from "../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import { getSession } from "../sessions/session-store.js";
-import { withUsageScope } from "../usage/usage-scope.js";
 import type { Clock } from "../util/clock.js";
 import { sessionHistory } from "./history.js";
 import { demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
@@ -65,13 +65,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   }
 
   // Not awaited here: recall ranks by text while the query is being embedded.
-  const vector = withUsageScope({ ...scope, stage: "query" }, () => embedQuery(deps.embedder, request.query)).then(
-    (values) => queryVector(deps, values),
-    (error: unknown) => {
-      warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
-      return undefined;
-    },
-  );
+  const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
   const [ranked, history] = await Promise.all([
     recallMemories(
       deps.db,
@@ -144,10 +138,4 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       ? { explanation: explainContext({ ranked, expanded, offered: recalled, packed: new Set(memoryIdsIn(packed.sections)), now }) }
       : {}),
   };
-}
-
-async function embedQuery(embedder: Embedder, query: string): Promise<number[]> {
-  const [vector] = await embedder.embed([query]);
-  if (!vector) throw new Error("the embedder returned no vector for the query");
-  return vector;
 }

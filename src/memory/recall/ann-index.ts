@@ -106,12 +106,6 @@ async function indexState(db: Database, name: string): Promise<"missing" | "inva
   return row === undefined ? "missing" : row.valid ? "valid" : "invalid";
 }
 
-/** A query vector as recall takes it: with the index's dimension when its model has a valid index. */
-export function queryVector(deps: { embedder: { model: string }; ann?: AnnIndex }, values: number[]) {
-  const annDimensions = deps.ann?.dimensionsFor(deps.embedder.model);
-  return { values, model: deps.embedder.model, ...(annDimensions ? { annDimensions } : {}) };
-}
-
 /**
  * The configured model's index. While the model has no vectors yet (a new deployment, a new
  * model) the build takes milliseconds and is finished before the service starts serving: a build

@@ -4,10 +4,10 @@ import { MEMORY_TYPES } from "../../db/schema/index.js";
 import type { Embedder } from "../../providers/types.js";
 import { NO_REDACTION } from "../../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
-import { withUsageScope } from "../../usage/usage-scope.js";
 import type { Clock } from "../../util/clock.js";
-import { type AnnIndex, queryVector } from "./ann-index.js";
+import type { AnnIndex } from "./ann-index.js";
 import { type RecallSettings, recallByIds, recallMemories } from "./hybrid-recall.js";
+import { embedQueryForRecall } from "./query-vector.js";
 import { roundScore, type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
 
@@ -68,13 +68,7 @@ export async function searchMemory(
   const window = input.time_window ? resolveTimeWindow(input.time_window, now) : null;
   const usage = { appId: input.app_id, userId: input.user_id, stage: "query" as const };
   // Not awaited here: recall ranks by text while the query is being embedded.
-  const vector = withUsageScope(usage, () => deps.embedder.embed([input.query])).then(
-    ([values]) => (values ? queryVector(deps, values) : undefined),
-    (error: unknown) => {
-      warnings.push(`vector recall skipped, full-text only: ${error instanceof Error ? error.message : String(error)}`);
-      return undefined;
-    },
-  );
+  const vector = embedQueryForRecall(deps, usage, input.query, warnings);
   const recalled = await recallMemories(
     deps.db,
     {
