@@ -12,6 +12,8 @@ import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import { startAnnIndex } from "../src/memory/recall/ann-index.js";
 import { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
+import { installChangeLog } from "../src/memory/recall/resident/change-log.js";
+import { ResidentVectors } from "../src/memory/recall/resident/resident-vectors.js";
 import { eventSubjectExists } from "../src/pipeline/event-subject.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
 import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
@@ -38,6 +40,8 @@ export interface Runtime {
   notifier: PipelineNotifier;
   /** The pipeline's Inngest client, for sending events such as a decay or backfill request. */
   inngest: PipelineClient;
+  /** Embedded with ANN_INDEX=auto: the in-process copies of users' vectors that recall searches. */
+  residentVectors: ResidentVectors | undefined;
   close(): Promise<void>;
 }
 
@@ -64,6 +68,16 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const database = await (overrides.database ?? connectDatabase(env, logger.warn));
   if (database.kind === "pglite") await migrateDatabase(database);
   const providers = { ...(await createProviders(env, createUseEmbedder)), ...overrides.providers };
+  const residentVectors =
+    database.kind === "pglite" && env.ANN_INDEX === "auto"
+      ? new ResidentVectors({
+          model: providers.embedder.model,
+          dimensions: providers.embedder.dimensions,
+          maxBytes: env.RESIDENT_VECTORS_MAX_MB * 2 ** 20,
+          log: logger.warn,
+        })
+      : undefined;
+  if (residentVectors) await installChangeLog(database.db);
   const clock = overrides.clock ?? clockFromEnv(env);
   // Every call the pipeline and the routes make is metered (GET /v1/usage, DAILY_TOKEN_BUDGET).
   const metered = meterProviders(providers, {
@@ -120,7 +134,11 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
-    recall: { minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE, statistics: new CorpusStatisticsCache() },
+    recall: {
+      minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      statistics: new CorpusStatisticsCache(),
+      ...(residentVectors ? { resident: residentVectors } : {}),
+    },
     clock,
     embedder: metered.embedder,
     llm: metered.llm,
@@ -163,6 +181,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     notifier,
     inngest,
+    residentVectors,
     async close() {
       await background.settle();
       await executor?.stop();

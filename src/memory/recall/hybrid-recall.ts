@@ -4,6 +4,8 @@ import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
 import { type CorpusStatistics, type CorpusStatisticsCache, corpusStatistics } from "./corpus-statistics.js";
+import type { ResidentVectors } from "./resident/resident-vectors.js";
+import type { ResidentHit } from "./resident/user-vectors.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
 
 /** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
@@ -84,6 +86,8 @@ export interface RecallSettings {
   neighbourWeight?: number;
   /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
   statistics?: CorpusStatisticsCache;
+  /** Embedded: each queried user's vectors in this process, which answer the vector arm of a query about the present. */
+  resident?: ResidentVectors;
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
@@ -126,7 +130,14 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
   const texts = await rankByText(db, query, visible, pool, settings);
   const vector = await query.vector;
   const annDimensions = vector?.annDimensions;
-  const statement = sql`WITH vec AS (${vector ? vectorArmSql(visible, vector, pool) : NO_VECTOR_ARM}),
+  const resident = vector && !annDimensions ? await residentNeighbours(db, query, vector, pool, settings.resident) : undefined;
+  const vectorArm = resident ? residentArmSql(resident) : vector ? vectorArmSql(visible, vector, pool) : NO_VECTOR_ARM;
+  // The resident copy ranks by 8-bit vectors; the similarity returned is the exact one, of the rows returned only.
+  const similarity =
+    resident && vector
+      ? sql`CASE WHEN f.vector_rank IS NULL THEN f.similarity ELSE 1 - (m.embedding <=> ${toVectorLiteral(vector.values)}::halfvec) END`
+      : sql`f.similarity`;
+  const statement = sql`WITH vec AS (${vectorArm}),
         fts AS (
           SELECT t.id, t.session_id, t.turn_seq, t.created_at, 'text' AS arm, t.rank, 0::float8 AS similarity, t.coverage
             FROM jsonb_to_recordset(${JSON.stringify(texts)}::jsonb) AS t(id uuid, session_id uuid, turn_seq int, created_at timestamptz, rank bigint, coverage float8)
@@ -141,7 +152,7 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
         best AS (SELECT * FROM beside ORDER BY rrf + boost DESC, created_at DESC LIMIT ${query.limit})
         SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
           SELECT ${RECALLED_COLUMNS}, (f.rrf + f.boost)::float8 AS score, f.rrf::float8 AS fused, f.boost::float8 AS neighbour_boost,
-                 f.similarity::float8 AS similarity, f.coverage::float8 AS coverage,
+                 (${similarity})::float8 AS similarity, f.coverage::float8 AS coverage,
                  f.vector_rank::int AS vector_rank, f.text_rank::int AS text_rank
             FROM best f JOIN memories m ON m.id = f.id
            -- Again: a text hit may have been replaced or expired since it was ranked.
@@ -257,6 +268,41 @@ export function essentialTerms(
 const JIT_OFF = sql`SELECT set_config('jit', 'off', true)`;
 
 const NO_VECTOR_ARM = sql`SELECT NULL::uuid AS id, NULL::uuid AS session_id, NULL::int AS turn_seq, NULL::timestamptz AS created_at, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
+
+/**
+ * The vector arm from the resident copy: for a query about the present (a past `asOf` or a window
+ * selects rows the copy does not hold or would scan in vain) of the copy's model. Undefined sends
+ * the query to SQL.
+ */
+async function residentNeighbours(
+  db: Database,
+  query: RecallQuery,
+  vector: QueryVector,
+  pool: number,
+  resident: ResidentVectors | undefined,
+): Promise<ResidentHit[] | undefined> {
+  if (!resident || query.asOf || query.window || vector.model !== resident.model) return undefined;
+  const scope = { appId: query.appId, userId: query.userId, values: vector.values, now: query.now };
+  return resident.nearest(
+    db,
+    query.types ? { ...scope, types: query.types } : scope,
+    Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES),
+    pool,
+  );
+}
+
+function residentArmSql(hits: ResidentHit[]): SQL {
+  const rows = hits.map((hit) => ({
+    id: hit.id,
+    session_id: hit.sessionId,
+    turn_seq: hit.turnSeq,
+    created_at: hit.createdAt,
+    rank: hit.rank,
+    similarity: hit.similarity,
+  }));
+  return sql`SELECT v.id, v.session_id, v.turn_seq, v.created_at, 'vector' AS arm, v.rank, v.similarity, 0::float8 AS coverage
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, session_id uuid, turn_seq int, created_at timestamptz, rank bigint, similarity float8)`;
+}
 
 /** The `pool` nearest visible memories of the query's model, ranked. */
 function vectorArmSql(visible: SQL, vector: QueryVector, pool: number): SQL {

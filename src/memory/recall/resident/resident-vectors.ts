@@ -1,0 +1,219 @@
+import type { Database } from "../../../db/database.js";
+import { MEMORY_TYPES, type MemoryType } from "../../../db/schema/index.js";
+import { changesAfter, type MemoryChange, pruneDeletions } from "./change-log.js";
+import { decodeHalfvecHex } from "./half-float.js";
+import { type ResidentHit, UserVectors } from "./user-vectors.js";
+
+/** Rows read per statement while catching up, so other requests get the embedded database in between. */
+const CHANGES_PER_READ = 5_000;
+
+export interface ResidentVectorsOptions {
+  /** The embedding model whose vectors are kept, and their dimension. */
+  model: string;
+  dimensions: number;
+  /** Most bytes all users' copies may take together; the least recently queried users go first. */
+  maxBytes: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+interface UserEntry {
+  vectors: UserVectors;
+  /** The change log's position this copy has read up to. */
+  seen: bigint;
+  /** Until the first full read is done, recall takes the SQL path. */
+  ready: boolean;
+  /** Reads of the change log, one at a time: each recall queues one and waits for it. */
+  reading: Promise<void>;
+  lastUsed: number;
+}
+
+/**
+ * An embedded deployment's vector index: a copy of each queried user's vectors in this process,
+ * kept current through the change log before every use (a read of the rows changed since, which
+ * is one index probe when nothing changed). Replaces, on PGlite, a Hamming scan over every row of
+ * the user (170 ms at 100K memories, since those rows are wide) and the exact re-rank that read
+ * 1,600 of them.
+ *
+ * A user's first query reads the first page of its rows; a user with more goes on loading in the
+ * background (seconds at 100K memories) while its queries take the SQL path. A user whose copy
+ * alone would outgrow `maxBytes` is left to the SQL path for good.
+ */
+export class ResidentVectors {
+  private readonly users = new Map<string, UserEntry>();
+  private readonly tooLarge = new Set<string>();
+  private readonly typeCodes = new Map<string, number>(MEMORY_TYPES.map((type, index) => [type, index]));
+
+  constructor(private readonly options: ResidentVectorsOptions) {}
+
+  get model(): string {
+    return this.options.model;
+  }
+
+  /**
+   * The `limit` nearest memories of the user that are visible at `now` (and of `types`), found
+   * among `candidates` Hamming neighbours; undefined when this user has no complete copy (still
+   * loading, or too large), and then the caller takes the SQL path.
+   */
+  async nearest(
+    db: Database,
+    query: { appId: string; userId: string; values: number[]; now: Date; types?: MemoryType[] },
+    candidates: number,
+    limit: number,
+  ): Promise<ResidentHit[] | undefined> {
+    const key = userKey(query);
+    if (this.tooLarge.has(key) || query.values.length !== this.options.dimensions) return undefined;
+    let entry = this.users.get(key);
+    if (!entry) {
+      const created: UserEntry = {
+        vectors: new UserVectors(this.options.dimensions),
+        seen: 0n,
+        ready: false,
+        reading: Promise.resolve(),
+        lastUsed: 0,
+      };
+      created.reading = this.load(db, query, created);
+      this.users.set(key, created);
+      entry = created;
+    }
+    entry.lastUsed = Date.now();
+    // An earlier read's failure failed the recall that queued it.
+    await entry.reading.catch(() => undefined);
+    if (!entry.ready) return undefined;
+    const current = entry;
+    // A failed read (a dropped connection) fails this recall, not every later one.
+    current.reading = current.reading
+      .catch(() => undefined)
+      .then(async () => {
+        await this.readChanges(db, query, current, Number.POSITIVE_INFINITY);
+      });
+    await current.reading;
+    if (!this.withinBudget(key, current)) return undefined;
+    const types = query.types ? new Set(query.types.map((type) => this.typeCodes.get(type) as number)) : undefined;
+    return current.vectors.nearest({
+      unit: unitVector(query.values),
+      nowMs: query.now.getTime(),
+      ...(types ? { types } : {}),
+      candidates,
+      limit,
+    });
+  }
+
+  /** Resolves once the user's copy is complete (or given up); for the bench, which measures the steady state. */
+  async loaded(scope: { appId: string; userId: string }): Promise<boolean> {
+    for (;;) {
+      const entry = this.users.get(userKey(scope));
+      if (!entry) return false;
+      if (entry.ready) return true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Users, memories and bytes held, for the bench and tests. */
+  usage(): { users: number; memories: number; bytes: number } {
+    let memories = 0;
+    let bytes = 0;
+    for (const entry of this.users.values()) {
+      memories += entry.vectors.count;
+      bytes += entry.vectors.bytes;
+    }
+    return { users: this.users.size, memories, bytes };
+  }
+
+  /** Reads the first page; a user with more rows goes on in the background. Never rejects: a failed load is forgotten and retried. */
+  private async load(db: Database, scope: { appId: string; userId: string }, entry: UserEntry): Promise<void> {
+    const key = userKey(scope);
+    const forget = (error: unknown) => {
+      if (this.users.get(key) === entry) this.users.delete(key);
+      this.options.log?.("loading a user's vectors failed; their recall reads the database until a later query loads them", {
+        app_id: scope.appId,
+        user_id: scope.userId,
+        error: String(error),
+      });
+    };
+    try {
+      if (await this.readChanges(db, scope, entry, 1)) {
+        entry.ready = this.withinBudget(key, entry);
+        return;
+      }
+    } catch (error) {
+      return forget(error);
+    }
+    entry.reading = this.readChanges(db, scope, entry, Number.POSITIVE_INFINITY).then(
+      () => {
+        entry.ready = this.withinBudget(key, entry);
+      },
+      (error: unknown) => forget(error),
+    );
+  }
+
+  /** Applies up to `pages` pages of changes; true once the copy has caught up with the log. */
+  private async readChanges(db: Database, scope: { appId: string; userId: string }, entry: UserEntry, pages: number): Promise<boolean> {
+    for (let page = 0; page < pages; page++) {
+      const changes = await changesAfter(db, scope, this.options.model, entry.seen, CHANGES_PER_READ);
+      for (const change of changes) this.apply(entry.vectors, change);
+      const last = changes.at(-1);
+      if (last) entry.seen = BigInt(last.change_seq);
+      if (changes.some((change) => change.deleted)) await pruneDeletions(db, this.readByAll());
+      if (changes.length < CHANGES_PER_READ) return true;
+      // A user growing past the budget stops here; `withinBudget` gives the copy up.
+      if (entry.vectors.bytes > this.options.maxBytes) return false;
+    }
+    return false;
+  }
+
+  /** Whether the user's copy fits the budget, after dropping other users' copies; a copy too large alone is given up. */
+  private withinBudget(key: string, entry: UserEntry): boolean {
+    if (entry.vectors.bytes > this.options.maxBytes) {
+      this.users.delete(key);
+      this.tooLarge.add(key);
+      this.options.log?.("a user's vectors exceed RESIDENT_VECTORS_MAX_MB; their recall reads the database", {
+        user: key.replace("\u0000", "/"),
+        memories: entry.vectors.count,
+      });
+      return false;
+    }
+    this.evictBeyondBudget(key);
+    return true;
+  }
+
+  /** The change log's position every copy has read up to. */
+  private readByAll(): bigint | undefined {
+    let least: bigint | undefined;
+    for (const entry of this.users.values()) if (least === undefined || entry.seen < least) least = entry.seen;
+    return least;
+  }
+
+  private apply(vectors: UserVectors, change: MemoryChange): void {
+    if (change.deleted || !change.live || change.vector === null || change.created_at === null) {
+      vectors.remove(change.id);
+      return;
+    }
+    vectors.put(
+      { id: change.id, sessionId: change.session_id, turnSeq: change.turn_seq, createdAt: change.created_at },
+      {
+        type: this.typeCodes.get(change.type ?? "") ?? 255,
+        validMs: Number(change.valid_ms),
+        invalidMs: change.invalid_ms === null ? Number.POSITIVE_INFINITY : Number(change.invalid_ms),
+      },
+      decodeHalfvecHex(change.vector),
+    );
+  }
+
+  /** Drops the least recently queried users' copies (never `keep`'s) until all fit `maxBytes`. */
+  private evictBeyondBudget(keep: string): void {
+    let total = this.usage().bytes;
+    const byAge = [...this.users.entries()].filter(([key]) => key !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [key, entry] of byAge) {
+      if (total <= this.options.maxBytes) return;
+      total -= entry.vectors.bytes;
+      this.users.delete(key);
+    }
+  }
+}
+
+const userKey = (scope: { appId: string; userId: string }) => `${scope.appId}\u0000${scope.userId}`;
+
+function unitVector(values: number[]): Float32Array {
+  const norm = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
+  return Float32Array.from(values, (value) => (norm > 0 ? value / norm : 0));
+}

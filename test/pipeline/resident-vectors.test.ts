@@ -1,0 +1,211 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { type Database, queryRows } from "../../src/db/database.js";
+import { toVectorLiteral } from "../../src/db/vector.js";
+import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { ResidentVectors } from "../../src/memory/recall/resident/resident-vectors.js";
+import { startTestRuntime } from "../fixtures/runtime.js";
+
+/**
+ * The embedded vector index: a copy of a user's vectors in the process, kept current through the
+ * change log. PGlite only (that is where it runs), whatever TEST_DATABASE_URL says.
+ */
+const MODEL = "test-model";
+const DIMENSIONS = 64;
+const DAY = 86_400_000;
+
+/** A clustered vector (topic, subtopic, detail), as real embeddings cluster. */
+const vectorOf = (i: number) =>
+  Array.from(
+    { length: DIMENSIONS },
+    (_, g) =>
+      Math.sin((g + 1) * (1 + (i % 20))) +
+      0.5 * Math.sin((g + 1) * (21 + ((i / 20) % 20)) + 1) +
+      0.25 * Math.sin((g + 1) * (41 + (i % 397)) + 2),
+  );
+
+async function insertMemories(db: Database, userId: string, from: number, to: number, validAt = new Date(Date.now() - DAY)) {
+  for (let start = from; start < to; start += 500) {
+    const rows = Array.from({ length: Math.min(500, to - start) }, (_, k) => start + k);
+    await db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, valid_at, embedding, embedding_model, metadata) VALUES ${sql.join(
+        rows.map(
+          (i) =>
+            sql`(gen_random_uuid(), 'default', ${userId}, 'episodic', 'turn', ${`memory ${i}`}, ${`hash-${i}`}, ${validAt.toISOString()}::timestamptz,
+                 ${toVectorLiteral(vectorOf(i))}::halfvec, ${MODEL}, ${JSON.stringify({ seq: i })}::jsonb)`,
+        ),
+        sql`, `,
+      )}`,
+    );
+  }
+}
+
+const exactNearest = (db: Database, userId: string, values: number[], limit: number) =>
+  queryRows<{ id: string }>(
+    db,
+    sql`SELECT id FROM memories WHERE app_id = 'default' AND user_id = ${userId} AND expired_at IS NULL
+         ORDER BY embedding <=> ${toVectorLiteral(values)}::halfvec LIMIT ${limit}`,
+  ).then((rows) => rows.map((row) => row.id));
+
+/** A vector unlike every `vectorOf(i)`, so nothing ties with a memory written at it. */
+const unique = (seed: number) =>
+  Array.from({ length: DIMENSIONS }, (_, g) => Math.cos((g + 1) * seed * 0.37) + (g % 7 === seed % 7 ? 1 : 0));
+
+const query = (userId: string, values: number[], now = new Date()) => ({ appId: "default", userId, values, now });
+
+describe("resident vectors on the embedded database", () => {
+  let runtime: Runtime;
+  let db: Database;
+  const dataDir = mkdtempSync(join(tmpdir(), "resident-"));
+  const resident = () => new ResidentVectors({ model: MODEL, dimensions: DIMENSIONS, maxBytes: 2 ** 30 });
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ DATA_DIR: dataDir });
+    db = runtime.database.db;
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("loads a large user in the background, then finds what an exact scan finds", async () => {
+    await insertMemories(db, "large", 0, 6_000);
+    const vectors = resident();
+    const probe = vectorOf(7);
+    // More rows than one read: this query takes the SQL path while the rest loads.
+    expect(await vectors.nearest(db, query("large", probe), 400, 10)).toBeUndefined();
+    expect(await vectors.loaded({ appId: "default", userId: "large" })).toBe(true);
+    expect(vectors.usage().memories).toBe(6_000);
+    let found = 0;
+    for (const i of [3, 77, 512, 1_999, 4_321, 5_998]) {
+      const values = vectorOf(i).map((value, g) => value + 0.05 * Math.cos(g * i));
+      const exact = await exactNearest(db, "large", values, 10);
+      const hits = (await vectors.nearest(db, query("large", values), 400, 10)) ?? [];
+      expect(hits.map((hit) => hit.rank)).toEqual(Array.from({ length: hits.length }, (_, k) => k + 1));
+      found += hits.filter((hit) => exact.includes(hit.id)).length;
+    }
+    // Binary-quantised candidates re-ranked: near the exact answer, as the SQL path is.
+    expect(found / 60).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it("follows every write: new vectors, changed vectors, expiry, deletion and a row put back", async () => {
+    const vectors = resident();
+    await insertMemories(db, "writes", 0, 50);
+    const far = vectorOf(1_000).map((value) => -value);
+    const nearestId = async (values: number[]) => (await vectors.nearest(db, query("writes", values), 400, 1))?.[0]?.id;
+    // The 8-bit copy may swap near ties, never reach past them.
+    expect(await exactNearest(db, "writes", far, 3)).toContain(await nearestId(far));
+
+    // A new memory right on the query.
+    await db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, content, content_hash, valid_at, embedding, embedding_model)
+          VALUES ('00000000-0000-4000-8000-000000000001', 'default', 'writes', 'semantic', 'exact', 'exact', now() - interval '1 day', ${toVectorLiteral(far)}::halfvec, ${MODEL})`,
+    );
+    expect(await nearestId(far)).toBe("00000000-0000-4000-8000-000000000001");
+    // Its vector re-embedded elsewhere.
+    await db.execute(
+      sql`UPDATE memories SET embedding = ${toVectorLiteral(unique(3))}::halfvec WHERE id = '00000000-0000-4000-8000-000000000001'`,
+    );
+    expect(await nearestId(far)).not.toBe("00000000-0000-4000-8000-000000000001");
+    expect(await nearestId(unique(3))).toBe("00000000-0000-4000-8000-000000000001");
+    // Expired: gone.
+    await db.execute(sql`UPDATE memories SET expired_at = now() WHERE id = '00000000-0000-4000-8000-000000000001'`);
+    expect(await nearestId(unique(3))).not.toBe("00000000-0000-4000-8000-000000000001");
+    // Deleted and put back under the same id: the later write wins.
+    await db.execute(sql`DELETE FROM memories WHERE id = '00000000-0000-4000-8000-000000000001'`);
+    await db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, content, content_hash, valid_at, embedding, embedding_model)
+          VALUES ('00000000-0000-4000-8000-000000000001', 'default', 'writes', 'semantic', 'back', 'back', now() - interval '1 day', ${toVectorLiteral(far)}::halfvec, ${MODEL})`,
+    );
+    expect(await nearestId(far)).toBe("00000000-0000-4000-8000-000000000001");
+    // Deleted for good.
+    await db.execute(sql`DELETE FROM memories WHERE user_id = 'writes' AND content = 'back'`);
+    expect(await nearestId(far)).not.toBe("00000000-0000-4000-8000-000000000001");
+    expect(vectors.usage().memories).toBe(50);
+  });
+
+  it("does not hear about retention or access counts (the decay pass stays free)", async () => {
+    const before = await queryRows<{ seq: string }>(db, sql`SELECT max(change_seq)::text AS seq FROM memories`);
+    await db.execute(sql`UPDATE memories SET retention = retention * 0.5, access_count = access_count + 1 WHERE user_id = 'writes'`);
+    expect(await queryRows<{ seq: string }>(db, sql`SELECT max(change_seq)::text AS seq FROM memories`)).toEqual(before);
+  });
+
+  it("judges validity at the query's time, across months", async () => {
+    const vectors = resident();
+    const start = Date.now();
+    const values = unique(11);
+    await insertMemories(db, "validity", 0, 20, new Date(start - DAY));
+    // True from a month from now, no longer from three months from now.
+    await db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, content, content_hash, valid_at, invalid_at, embedding, embedding_model)
+          VALUES ('00000000-0000-4000-8000-000000000002', 'default', 'validity', 'semantic', 'later', 'later',
+                  ${new Date(start + 30 * DAY).toISOString()}::timestamptz, ${new Date(start + 90 * DAY).toISOString()}::timestamptz,
+                  ${toVectorLiteral(values)}::halfvec, ${MODEL})`,
+    );
+    const top = async (at: number) => (await vectors.nearest(db, query("validity", values, new Date(at)), 400, 1))?.[0]?.id;
+    expect(await top(start)).not.toBe("00000000-0000-4000-8000-000000000002");
+    expect(await top(start + 31 * DAY)).toBe("00000000-0000-4000-8000-000000000002");
+    expect(await top(start + 89 * DAY)).toBe("00000000-0000-4000-8000-000000000002");
+    expect(await top(start + 91 * DAY)).not.toBe("00000000-0000-4000-8000-000000000002");
+    // Types filter: a semantic-only query finds only it, when it is valid.
+    const semantic = await vectors.nearest(db, { ...query("validity", values, new Date(start + 60 * DAY)), types: ["semantic"] }, 400, 5);
+    expect(semantic?.map((hit) => hit.id)).toEqual(["00000000-0000-4000-8000-000000000002"]);
+  });
+
+  it("gives recall the exact similarity and the same answer as the SQL path", async () => {
+    const vectors = resident();
+    const values = vectorOf(23).map((value, g) => value + 0.1 * Math.sin(g));
+    const recall = (settings: { resident?: ResidentVectors }) =>
+      recallMemories(
+        db,
+        { appId: "default", userId: "large", text: "memory", vector: { values, model: MODEL }, limit: 10, now: new Date() },
+        settings,
+      );
+    await vectors.nearest(db, query("large", values), 400, 10);
+    await vectors.loaded({ appId: "default", userId: "large" });
+    const fromCopy = await recall({ resident: vectors });
+    const fromSql = await recall({});
+    const exact = await queryRows<{ id: string; similarity: number }>(
+      db,
+      sql`SELECT id, (1 - (embedding <=> ${toVectorLiteral(values)}::halfvec))::float8 AS similarity FROM memories WHERE id IN ${fromCopy.map((memory) => memory.id)}`,
+    );
+    for (const memory of fromCopy.filter((recalled) => recalled.vectorRank !== null)) {
+      expect(memory.similarity).toBeCloseTo(exact.find((row) => row.id === memory.id)?.similarity ?? Number.NaN, 6);
+    }
+    const overlap = fromCopy.filter((memory) => fromSql.some((other) => other.id === memory.id)).length;
+    expect(overlap).toBeGreaterThanOrEqual(9);
+  });
+
+  it("leaves a user larger than the budget to the SQL path", async () => {
+    const small = new ResidentVectors({ model: MODEL, dimensions: DIMENSIONS, maxBytes: 10_000 });
+    expect(await small.nearest(db, query("writes", vectorOf(1)), 400, 5)).toBeUndefined();
+    expect(small.usage().users).toBe(0);
+  });
+
+  it("fails one recall when the database drops, and serves the next", async () => {
+    const vectors = resident();
+    await vectors.nearest(db, query("writes", vectorOf(1)), 400, 5);
+    let failing = true;
+    const flaky = new Proxy(db, {
+      get: (target, property, receiver) =>
+        property === "execute" && failing ? () => Promise.reject(new Error("connection dropped")) : Reflect.get(target, property, receiver),
+    });
+    await expect(vectors.nearest(flaky, query("writes", vectorOf(1)), 400, 5)).rejects.toThrow("connection dropped");
+    failing = false;
+    expect(await vectors.nearest(flaky, query("writes", vectorOf(1)), 400, 5)).toHaveLength(5);
+  });
+
+  it("after a restart, finds rows written before the change log existed", async () => {
+    // As if written by a version without the log: no position at all.
+    await db.execute(sql`UPDATE memories SET change_seq = NULL WHERE user_id = 'writes'`);
+    await runtime.close();
+    runtime = await startTestRuntime({ DATA_DIR: dataDir });
+    db = runtime.database.db;
+    const vectors = resident();
+    expect((await vectors.nearest(db, query("writes", vectorOf(1)), 400, 100))?.length).toBe(50);
+  });
+});
