@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clusteredVector } from "../../bench/retrieval.js";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { type Database, queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
@@ -18,15 +19,9 @@ const MODEL = "test-model";
 const DIMENSIONS = 64;
 const DAY = 86_400_000;
 
-/** A clustered vector (topic, subtopic, detail), as real embeddings cluster. */
+/** Memory i's vector: clustered by topic, subtopic and detail, as the bench's are (and real embeddings). */
 const vectorOf = (i: number) =>
-  Array.from(
-    { length: DIMENSIONS },
-    (_, g) =>
-      Math.sin((g + 1) * (1 + (i % 20))) +
-      0.5 * Math.sin((g + 1) * (21 + ((i / 20) % 20)) + 1) +
-      0.25 * Math.sin((g + 1) * (41 + (i % 397)) + 2),
-  );
+  Array.from({ length: DIMENSIONS }, (_, g) => clusteredVector(1 + (i % 20), 21 + ((i / 20) % 20), 41 + (i % 397), g + 1, 0));
 
 async function insertMemories(db: Database, userId: string, from: number, to: number, validAt = new Date(Date.now() - DAY)) {
   for (let start = from; start < to; start += 500) {
@@ -200,8 +195,11 @@ describe("resident vectors on the embedded database", () => {
   });
 
   it("after a restart, finds rows written before the change log existed", async () => {
-    // As if written by a version without the log: no position at all.
-    await db.execute(sql`UPDATE memories SET change_seq = NULL WHERE user_id = 'writes'`);
+    // As if written by a version without the log: no triggers, no column.
+    await db.execute(sql`DROP TRIGGER memories_mark_insert ON memories`);
+    await db.execute(sql`DROP TRIGGER memories_mark_update ON memories`);
+    await db.execute(sql`DROP TRIGGER memories_log_deletions ON memories`);
+    await db.execute(sql`ALTER TABLE memories DROP COLUMN change_seq`);
     await runtime.close();
     runtime = await startTestRuntime({ DATA_DIR: dataDir });
     db = runtime.database.db;

@@ -131,17 +131,18 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
   const vector = await query.vector;
   const annDimensions = vector?.annDimensions;
   const resident = vector && !annDimensions ? await residentNeighbours(db, query, vector, pool, settings.resident) : undefined;
-  const vectorArm = resident ? residentArmSql(resident) : vector ? vectorArmSql(visible, vector, pool) : NO_VECTOR_ARM;
+  const vectorArm = resident
+    ? rankedHitsSql("vector", resident.map(residentHitRow))
+    : vector
+      ? vectorArmSql(visible, vector, pool)
+      : NO_VECTOR_ARM;
   // The resident copy ranks by 8-bit vectors; the similarity returned is the exact one, of the rows returned only.
   const similarity =
     resident && vector
       ? sql`CASE WHEN f.vector_rank IS NULL THEN f.similarity ELSE 1 - (m.embedding <=> ${toVectorLiteral(vector.values)}::halfvec) END`
       : sql`f.similarity`;
   const statement = sql`WITH vec AS (${vectorArm}),
-        fts AS (
-          SELECT t.id, t.session_id, t.turn_seq, t.created_at, 'text' AS arm, t.rank, 0::float8 AS similarity, t.coverage
-            FROM jsonb_to_recordset(${JSON.stringify(texts)}::jsonb) AS t(id uuid, session_id uuid, turn_seq int, created_at timestamptz, rank bigint, coverage float8)
-        ),
+        fts AS (${rankedHitsSql("text", texts)}),
         fused AS (
           SELECT id, session_id, turn_seq, max(created_at) AS created_at, sum(1.0 / (${RRF_K} + rank)) AS rrf, max(similarity) AS similarity, max(coverage) AS coverage,
                  min(rank) FILTER (WHERE arm = 'vector') AS vector_rank, min(rank) FILTER (WHERE arm = 'text') AS text_rank
@@ -178,14 +179,24 @@ export interface QueryVector {
   annDimensions?: number;
 }
 
-/** One full-text hit, ranked: what the fusion statement reads back. */
-interface TextHit {
+/** One ranking's hit, computed before the fusion statement (full-text, or the resident vectors) and read back by it. */
+interface RankedHit {
   id: string;
   session_id: string | null;
   turn_seq: number | null;
+  /** As text: it comes back exact (a Date would lose the microseconds). */
   created_at: string;
   rank: number;
-  coverage: number;
+  similarity?: number;
+  coverage?: number;
+}
+
+/** An arm of the fusion statement from hits ranked beforehand, shaped as the SQL arms' rows (a missing signal is 0). */
+function rankedHitsSql(arm: "vector" | "text", hits: RankedHit[]): SQL {
+  return sql`SELECT h.id, h.session_id, h.turn_seq, h.created_at, ${arm}::text AS arm, h.rank,
+                    coalesce(h.similarity, 0)::float8 AS similarity, coalesce(h.coverage, 0)::float8 AS coverage
+               FROM jsonb_to_recordset(${JSON.stringify(hits)}::jsonb)
+                 AS h(id uuid, session_id uuid, turn_seq int, created_at timestamptz, rank bigint, similarity float8, coverage float8)`;
 }
 
 /**
@@ -195,7 +206,7 @@ interface TextHit {
  * turns no longer makes every query read most of the user's memories. A word held by more than
  * `TEXT_MATCHES_PER_WORD` memories brings only that many of them (which ones is up to the plan).
  */
-async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: number, settings: RecallSettings): Promise<TextHit[]> {
+async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: number, settings: RecallSettings): Promise<RankedHit[]> {
   return db.transaction(async (tx) => {
     // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
     // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
@@ -209,7 +220,7 @@ async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: 
     const minCoverage = settings.minTextCoverage ?? 0;
     const weights = essentialTerms(bm25Weights(corpus), minCoverage);
     if (weights.length === 0) return [];
-    return queryRows<TextHit>(
+    return queryRows<RankedHit>(
       tx,
       sql`WITH weights AS (
             SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS tsq, w.idf, w.essential
@@ -291,18 +302,14 @@ async function residentNeighbours(
   );
 }
 
-function residentArmSql(hits: ResidentHit[]): SQL {
-  const rows = hits.map((hit) => ({
-    id: hit.id,
-    session_id: hit.sessionId,
-    turn_seq: hit.turnSeq,
-    created_at: hit.createdAt,
-    rank: hit.rank,
-    similarity: hit.similarity,
-  }));
-  return sql`SELECT v.id, v.session_id, v.turn_seq, v.created_at, 'vector' AS arm, v.rank, v.similarity, 0::float8 AS coverage
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, session_id uuid, turn_seq int, created_at timestamptz, rank bigint, similarity float8)`;
-}
+const residentHitRow = (hit: ResidentHit): RankedHit => ({
+  id: hit.id,
+  session_id: hit.sessionId,
+  turn_seq: hit.turnSeq,
+  created_at: hit.createdAt,
+  rank: hit.rank,
+  similarity: hit.similarity,
+});
 
 /** The `pool` nearest visible memories of the query's model, ranked. */
 function vectorArmSql(visible: SQL, vector: QueryVector, pool: number): SQL {

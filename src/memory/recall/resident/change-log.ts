@@ -35,14 +35,19 @@ const CHANGE_LOG_DDL = [
 ];
 
 /**
- * Installs the change log (idempotent) and starts it afresh: rows written before it existed get a
- * value, and deletions logged by an earlier process are dropped, since no resident copy outlives
+ * Installs the change log (idempotent) and starts it afresh: when it is new, the rows written
+ * before it get a value; deletions logged by an earlier process are dropped, since no resident copy outlives
  * its process and a fresh one reads the rows themselves.
  */
 export async function installChangeLog(db: Database): Promise<void> {
   await db.transaction(async (tx) => {
+    const [log] = await queryRows<{ exists: boolean }>(
+      tx,
+      sql`SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'change_seq' AND NOT attisdropped) AS exists`,
+    );
     for (const statement of CHANGE_LOG_DDL) await tx.execute(sql.raw(statement));
-    await tx.execute(sql`UPDATE memories SET change_seq = nextval('memories_change_seq') WHERE change_seq IS NULL`);
+    // Once, when the log is new: from then on the trigger stamps every row (no scan at each start).
+    if (!log?.exists) await tx.execute(sql`UPDATE memories SET change_seq = nextval('memories_change_seq') WHERE change_seq IS NULL`);
     await tx.execute(sql`TRUNCATE memory_deletions`);
   });
 }

@@ -202,11 +202,12 @@ export class ResidentVectors {
   /** Drops the least recently queried users' copies (never `keep`'s) until all fit `maxBytes`. */
   private evictBeyondBudget(keep: string): void {
     let total = this.usage().bytes;
+    if (total <= this.options.maxBytes) return;
     const byAge = [...this.users.entries()].filter(([key]) => key !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [key, entry] of byAge) {
-      if (total <= this.options.maxBytes) return;
       total -= entry.vectors.bytes;
       this.users.delete(key);
+      if (total <= this.options.maxBytes) return;
     }
   }
 }
