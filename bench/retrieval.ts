@@ -75,17 +75,17 @@ export async function benchRetrieval(runtime: Runtime, count: number, iterations
   await seedMemories(runtime, userId, count, model);
   const queries = TOPICS.map((topic) => `What did we say about ${topic}?`);
   const vectors = await runtime.providers.embedder.embed(queries);
-  // Embedded: the first query of a user starts loading its vectors into the process; the figures
+  // Embedded: the first query of a user starts loading its memories into the process; the figures
   // below are the steady state after that load, which is reported on its own.
   const loading: number[] = [];
-  if (runtime.residentVectors) {
+  if (runtime.residentMemories) {
     const started = performance.now();
     await runtime.app.request("/v1/memories/search", {
       method: "POST",
       headers: json,
       body: JSON.stringify({ user_id: userId, query: "load" }),
     });
-    await runtime.residentVectors.loaded({ appId: "default", userId });
+    await runtime.residentMemories.loaded({ appId: "default", userId });
     loading.push(performance.now() - started);
   }
   const raw: number[] = [];
@@ -134,7 +134,7 @@ export async function benchRetrieval(runtime: Runtime, count: number, iterations
   return {
     raw: summarize(`raw top-10 vector query, ${count} memories (floor)`, raw),
     rows: [
-      ...(loading.length ? [summarize(`load a user's vectors into the process (once), ${count} memories`, loading)] : []),
+      ...(loading.length ? [summarize(`load a user's memories into the process (once), ${count} memories`, loading)] : []),
       summarize(`context window 2000 tokens, ${count} memories`, context),
       summarize(`search top-10, ${count} memories`, search),
       summarize(`time slice (1 day, 50 newest), ${count} memories`, slice),

@@ -13,7 +13,7 @@ import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import { startAnnIndex } from "../src/memory/recall/ann-index.js";
 import { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
 import { installChangeLog } from "../src/memory/recall/resident/change-log.js";
-import { ResidentVectors } from "../src/memory/recall/resident/resident-vectors.js";
+import { ResidentMemories } from "../src/memory/recall/resident/resident-memories.js";
 import { eventSubjectExists } from "../src/pipeline/event-subject.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
 import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
@@ -40,8 +40,8 @@ export interface Runtime {
   notifier: PipelineNotifier;
   /** The pipeline's Inngest client, for sending events such as a decay or backfill request. */
   inngest: PipelineClient;
-  /** Embedded with ANN_INDEX=auto: the in-process copies of users' vectors that recall searches. */
-  residentVectors: ResidentVectors | undefined;
+  /** Embedded with ANN_INDEX=auto: the in-process copies of users' memories (vectors and words) that recall searches. */
+  residentMemories: ResidentMemories | undefined;
   close(): Promise<void>;
 }
 
@@ -68,16 +68,16 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const database = await (overrides.database ?? connectDatabase(env, logger.warn));
   if (database.kind === "pglite") await migrateDatabase(database);
   const providers = { ...(await createProviders(env, createUseEmbedder)), ...overrides.providers };
-  const residentVectors =
+  const residentMemories =
     database.kind === "pglite" && env.ANN_INDEX === "auto"
-      ? new ResidentVectors({
+      ? new ResidentMemories({
           model: providers.embedder.model,
           dimensions: providers.embedder.dimensions,
-          maxBytes: env.RESIDENT_VECTORS_MAX_MB * 2 ** 20,
+          maxBytes: env.RESIDENT_MEMORIES_MAX_MB * 2 ** 20,
           log: logger.warn,
         })
       : undefined;
-  if (residentVectors) await installChangeLog(database.db);
+  if (residentMemories) await installChangeLog(database.db);
   const clock = overrides.clock ?? clockFromEnv(env);
   // Every call the pipeline and the routes make is metered (GET /v1/usage, DAILY_TOKEN_BUDGET).
   const metered = meterProviders(providers, {
@@ -137,7 +137,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
       statistics: new CorpusStatisticsCache(),
-      ...(residentVectors ? { resident: residentVectors } : {}),
+      ...(residentMemories ? { resident: residentMemories } : {}),
     },
     clock,
     embedder: metered.embedder,
@@ -181,7 +181,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     background,
     notifier,
     inngest,
-    residentVectors,
+    residentMemories,
     async close() {
       await background.settle();
       await executor?.stop();

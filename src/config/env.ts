@@ -183,16 +183,16 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /**
    * `auto`: on a real Postgres, build (concurrently, in the background) and use an HNSW index for
-   * the configured embedding model; embedded, keep queried users' vectors in this process
-   * (RESIDENT_VECTORS_MAX_MB); `off`: binary-quantised candidates re-ranked exactly, always.
+   * the configured embedding model; embedded, keep queried users' memories (vectors and words) in
+   * this process for both arms of recall (RESIDENT_MEMORIES_MAX_MB); `off`: binary-quantised candidates re-ranked exactly, always.
    */
   ANN_INDEX: z.enum(["auto", "off"]).default("auto"),
   /**
-   * Embedded (PGlite) with ANN_INDEX=auto: most memory the in-process copies of users' vectors may
-   * take together (about 0.8 KB per 512-d memory, so 80MB for a user with 100K memories). The least
+   * Embedded (PGlite) with ANN_INDEX=auto: most memory the in-process copies of users' memories may
+   * take together (about 1.1 KB per 512-d memory, so 110 MB for a user with 100K memories). The least
    * recently queried users are dropped first; a user larger than this alone is recalled from the database.
    */
-  RESIDENT_VECTORS_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(1024),
+  RESIDENT_MEMORIES_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(1024),
   /**
    * `maintenance_work_mem` for building that index: a graph larger than this is built on disk,
    * several times slower (100K 512-d vectors make a 158MB index). The server must have it to spare.

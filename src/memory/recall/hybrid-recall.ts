@@ -3,16 +3,13 @@ import { type Database, queryRows } from "../../db/database.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
-import { type CorpusStatistics, type CorpusStatisticsCache, corpusStatistics } from "./corpus-statistics.js";
-import type { ResidentVectors } from "./resident/resident-vectors.js";
+import { BM25_B, BM25_K1, bm25Weights } from "./bm25.js";
+import { type CorpusStatisticsCache, corpusStatistics } from "./corpus-statistics.js";
+import { fuseRankings, type RankedHit } from "./fusion.js";
+import type { ResidentMemories } from "./resident/resident-memories.js";
 import type { ResidentHit } from "./resident/user-vectors.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
 
-/** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
-export const RRF_K = 60;
-/** BM25 parameters, the usual defaults; term frequency is taken as 1 (memories are short). */
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
 /** Binary-quantised candidates per vector result kept, and at least this many. */
 const BQ_OVERSAMPLING = 4;
 const BQ_MIN_CANDIDATES = 400;
@@ -86,8 +83,8 @@ export interface RecallSettings {
   neighbourWeight?: number;
   /** BM25's statistics of large corpora, kept for minutes instead of counted per query. */
   statistics?: CorpusStatisticsCache;
-  /** Embedded: each queried user's vectors in this process, which answer the vector arm of a query about the present. */
-  resident?: ResidentVectors;
+  /** Embedded: each queried user's memories in this process, which answer both arms of a query about the present. */
+  resident?: ResidentMemories;
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
@@ -119,56 +116,40 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
  * with RRF. Returns the fused score with the similarity and lexical coverage that relevance gating
  * and final scoring use.
  *
- * The full-text ranking needs no vector, so it runs first, while the query is still being embedded
+ * The full-text ranking needs no vector, so it runs while the query is still being embedded
  * (`query.vector` may be a promise): a query's embedding was a third of a context window's time at
- * 100K memories with the offline model, and a network call with Gemini. Each statement runs in a
- * transaction of its own, so the embedded database is free for other requests in between.
+ * 100K memories with the offline model, and a network call with Gemini. The two rankings are fused
+ * in the process, and one last statement reads only the memories returned. Each statement runs in
+ * a transaction of its own, so the embedded database is free for other requests in between.
  */
 export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const visible = visibleMemories(query, query);
-  const texts = await rankByText(db, query, visible, pool, settings);
-  const vector = await query.vector;
-  const annDimensions = vector?.annDimensions;
-  const resident = vector && !annDimensions ? await residentNeighbours(db, query, vector, pool, settings.resident) : undefined;
-  const vectorArm = resident
-    ? rankedHitsSql("vector", resident.map(residentHitRow))
-    : vector
-      ? vectorArmSql(visible, vector, pool)
-      : NO_VECTOR_ARM;
-  // The resident copy ranks by 8-bit vectors; the similarity returned is the exact one, of the rows returned only.
-  const similarity =
-    resident && vector
-      ? sql`CASE WHEN f.vector_rank IS NULL THEN f.similarity ELSE 1 - (m.embedding <=> ${toVectorLiteral(vector.values)}::halfvec) END`
-      : sql`f.similarity`;
-  const statement = sql`WITH vec AS (${vectorArm}),
-        fts AS (${rankedHitsSql("text", texts)}),
-        fused AS (
-          SELECT id, session_id, turn_seq, max(created_at) AS created_at, sum(1.0 / (${RRF_K} + rank)) AS rrf, max(similarity) AS similarity, max(coverage) AS coverage,
-                 min(rank) FILTER (WHERE arm = 'vector') AS vector_rank, min(rank) FILTER (WHERE arm = 'text') AS text_rank
-            FROM (SELECT * FROM vec UNION ALL SELECT * FROM fts) ranked GROUP BY id, session_id, turn_seq
-        ),
-        beside AS (${besideSql(settings.neighbourWeight ?? 0)}),
-        -- Ranked before the memories are read, so only the rows returned are.
-        best AS (SELECT * FROM beside ORDER BY rrf + boost DESC, created_at DESC LIMIT ${query.limit})
-        SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS}, (f.rrf + f.boost)::float8 AS score, f.rrf::float8 AS fused, f.boost::float8 AS neighbour_boost,
-                 (${similarity})::float8 AS similarity, f.coverage::float8 AS coverage,
-                 f.vector_rank::int AS vector_rank, f.text_rank::int AS text_rank
-            FROM best f JOIN memories m ON m.id = f.id
-           -- Again: a text hit may have been replaced or expired since it was ranked.
+  const [texts, nearest] = await Promise.all([
+    rankByText(db, query, visible, pool, settings),
+    Promise.resolve(query.vector).then(async (vector) => ({
+      vector,
+      hits: await rankByVector(db, query, vector, visible, pool, settings),
+    })),
+  ]);
+  const best = fuseRankings({ vector: nearest.hits, text: texts }, settings.neighbourWeight ?? 0, query.limit);
+  if (best.length === 0) return [];
+  // The resident copy ranks by 8-bit vectors: the similarity returned is the exact one, of the rows returned only.
+  const similarity = nearest.vector
+    ? sql`CASE WHEN f.vector_rank IS NULL THEN f.similarity ELSE 1 - (m.embedding <=> ${toVectorLiteral(nearest.vector.values)}::halfvec) END`
+    : sql`f.similarity`;
+  const rows = await queryRows<RecalledRow>(
+    db,
+    sql`SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
+          SELECT ${RECALLED_COLUMNS}, f.score, f.fused, f.neighbour_boost, (${similarity})::float8 AS similarity, f.coverage, f.vector_rank, f.text_rank
+            FROM jsonb_to_recordset(${JSON.stringify(best)}::jsonb)
+              AS f(id uuid, score float8, fused float8, neighbour_boost float8, similarity float8, coverage float8, vector_rank int, text_rank int)
+            JOIN memories m ON m.id = f.id
+           -- Again: a hit may have been replaced or expired since it was ranked.
            WHERE ${visible}
         ) r
-        ORDER BY r.score DESC, r.created_at DESC`;
-  const rows = await db.transaction(async (tx) => {
-    await tx.execute(
-      annDimensions
-        ? sql`SELECT set_config('jit', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
-                     set_config('hnsw.ef_search', ${String(Math.min(1000, Math.max(64, pool * 2)))}, true)`
-        : JIT_OFF,
-    );
-    return queryRows<RecalledRow>(tx, statement);
-  });
+        ORDER BY r.score DESC, r.created_at DESC`,
+  );
   return rows.map(toRecalled);
 }
 
@@ -179,24 +160,33 @@ export interface QueryVector {
   annDimensions?: number;
 }
 
-/** One ranking's hit, computed before the fusion statement (full-text, or the resident vectors) and read back by it. */
-interface RankedHit {
-  id: string;
-  session_id: string | null;
-  turn_seq: number | null;
-  /** As text: it comes back exact (a Date would lose the microseconds). */
-  created_at: string;
-  rank: number;
-  similarity?: number;
-  coverage?: number;
-}
-
-/** An arm of the fusion statement from hits ranked beforehand, shaped as the SQL arms' rows (a missing signal is 0). */
-function rankedHitsSql(arm: "vector" | "text", hits: RankedHit[]): SQL {
-  return sql`SELECT h.id, h.session_id, h.turn_seq, h.created_at, ${arm}::text AS arm, h.rank,
-                    coalesce(h.similarity, 0)::float8 AS similarity, coalesce(h.coverage, 0)::float8 AS coverage
-               FROM jsonb_to_recordset(${JSON.stringify(hits)}::jsonb)
-                 AS h(id uuid, session_id uuid, turn_seq int, created_at timestamptz, rank bigint, similarity float8, coverage float8)`;
+/**
+ * The `pool` nearest visible memories of the query's model: from the resident copy (embedded),
+ * else from SQL (the model's HNSW index, or binary-quantised candidates re-ranked exactly).
+ */
+async function rankByVector(
+  db: Database,
+  query: RecallQuery,
+  vector: QueryVector | undefined,
+  visible: SQL,
+  pool: number,
+  settings: RecallSettings,
+): Promise<RankedHit[]> {
+  if (!vector) return [];
+  if (!vector.annDimensions) {
+    const resident = await residentNeighbours(db, query, vector, pool, settings.resident);
+    if (resident) return resident.map(residentHitRow);
+  }
+  const { annDimensions } = vector;
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      annDimensions
+        ? sql`SELECT set_config('jit', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
+                     set_config('hnsw.ef_search', ${String(Math.min(1000, Math.max(64, pool * 2)))}, true)`
+        : JIT_OFF,
+    );
+    return queryRows<RankedHit>(tx, vectorArmSql(visible, vector, pool));
+  });
 }
 
 /**
@@ -207,6 +197,8 @@ function rankedHitsSql(arm: "vector" | "text", hits: RankedHit[]): SQL {
  * `TEXT_MATCHES_PER_WORD` memories brings only that many of them (which ones is up to the plan).
  */
 async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: number, settings: RecallSettings): Promise<RankedHit[]> {
+  const resident = await residentMatches(db, query, pool, settings);
+  if (resident) return resident;
   return db.transaction(async (tx) => {
     // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
     // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
@@ -240,7 +232,7 @@ async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: 
             WHERE w.essential
           )
           -- created_at as text: it comes back exact (a Date would lose the microseconds).
-          SELECT id, session_id, turn_seq, created_at::text AS created_at, row_number() OVER (ORDER BY score DESC) AS rank, coverage FROM (
+          SELECT id, session_id, turn_seq, created_at::text AS created_at, (row_number() OVER (ORDER BY score DESC))::int AS rank, coverage FROM (
             SELECT c.id, c.session_id, c.turn_seq, c.created_at,
                    sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(c.content_tsv) / ${corpus.avgLength}::float8))) AS score,
                    (sum(w.idf) / nullif(max(t.idf), 0))::float8 AS coverage
@@ -278,8 +270,6 @@ export function essentialTerms(
 /** Per transaction only (set_config's `true`), so it never leaks into a pooled connection's next user. */
 const JIT_OFF = sql`SELECT set_config('jit', 'off', true)`;
 
-const NO_VECTOR_ARM = sql`SELECT NULL::uuid AS id, NULL::uuid AS session_id, NULL::int AS turn_seq, NULL::timestamptz AS created_at, 'vector' AS arm, 0::bigint AS rank, 0::float8 AS similarity, 0::float8 AS coverage WHERE false`;
-
 /**
  * The vector arm from the resident copy: for a query about the present (a past `asOf` or a window
  * selects rows the copy does not hold or would scan in vain) of the copy's model. Undefined sends
@@ -290,7 +280,7 @@ async function residentNeighbours(
   query: RecallQuery,
   vector: QueryVector,
   pool: number,
-  resident: ResidentVectors | undefined,
+  resident: ResidentMemories | undefined,
 ): Promise<ResidentHit[] | undefined> {
   if (!resident || query.asOf || query.window || vector.model !== resident.model) return undefined;
   const scope = { appId: query.appId, userId: query.userId, values: vector.values, now: query.now };
@@ -300,6 +290,26 @@ async function residentNeighbours(
     Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES),
     pool,
   );
+}
+
+/** The full-text arm from the resident copy, for a query about the present; undefined sends the query to SQL. */
+async function residentMatches(db: Database, query: RecallQuery, pool: number, settings: RecallSettings): Promise<RankedHit[] | undefined> {
+  const { resident } = settings;
+  if (!resident || query.asOf || query.window) return undefined;
+  const [parsed] = await queryRows<{ lexemes: string[] }>(
+    db,
+    sql`SELECT tsvector_to_array(to_tsvector('english', ${query.text})) AS lexemes`,
+  );
+  const scope = { appId: query.appId, userId: query.userId, lexemes: parsed?.lexemes ?? [], now: query.now };
+  const hits = await resident.matching(db, query.types ? { ...scope, types: query.types } : scope, settings.minTextCoverage ?? 0, pool);
+  return hits?.map((hit, index) => ({
+    id: hit.id,
+    session_id: hit.sessionId,
+    turn_seq: hit.turnSeq,
+    created_at: hit.createdAt,
+    rank: index + 1,
+    coverage: hit.coverage,
+  }));
 }
 
 const residentHitRow = (hit: ResidentHit): RankedHit => ({
@@ -318,7 +328,7 @@ function vectorArmSql(visible: SQL, vector: QueryVector, pool: number): SQL {
     // The HNSW index of this model (real Postgres): an iterative scan keeps going until it has
     // found enough of this user's visible memories; relaxed order is re-sorted exactly here.
     const dimensions = sql.raw(String(vector.annDimensions));
-    return sql`SELECT id, session_id, turn_seq, created_at, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+    return sql`SELECT id, session_id, turn_seq, created_at::text AS created_at, (row_number() OVER (ORDER BY distance))::int AS rank, (1 - distance)::float8 AS similarity FROM (
         SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.embedding::halfvec(${dimensions}) <=> ${literal}::halfvec(${dimensions}) AS distance
           FROM memories m
          WHERE ${visible} AND m.embedding_model = ${vector.model}
@@ -328,7 +338,7 @@ function vectorArmSql(visible: SQL, vector: QueryVector, pool: number): SQL {
   }
   // Candidates by Hamming distance over binary-quantised vectors (cheap), re-ranked by exact
   // cosine; with fewer rows than the oversampling this is an exact search.
-  return sql`SELECT id, session_id, turn_seq, created_at, 'vector' AS arm, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity, 0::float8 AS coverage FROM (
+  return sql`SELECT id, session_id, turn_seq, created_at::text AS created_at, (row_number() OVER (ORDER BY distance))::int AS rank, (1 - distance)::float8 AS similarity FROM (
       SELECT c.id, c.session_id, c.turn_seq, c.created_at, c.embedding <=> ${literal}::halfvec AS distance FROM (
         SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.embedding
           FROM memories m
@@ -339,34 +349,6 @@ function vectorArmSql(visible: SQL, vector: QueryVector, pool: number): SQL {
       ORDER BY distance
       LIMIT ${pool}
     ) nearest`;
-}
-
-/**
- * BM25 weights of the query's words. Postgres ranks (ts_rank) have no inverse document frequency,
- * so a question's common words would outweigh its rare, telling ones. A word in more than 80% of
- * the memories tells almost nothing (idf < 0.25) and would make the ranking join touch most rows:
- * it is left out, as is a word no memory has.
- */
-function bm25Weights(corpus: CorpusStatistics): { lexeme: string; idf: number }[] {
-  return corpus.terms
-    .filter((term) => term.df > 0 && term.df <= corpus.n * 0.8)
-    .map((term) => ({ lexeme: term.lexeme, idf: Math.log(1 + (corpus.n - term.df + 0.5) / (term.df + 0.5)) }));
-}
-
-/**
- * The fused rows with each one's neighbour boost. A turn beside a well-ranked turn of its session
- * shares part of that turn's score: evidence runs over consecutive turns (a question, its answer,
- * the details after), and the words of the question often sit in only one of them. Without a
- * weight (search) no window is computed.
- */
-function besideSql(weight: number): SQL {
-  if (weight === 0) return sql`SELECT f.*, 0::float8 AS boost FROM fused f`;
-  return sql`SELECT f.*, greatest(
-                 CASE WHEN lag(turn_seq) OVER turns = turn_seq - 1 THEN lag(rrf) OVER turns ELSE 0 END,
-                 CASE WHEN lead(turn_seq) OVER turns = turn_seq + 1 THEN lead(rrf) OVER turns ELSE 0 END
-               ) * ${weight} AS boost
-          FROM fused f
-        WINDOW turns AS (PARTITION BY session_id ORDER BY turn_seq)`;
 }
 
 /** A turn's place in its session (null for every other memory): what makes two turns neighbours. */

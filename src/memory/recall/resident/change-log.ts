@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../../db/database.js";
 
 /**
- * What the resident vectors of one user need to hear about: every row inserted, every row whose
- * vector or visibility changed, every row deleted, in the order it happened. `memories.change_seq`
+ * What the resident copy of one user's memories needs to hear about: every row inserted, every row whose
+ * words, vector or visibility changed, every row deleted, in the order it happened. `memories.change_seq`
  * takes a new value from one sequence on each such write (a trigger, so no writer can forget it),
  * and a deleted row leaves its id in `memory_deletions` under a value of the same sequence. Only
  * the id, a random uuid: an erased user leaves nothing there that says who they were, so every
@@ -26,7 +26,7 @@ const CHANGE_LOG_DDL = [
    BEGIN NEW.change_seq := nextval('memories_change_seq'); RETURN NEW; END $$`,
   `CREATE OR REPLACE TRIGGER memories_mark_insert BEFORE INSERT ON memories FOR EACH ROW EXECUTE FUNCTION memories_mark_change()`,
   `CREATE OR REPLACE TRIGGER memories_mark_update
-     BEFORE UPDATE OF embedding, embedding_model, type, subtype, session_id, metadata, created_at, valid_at, invalid_at, expired_at, trait_stage
+     BEFORE UPDATE OF content, embedding, embedding_model, type, subtype, session_id, metadata, created_at, valid_at, invalid_at, expired_at, trait_stage
      ON memories FOR EACH ROW EXECUTE FUNCTION memories_mark_change()`,
   `CREATE OR REPLACE FUNCTION memories_log_deletions() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN INSERT INTO memory_deletions (id) SELECT id FROM gone; RETURN NULL; END $$`,
@@ -60,6 +60,7 @@ export interface MemoryChange {
   session_id: string | null;
   turn_seq: number | null;
   created_at: string | null;
+  created_ms: number | null;
   type: string | null;
   valid_ms: number | null;
   invalid_ms: number | null;
@@ -67,6 +68,8 @@ export interface MemoryChange {
   live: boolean | null;
   /** `halfvec_send` of the embedding as hex, when the row has a vector of the resident model. */
   vector: string | null;
+  /** The distinct lexemes of `content_tsv`, for a live row. */
+  lexemes: string[] | null;
 }
 
 /**
@@ -84,15 +87,17 @@ export async function changesAfter(
   return queryRows<MemoryChange>(
     db,
     sql`(SELECT m.id, m.change_seq::text AS change_seq, false AS deleted, m.session_id,
-                CASE WHEN m.subtype = 'turn' THEN (m.metadata ->> 'seq')::int END AS turn_seq, m.created_at::text AS created_at, m.type,
+                CASE WHEN m.subtype = 'turn' THEN (m.metadata ->> 'seq')::int END AS turn_seq, m.created_at::text AS created_at,
+                (extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms, m.type,
                 (extract(epoch FROM m.valid_at) * 1000)::float8 AS valid_ms, (extract(epoch FROM m.invalid_at) * 1000)::float8 AS invalid_ms,
                 (m.expired_at IS NULL AND (m.trait_stage IS NULL OR m.trait_stage <> 'dissolved')) AS live,
-                CASE WHEN m.embedding_model = ${model} THEN encode(halfvec_send(m.embedding), 'hex') END AS vector
+                CASE WHEN m.embedding_model = ${model} THEN encode(halfvec_send(m.embedding), 'hex') END AS vector,
+                CASE WHEN m.expired_at IS NULL THEN tsvector_to_array(m.content_tsv) END AS lexemes
            FROM memories m
           WHERE m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.change_seq > ${since}::bigint
           ORDER BY m.change_seq LIMIT ${limit})
         UNION ALL
-        (SELECT d.id, d.change_seq::text, true, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        (SELECT d.id, d.change_seq::text, true, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
            FROM memory_deletions d
           WHERE d.change_seq > ${since}::bigint
           ORDER BY d.change_seq LIMIT ${limit})

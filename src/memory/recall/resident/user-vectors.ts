@@ -5,6 +5,8 @@ export interface ResidentRow {
   turnSeq: number | null;
   /** Exact text form, so the fusion statement gets back the very timestamp (a Date drops microseconds). */
   createdAt: string;
+  /** The same instant in epoch milliseconds (with the microseconds as a fraction), to compare. */
+  createdMs: number;
 }
 
 /** When a memory counts as true in the world: `invalidMs` is +Infinity while nothing ended it. */

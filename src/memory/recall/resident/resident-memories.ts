@@ -2,12 +2,13 @@ import type { Database } from "../../../db/database.js";
 import { MEMORY_TYPES, type MemoryType } from "../../../db/schema/index.js";
 import { changesAfter, type MemoryChange, pruneDeletions } from "./change-log.js";
 import { decodeHalfvecHex } from "./half-float.js";
+import { type TermHit, UserTerms } from "./user-terms.js";
 import { type ResidentHit, UserVectors } from "./user-vectors.js";
 
 /** Rows read per statement while catching up, so other requests get the embedded database in between. */
 const CHANGES_PER_READ = 5_000;
 
-export interface ResidentVectorsOptions {
+export interface ResidentMemoriesOptions {
   /** The embedding model whose vectors are kept, and their dimension. */
   model: string;
   dimensions: number;
@@ -18,6 +19,7 @@ export interface ResidentVectorsOptions {
 
 interface UserEntry {
   vectors: UserVectors;
+  terms: UserTerms;
   /** The change log's position this copy has read up to. */
   seen: bigint;
   /** Until the first full read is done, recall takes the SQL path. */
@@ -28,22 +30,23 @@ interface UserEntry {
 }
 
 /**
- * An embedded deployment's vector index: a copy of each queried user's vectors in this process,
- * kept current through the change log before every use (a read of the rows changed since, which
- * is one index probe when nothing changed). Replaces, on PGlite, a Hamming scan over every row of
- * the user (170 ms at 100K memories, since those rows are wide) and the exact re-rank that read
- * 1,600 of them.
+ * An embedded deployment's recall index: a copy of each queried user's memories in this process
+ * (their vectors, and the words each holds), kept current through the change log before every use
+ * (a read of the rows changed since, which is one index probe when nothing changed). Replaces, on
+ * PGlite, a Hamming scan over every row of the user (170 ms at 100K memories, since those rows are
+ * wide) with the exact re-rank that read 1,600 of them, and the full-text ranking (20-100 ms at
+ * 100K, most of it counting the corpus and reading each common word's matches).
  *
  * A user's first query reads the first page of its rows; a user with more goes on loading in the
  * background (seconds at 100K memories) while its queries take the SQL path. A user whose copy
  * alone would outgrow `maxBytes` is left to the SQL path for good.
  */
-export class ResidentVectors {
+export class ResidentMemories {
   private readonly users = new Map<string, UserEntry>();
   private readonly tooLarge = new Set<string>();
   private readonly typeCodes = new Map<string, number>(MEMORY_TYPES.map((type, index) => [type, index]));
 
-  constructor(private readonly options: ResidentVectorsOptions) {}
+  constructor(private readonly options: ResidentMemoriesOptions) {}
 
   get model(): string {
     return this.options.model;
@@ -60,18 +63,53 @@ export class ResidentVectors {
     candidates: number,
     limit: number,
   ): Promise<ResidentHit[] | undefined> {
-    const key = userKey(query);
-    if (this.tooLarge.has(key) || query.values.length !== this.options.dimensions) return undefined;
+    if (query.values.length !== this.options.dimensions) return undefined;
+    const entry = await this.current(db, query);
+    return entry?.vectors.nearest({
+      unit: unitVector(query.values),
+      nowMs: query.now.getTime(),
+      ...this.typeFilter(query.types),
+      candidates,
+      limit,
+    });
+  }
+
+  /**
+   * The user's `limit` best memories by BM25 for the query's words (`lexemes`, as Postgres parses
+   * them) among those visible at `now` (and of `types`), each matching `minCoverage` of the query's
+   * idf mass; undefined when this user has no complete copy.
+   */
+  async matching(
+    db: Database,
+    query: { appId: string; userId: string; lexemes: string[]; now: Date; types?: MemoryType[] },
+    minCoverage: number,
+    limit: number,
+  ): Promise<TermHit[] | undefined> {
+    const entry = await this.current(db, query);
+    return entry?.terms.rank({
+      lexemes: query.lexemes,
+      nowMs: query.now.getTime(),
+      ...this.typeFilter(query.types),
+      minCoverage,
+      limit,
+    });
+  }
+
+  /** The user's copy, caught up with the change log; undefined while it loads, or when it is too large. */
+  private async current(db: Database, scope: { appId: string; userId: string }): Promise<UserEntry | undefined> {
+    const key = userKey(scope);
+    if (this.tooLarge.has(key)) return undefined;
     let entry = this.users.get(key);
     if (!entry) {
       const created: UserEntry = {
         vectors: new UserVectors(this.options.dimensions),
+        terms: new UserTerms(),
         seen: 0n,
         ready: false,
         reading: Promise.resolve(),
         lastUsed: 0,
       };
-      created.reading = this.load(db, query, created);
+      created.reading = this.load(db, scope, created);
       this.users.set(key, created);
       entry = created;
     }
@@ -84,18 +122,14 @@ export class ResidentVectors {
     current.reading = current.reading
       .catch(() => undefined)
       .then(async () => {
-        await this.readChanges(db, query, current, Number.POSITIVE_INFINITY);
+        await this.readChanges(db, scope, current, Number.POSITIVE_INFINITY);
       });
     await current.reading;
-    if (!this.withinBudget(key, current)) return undefined;
-    const types = query.types ? new Set(query.types.map((type) => this.typeCodes.get(type) as number)) : undefined;
-    return current.vectors.nearest({
-      unit: unitVector(query.values),
-      nowMs: query.now.getTime(),
-      ...(types ? { types } : {}),
-      candidates,
-      limit,
-    });
+    return this.withinBudget(key, current) ? current : undefined;
+  }
+
+  private typeFilter(types: MemoryType[] | undefined): { types?: ReadonlySet<number> } {
+    return types ? { types: new Set(types.map((type) => this.typeCodes.get(type) as number)) } : {};
   }
 
   /** Resolves once the user's copy is complete (or given up); for the bench, which measures the steady state. */
@@ -113,8 +147,8 @@ export class ResidentVectors {
     let memories = 0;
     let bytes = 0;
     for (const entry of this.users.values()) {
-      memories += entry.vectors.count;
-      bytes += entry.vectors.bytes;
+      memories += entry.terms.count;
+      bytes += entryBytes(entry);
     }
     return { users: this.users.size, memories, bytes };
   }
@@ -124,7 +158,7 @@ export class ResidentVectors {
     const key = userKey(scope);
     const forget = (error: unknown) => {
       if (this.users.get(key) === entry) this.users.delete(key);
-      this.options.log?.("loading a user's vectors failed; their recall reads the database until a later query loads them", {
+      this.options.log?.("loading a user's memories failed; their recall reads the database until a later query loads them", {
         app_id: scope.appId,
         user_id: scope.userId,
         error: String(error),
@@ -150,25 +184,25 @@ export class ResidentVectors {
   private async readChanges(db: Database, scope: { appId: string; userId: string }, entry: UserEntry, pages: number): Promise<boolean> {
     for (let page = 0; page < pages; page++) {
       const changes = await changesAfter(db, scope, this.options.model, entry.seen, CHANGES_PER_READ);
-      for (const change of changes) this.apply(entry.vectors, change);
+      for (const change of changes) this.apply(entry, change);
       const last = changes.at(-1);
       if (last) entry.seen = BigInt(last.change_seq);
       if (changes.some((change) => change.deleted)) await pruneDeletions(db, this.readByAll());
       if (changes.length < CHANGES_PER_READ) return true;
       // A user growing past the budget stops here; `withinBudget` gives the copy up.
-      if (entry.vectors.bytes > this.options.maxBytes) return false;
+      if (entryBytes(entry) > this.options.maxBytes) return false;
     }
     return false;
   }
 
   /** Whether the user's copy fits the budget, after dropping other users' copies; a copy too large alone is given up. */
   private withinBudget(key: string, entry: UserEntry): boolean {
-    if (entry.vectors.bytes > this.options.maxBytes) {
+    if (entryBytes(entry) > this.options.maxBytes) {
       this.users.delete(key);
       this.tooLarge.add(key);
-      this.options.log?.("a user's vectors exceed RESIDENT_VECTORS_MAX_MB; their recall reads the database", {
+      this.options.log?.("a user's memories exceed RESIDENT_MEMORIES_MAX_MB; their recall reads the database", {
         user: key.replace("\u0000", "/"),
-        memories: entry.vectors.count,
+        memories: entry.terms.count,
       });
       return false;
     }
@@ -183,20 +217,27 @@ export class ResidentVectors {
     return least;
   }
 
-  private apply(vectors: UserVectors, change: MemoryChange): void {
-    if (change.deleted || !change.live || change.vector === null || change.created_at === null) {
-      vectors.remove(change.id);
+  private apply(entry: UserEntry, change: MemoryChange): void {
+    if (change.deleted || !change.live || change.created_at === null) {
+      entry.vectors.remove(change.id);
+      entry.terms.remove(change.id);
       return;
     }
-    vectors.put(
-      { id: change.id, sessionId: change.session_id, turnSeq: change.turn_seq, createdAt: change.created_at },
-      {
-        type: this.typeCodes.get(change.type ?? "") ?? 255,
-        validMs: Number(change.valid_ms),
-        invalidMs: change.invalid_ms === null ? Number.POSITIVE_INFINITY : Number(change.invalid_ms),
-      },
-      decodeHalfvecHex(change.vector),
-    );
+    const row = {
+      id: change.id,
+      sessionId: change.session_id,
+      turnSeq: change.turn_seq,
+      createdAt: change.created_at,
+      createdMs: Number(change.created_ms),
+    };
+    const visibility = {
+      type: this.typeCodes.get(change.type ?? "") ?? 255,
+      validMs: Number(change.valid_ms),
+      invalidMs: change.invalid_ms === null ? Number.POSITIVE_INFINITY : Number(change.invalid_ms),
+    };
+    entry.terms.put(row, visibility, change.lexemes ?? []);
+    if (change.vector === null) entry.vectors.remove(change.id);
+    else entry.vectors.put(row, visibility, decodeHalfvecHex(change.vector));
   }
 
   /** Drops the least recently queried users' copies (never `keep`'s) until all fit `maxBytes`. */
@@ -205,12 +246,14 @@ export class ResidentVectors {
     if (total <= this.options.maxBytes) return;
     const byAge = [...this.users.entries()].filter(([key]) => key !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [key, entry] of byAge) {
-      total -= entry.vectors.bytes;
+      total -= entryBytes(entry);
       this.users.delete(key);
       if (total <= this.options.maxBytes) return;
     }
   }
 }
+
+const entryBytes = (entry: UserEntry): number => entry.vectors.bytes + entry.terms.bytes;
 
 const userKey = (scope: { appId: string; userId: string }) => `${scope.appId}\u0000${scope.userId}`;
 

@@ -8,12 +8,12 @@ import type { Runtime } from "../../functions/node-runtime.js";
 import { type Database, queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
-import { ResidentVectors } from "../../src/memory/recall/resident/resident-vectors.js";
+import { ResidentMemories } from "../../src/memory/recall/resident/resident-memories.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
 
 /**
- * The embedded vector index: a copy of a user's vectors in the process, kept current through the
- * change log. PGlite only (that is where it runs), whatever TEST_DATABASE_URL says.
+ * The embedded recall index: a copy of a user's memories (vectors and words) in the process, kept
+ * current through the change log. PGlite only (that is where it runs), whatever TEST_DATABASE_URL says.
  */
 const MODEL = "test-model";
 const DIMENSIONS = 64;
@@ -50,13 +50,20 @@ const exactNearest = (db: Database, userId: string, values: number[], limit: num
 const unique = (seed: number) =>
   Array.from({ length: DIMENSIONS }, (_, g) => Math.cos((g + 1) * seed * 0.37) + (g % 7 === seed % 7 ? 1 : 0));
 
+/** Words of the text tests, each its own English lexeme. */
+const VOCABULARY = (
+  "apple river lantern harbor mountain violet quiet garden copper meadow thunder pepper saddle marble orbit " +
+  "falcon canyon willow ember glacier tulip compass velvet anchor meteor cactus pillow quartz ribbon tundra " +
+  "walrus yonder zenith badger cobalt dagger fennel goblet hazel igloo"
+).split(" ");
+
 const query = (userId: string, values: number[], now = new Date()) => ({ appId: "default", userId, values, now });
 
-describe("resident vectors on the embedded database", () => {
+describe("resident memories on the embedded database", () => {
   let runtime: Runtime;
   let db: Database;
   const dataDir = mkdtempSync(join(tmpdir(), "resident-"));
-  const resident = () => new ResidentVectors({ model: MODEL, dimensions: DIMENSIONS, maxBytes: 2 ** 30 });
+  const resident = () => new ResidentMemories({ model: MODEL, dimensions: DIMENSIONS, maxBytes: 2 ** 30 });
 
   beforeAll(async () => {
     runtime = await startTestRuntime({ DATA_DIR: dataDir });
@@ -154,7 +161,7 @@ describe("resident vectors on the embedded database", () => {
   it("gives recall the exact similarity and the same answer as the SQL path", async () => {
     const vectors = resident();
     const values = vectorOf(23).map((value, g) => value + 0.1 * Math.sin(g));
-    const recall = (settings: { resident?: ResidentVectors }) =>
+    const recall = (settings: { resident?: ResidentMemories }) =>
       recallMemories(
         db,
         { appId: "default", userId: "large", text: "memory", vector: { values, model: MODEL }, limit: 10, now: new Date() },
@@ -176,7 +183,7 @@ describe("resident vectors on the embedded database", () => {
   });
 
   it("leaves a user larger than the budget to the SQL path", async () => {
-    const small = new ResidentVectors({ model: MODEL, dimensions: DIMENSIONS, maxBytes: 10_000 });
+    const small = new ResidentMemories({ model: MODEL, dimensions: DIMENSIONS, maxBytes: 10_000 });
     expect(await small.nearest(db, query("writes", vectorOf(1)), 400, 5)).toBeUndefined();
     expect(small.usage().users).toBe(0);
   });
@@ -192,6 +199,75 @@ describe("resident vectors on the embedded database", () => {
     await expect(vectors.nearest(flaky, query("writes", vectorOf(1)), 400, 5)).rejects.toThrow("connection dropped");
     failing = false;
     expect(await vectors.nearest(flaky, query("writes", vectorOf(1)), 400, 5)).toHaveLength(5);
+  });
+
+  it("ranks words as the SQL path does, over exactly the memories a query may see", async () => {
+    // 400 memories of 2-11 words from a vocabulary of 40: some not embedded yet, some semantic, some expired.
+    let state = 7;
+    const next = (bound: number) => {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      return Math.floor((state / 2 ** 32) * bound);
+    };
+    const rows = Array.from({ length: 400 }, (_, i) => {
+      const words = Array.from({ length: 2 + next(10) }, () => VOCABULARY[Math.min(next(40), next(40))] as string);
+      return sql`(gen_random_uuid(), 'default', 'words', ${i % 5 === 0 ? "semantic" : "episodic"}, ${words.join(" ")}, ${`words-${i}`},
+                  now() - interval '1 day', ${i % 3 === 0 ? null : toVectorLiteral(vectorOf(i))}::halfvec, ${i % 3 === 0 ? null : MODEL},
+                  ${i % 11 === 0 ? sql`now()` : null}::timestamptz)`;
+    });
+    await db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, content, content_hash, valid_at, embedding, embedding_model, expired_at) VALUES ${sql.join(rows, sql`, `)}`,
+    );
+    const copy = resident();
+    const texts = ["apple and river", "quiet lantern over the harbor", "mountain mountain", "violet", "zebra unknown"];
+    for (const text of texts)
+      for (const settings of [{ minTextCoverage: 0 }, { minTextCoverage: 0.4 }])
+        for (const types of [undefined, ["semantic" as const]]) {
+          const ask = (resident?: ResidentMemories) =>
+            recallMemories(
+              db,
+              { appId: "default", userId: "words", text, limit: 400, candidates: 400, now: new Date(), ...(types ? { types } : {}) },
+              { ...settings, ...(resident ? { resident } : {}) },
+            );
+          const fromSql = await ask();
+          const fromCopy = await ask(copy);
+          // The same memories, each matching the same share of the query.
+          const coverage = (recalled: typeof fromSql) => new Map(recalled.map((memory) => [memory.id, memory.coverage.toFixed(9)]));
+          expect(coverage(fromCopy)).toEqual(coverage(fromSql));
+          // In the same order, up to ties: at each text rank both hold a memory of the same BM25 score.
+          const [lexemes] = await queryRows<{ lexemes: string[] }>(
+            db,
+            sql`SELECT tsvector_to_array(to_tsvector('english', ${text})) AS lexemes`,
+          );
+          const scored = await copy.matching(
+            db,
+            { appId: "default", userId: "words", lexemes: lexemes?.lexemes ?? [], now: new Date(), ...(types ? { types } : {}) },
+            settings.minTextCoverage,
+            400,
+          );
+          const score = new Map(scored?.map((hit) => [hit.id, hit.score.toFixed(9)]));
+          const byRank = (recalled: typeof fromSql) =>
+            recalled.sort((a, b) => (a.textRank ?? 0) - (b.textRank ?? 0)).map((memory) => score.get(memory.id));
+          expect(byRank(fromCopy)).toEqual(byRank(fromSql));
+          if (text !== "zebra unknown" && !types) expect(fromCopy.length).toBeGreaterThan(0);
+        }
+  });
+
+  it("finds a memory by its words before it has a vector, and follows changes to its words", async () => {
+    const copy = resident();
+    const id = "00000000-0000-4000-8000-000000000003";
+    const found = async (word: string) =>
+      (await copy.matching(db, { appId: "default", userId: "writes", lexemes: [word], now: new Date() }, 0, 10))?.map((hit) => hit.id);
+    await db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, content, content_hash, valid_at)
+          VALUES (${id}, 'default', 'writes', 'semantic', 'the ferry to zanzibar', 'zanzibar', now() - interval '1 day')`,
+    );
+    expect(await found("zanzibar")).toEqual([id]);
+    await db.execute(sql`UPDATE memories SET content = 'climbing kilimanjaro' WHERE id = ${id}`);
+    expect(await found("zanzibar")).toEqual([]);
+    expect(await found("kilimanjaro")).toEqual([id]);
+    await db.execute(sql`UPDATE memories SET expired_at = now() WHERE id = ${id}`);
+    expect(await found("kilimanjaro")).toEqual([]);
+    await db.execute(sql`DELETE FROM memories WHERE id = ${id}`);
   });
 
   it("after a restart, finds rows written before the change log existed", async () => {

@@ -1,0 +1,288 @@
+import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE } from "../bm25.js";
+import type { ResidentRow, ResidentVisibility } from "./user-vectors.js";
+
+/** A memory found by its words, before ranks are given. */
+export interface TermHit extends ResidentRow {
+  score: number;
+  /** Share of the query's idf mass the memory's words match (0-1). */
+  coverage: number;
+}
+
+export interface TermQuery {
+  /** The query's distinct lexemes (Postgres' `to_tsvector('english', …)`). */
+  lexemes: string[];
+  nowMs: number;
+  types?: ReadonlySet<number>;
+  /** Least share of the query's idf mass a memory must match. */
+  minCoverage: number;
+  limit: number;
+}
+
+/** Estimated bytes per memory besides its lexeme ids: the arrays' slots, the row, the map entry. */
+const ROW_OVERHEAD_BYTES = 160;
+
+/**
+ * One user's live memories as the lexemes each holds (its `content_tsv`), for BM25 in the
+ * process: a scan of every memory's word ids counts the statistics of exactly the memories the
+ * query may see, and a second pass scores the ones that match, with no cache and no sample. Every
+ * memory is here, with or without a vector: one not embedded yet is found by its words.
+ *
+ * The word ids of all memories sit in one pool, each memory's a range of it, so the scan reads
+ * memory in order (a typed array per memory made the same scan three times slower at 100K). A
+ * replaced or removed memory leaves its range behind; the pool is compacted once more than half
+ * of it is such garbage. Removal moves the last slot into the hole, as in `UserVectors`.
+ */
+export class UserTerms {
+  private size = 0;
+  private capacity = 0;
+  private types = new Uint8Array(0);
+  private validMs = new Float64Array(0);
+  private invalidMs = new Float64Array(0);
+  private wordStart = new Uint32Array(0);
+  private wordLength = new Uint32Array(0);
+  private pool = new Uint32Array(1024);
+  /** Pool entries in use (live ranges and garbage), and those of live ranges. */
+  private poolUsed = 0;
+  private liveWords = 0;
+  private rows: ResidentRow[] = [];
+  private readonly slotOf = new Map<string, number>();
+  /** Lexeme ids, never reused: a user's vocabulary only grows, and far slower than their memories. */
+  private readonly lexemeIds = new Map<string, number>();
+  /** Scratch for `rank`, indexed by lexeme id; all zero between queries. */
+  private marks = new Uint32Array(0);
+
+  get count(): number {
+    return this.size;
+  }
+
+  get bytes(): number {
+    // A lexeme id is 4 bytes (the pool keeps up to as much again of garbage); a vocabulary entry about 60.
+    return this.size * ROW_OVERHEAD_BYTES + this.pool.length * 4 + this.lexemeIds.size * 60;
+  }
+
+  /** Adds or replaces a memory with its distinct lexemes. */
+  put(row: ResidentRow, visibility: ResidentVisibility, lexemes: readonly string[]): void {
+    let slot = this.slotOf.get(row.id);
+    if (slot === undefined) {
+      if (this.size === this.capacity) this.grow();
+      slot = this.size++;
+      this.slotOf.set(row.id, slot);
+    } else {
+      // Its old range is garbage from here on: a compaction in `reserve` leaves it behind.
+      this.liveWords -= this.wordLength[slot] as number;
+      this.wordLength[slot] = 0;
+    }
+    this.reserve(lexemes.length);
+    this.wordStart[slot] = this.poolUsed;
+    this.wordLength[slot] = lexemes.length;
+    for (const lexeme of lexemes) {
+      let id = this.lexemeIds.get(lexeme);
+      if (id === undefined) {
+        id = this.lexemeIds.size;
+        this.lexemeIds.set(lexeme, id);
+      }
+      this.pool[this.poolUsed++] = id;
+    }
+    this.liveWords += lexemes.length;
+    this.rows[slot] = row;
+    this.types[slot] = visibility.type;
+    this.validMs[slot] = visibility.validMs;
+    this.invalidMs[slot] = visibility.invalidMs;
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.slotOf.delete(id);
+    this.liveWords -= this.wordLength[slot] as number;
+    const last = --this.size;
+    if (slot !== last) {
+      const moved = this.rows[last] as ResidentRow;
+      this.rows[slot] = moved;
+      this.slotOf.set(moved.id, slot);
+      this.wordStart[slot] = this.wordStart[last] as number;
+      this.wordLength[slot] = this.wordLength[last] as number;
+      this.types[slot] = this.types[last] as number;
+      this.validMs[slot] = this.validMs[last] as number;
+      this.invalidMs[slot] = this.invalidMs[last] as number;
+    }
+    this.rows.length = this.size;
+  }
+
+  /**
+   * The `limit` best memories by BM25 over the memories visible at `nowMs` (and of `types`): the
+   * statistics (count, mean length, each word's document frequency) are of exactly those memories.
+   * A memory must match `minCoverage` of the query's idf mass. Ties go to the newer memory.
+   */
+  rank(query: TermQuery): TermHit[] {
+    // Each query word's position in the query plus one, by lexeme id (0: not a query word); unknown words match nothing.
+    const queryIds: number[] = [];
+    for (const lexeme of new Set(query.lexemes)) {
+      const id = this.lexemeIds.get(lexeme);
+      if (id !== undefined) queryIds.push(id);
+    }
+    if (queryIds.length === 0) return [];
+    if (this.marks.length < this.lexemeIds.size) this.marks = new Uint32Array(Math.max(1024, this.lexemeIds.size * 2));
+    const marks = this.marks;
+    queryIds.forEach((id, index) => {
+      marks[id] = index + 1;
+    });
+    try {
+      return this.score(query, marks, queryIds.length);
+    } finally {
+      for (const id of queryIds) marks[id] = 0;
+    }
+  }
+
+  private score(query: TermQuery, marks: Uint32Array, terms: number): TermHit[] {
+    const { nowMs, types } = query;
+    const { pool, wordStart, wordLength } = this;
+    // First pass: the statistics of the visible memories, and which of them hold a query word.
+    const df = new Float64Array(terms);
+    const matched = new Uint32Array(this.size);
+    let matchedCount = 0;
+    let visibleCount = 0;
+    let totalLength = 0;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (
+        (this.validMs[slot] as number) > nowMs ||
+        (this.invalidMs[slot] as number) <= nowMs ||
+        (types !== undefined && !types.has(this.types[slot] as number))
+      )
+        continue;
+      const start = wordStart[slot] as number;
+      const end = start + (wordLength[slot] as number);
+      visibleCount++;
+      totalLength += end - start;
+      let holds = false;
+      for (let i = start; i < end; i++) {
+        const mark = marks[pool[i] as number] as number;
+        if (mark === 0) continue;
+        df[mark - 1] = (df[mark - 1] as number) + 1;
+        holds = true;
+      }
+      if (holds) matched[matchedCount++] = slot;
+    }
+    const idf = Float64Array.from(df, (count) =>
+      count > 0 && count <= visibleCount * MAX_DOCUMENT_SHARE ? bm25Idf(visibleCount, count) : 0,
+    );
+    const totalIdf = idf.reduce((sum, value) => sum + value, 0);
+    if (!(totalIdf > 0)) return [];
+    const avgLength = totalLength / visibleCount || 1;
+    // Second pass, over the matches only: score, and keep the best `limit` in a heap.
+    const best = new BestHits(query.limit, (a, b) => (this.rows[a] as ResidentRow).createdMs - (this.rows[b] as ResidentRow).createdMs);
+    for (let m = 0; m < matchedCount; m++) {
+      const slot = matched[m] as number;
+      const start = wordStart[slot] as number;
+      const length = wordLength[slot] as number;
+      let matchedIdf = 0;
+      for (let i = start; i < start + length; i++) {
+        const mark = marks[pool[i] as number] as number;
+        if (mark !== 0) matchedIdf += idf[mark - 1] as number;
+      }
+      if (matchedIdf === 0 || matchedIdf < query.minCoverage * totalIdf) continue;
+      best.offer(slot, matchedIdf * bm25LengthNorm(length, avgLength), matchedIdf / totalIdf);
+    }
+    return best.sorted().map((hit) => ({ ...(this.rows[hit.slot] as ResidentRow), score: hit.score, coverage: hit.coverage }));
+  }
+
+  /** Room for `words` more ids at the pool's end, compacting it first when most of it is garbage. */
+  private reserve(words: number): void {
+    if (this.poolUsed + words <= this.pool.length) return;
+    const needed = this.liveWords + words;
+    const target = this.liveWords * 2 < this.poolUsed ? this.pool.length : this.pool.length * 2;
+    const next = new Uint32Array(Math.max(target, needed * 2, 1024));
+    let used = 0;
+    for (let slot = 0; slot < this.size; slot++) {
+      const start = this.wordStart[slot] as number;
+      const length = this.wordLength[slot] as number;
+      next.set(this.pool.subarray(start, start + length), used);
+      this.wordStart[slot] = used;
+      used += length;
+    }
+    this.pool = next;
+    this.poolUsed = used;
+  }
+
+  private grow(): void {
+    const capacity = Math.max(1024, this.capacity * 2);
+    const widened = <T extends Uint8Array | Uint32Array | Float64Array>(old: T, make: (length: number) => T): T => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    this.types = widened(this.types, (n) => new Uint8Array(n));
+    this.validMs = widened(this.validMs, (n) => new Float64Array(n));
+    this.invalidMs = widened(this.invalidMs, (n) => new Float64Array(n));
+    this.wordStart = widened(this.wordStart, (n) => new Uint32Array(n));
+    this.wordLength = widened(this.wordLength, (n) => new Uint32Array(n));
+    this.capacity = capacity;
+  }
+}
+
+interface ScoredSlot {
+  slot: number;
+  score: number;
+  coverage: number;
+}
+
+/**
+ * The `limit` highest-scoring slots offered, in a min-heap: a common word matches thousands of
+ * memories, and sorting them all to keep a hundred was a third of the ranking. Equal scores go to
+ * the slot `newer` puts later (the newer memory).
+ */
+class BestHits {
+  private readonly heap: ScoredSlot[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly newer: (a: number, b: number) => number,
+  ) {}
+
+  offer(slot: number, score: number, coverage: number): void {
+    if (this.heap.length < this.limit) {
+      this.heap.push({ slot, score, coverage });
+      this.up(this.heap.length - 1);
+      return;
+    }
+    const worst = this.heap[0];
+    // Most offers lose to the worst kept: decided without building a hit.
+    if (!worst || score < worst.score || (score === worst.score && this.newer(slot, worst.slot) <= 0)) return;
+    this.heap[0] = { slot, score, coverage };
+    this.down(0);
+  }
+
+  sorted(): ScoredSlot[] {
+    return [...this.heap].sort((a, b) => (this.better(a, b) ? -1 : this.better(b, a) ? 1 : 0));
+  }
+
+  private better(a: ScoredSlot, b: ScoredSlot): boolean {
+    return a.score > b.score || (a.score === b.score && this.newer(a.slot, b.slot) > 0);
+  }
+
+  private up(index: number): void {
+    const heap = this.heap;
+    let at = index;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!this.better(heap[parent] as ScoredSlot, heap[at] as ScoredSlot)) break;
+      [heap[parent], heap[at]] = [heap[at] as ScoredSlot, heap[parent] as ScoredSlot];
+      at = parent;
+    }
+  }
+
+  private down(index: number): void {
+    const heap = this.heap;
+    let at = index;
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let worst = at;
+      if (left < heap.length && this.better(heap[worst] as ScoredSlot, heap[left] as ScoredSlot)) worst = left;
+      if (right < heap.length && this.better(heap[worst] as ScoredSlot, heap[right] as ScoredSlot)) worst = right;
+      if (worst === at) return;
+      [heap[worst], heap[at]] = [heap[at] as ScoredSlot, heap[worst] as ScoredSlot];
+      at = worst;
+    }
+  }
+}

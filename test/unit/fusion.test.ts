@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { fuseRankings, type RankedHit, RRF_K } from "../../src/memory/recall/fusion.js";
+
+const hit = (id: string, rank: number, extra: Partial<RankedHit> = {}): RankedHit => ({
+  id,
+  session_id: null,
+  turn_seq: null,
+  created_at: "2026-01-01 00:00:00+00",
+  rank,
+  ...extra,
+});
+
+describe("fuseRankings", () => {
+  it("sums reciprocal ranks over both rankings and keeps each ranking's position and signal", () => {
+    const [both, vectorOnly, textOnly] = fuseRankings(
+      {
+        vector: [hit("both", 2, { similarity: 0.8 }), hit("vector-only", 1, { similarity: 0.9 })],
+        text: [hit("both", 1, { coverage: 0.5 }), hit("text-only", 3, { coverage: 1 })],
+      },
+      0,
+      10,
+    );
+    expect(both).toMatchObject({ id: "both", vector_rank: 2, text_rank: 1, similarity: 0.8, coverage: 0.5, neighbour_boost: 0 });
+    expect(both?.fused).toBeCloseTo(1 / (RRF_K + 2) + 1 / (RRF_K + 1), 15);
+    expect(vectorOnly).toMatchObject({ id: "vector-only", vector_rank: 1, text_rank: null, coverage: 0 });
+    expect(textOnly).toMatchObject({ id: "text-only", vector_rank: null, text_rank: 3, similarity: 0 });
+  });
+
+  it("boosts a turn beside a well-ranked turn of the same session only", () => {
+    const turn = (id: string, rank: number, session: string, seq: number) => hit(id, rank, { session_id: session, turn_seq: seq });
+    const fused = fuseRankings(
+      {
+        vector: [turn("question", 1, "s1", 4), turn("answer", 50, "s1", 5), turn("elsewhere", 50, "s2", 5), turn("two-away", 50, "s1", 6)],
+        text: [],
+      },
+      0.5,
+      10,
+    );
+    const byId = new Map(fused.map((entry) => [entry.id, entry]));
+    expect(byId.get("answer")?.neighbour_boost).toBeCloseTo(0.5 / (RRF_K + 1), 15);
+    expect(byId.get("answer")?.score).toBeCloseTo(1 / (RRF_K + 50) + 0.5 / (RRF_K + 1), 15);
+    // The answer's neighbour after it is ranked low, and the question's only neighbour is the answer.
+    expect(byId.get("two-away")?.neighbour_boost).toBeCloseTo(0.5 / (RRF_K + 50), 15);
+    expect(byId.get("elsewhere")?.neighbour_boost).toBe(0);
+    expect(byId.get("question")?.neighbour_boost).toBeCloseTo(0.5 / (RRF_K + 50), 15);
+    expect(fused.map((entry) => entry.id).slice(0, 2)).toEqual(["question", "answer"]);
+  });
+
+  it("returns the best `limit`, equal scores newest first", () => {
+    const fused = fuseRankings(
+      {
+        vector: [
+          hit("old", 1, { created_at: "2026-01-01 00:00:00+00" }),
+          hit("newer", 1, { created_at: "2026-01-01 00:00:00.5+00" }),
+          hit("newest", 1, { created_at: "2026-01-02 00:00:00+00" }),
+        ],
+        text: [],
+      },
+      0,
+      2,
+    );
+    expect(fused.map((entry) => entry.id)).toEqual(["newest", "newer"]);
+  });
+});
