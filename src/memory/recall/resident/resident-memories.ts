@@ -2,6 +2,7 @@ import type { Database } from "../../../db/database.js";
 import { MEMORY_TYPES, type MemoryType } from "../../../db/schema/index.js";
 import { changesAfter, type MemoryChange, pruneDeletions } from "./change-log.js";
 import { decodeHalfvecHex } from "./half-float.js";
+import type { VisibleAt } from "./resident-slots.js";
 import { type TermHit, UserTerms } from "./user-terms.js";
 import { type ResidentHit, UserVectors } from "./user-vectors.js";
 
@@ -67,8 +68,7 @@ export class ResidentMemories {
     const entry = await this.current(db, query);
     return entry?.vectors.nearest({
       unit: unitVector(query.values),
-      nowMs: query.now.getTime(),
-      ...this.typeFilter(query.types),
+      ...this.visibleAt(query),
       candidates,
       limit,
     });
@@ -88,8 +88,7 @@ export class ResidentMemories {
     const entry = await this.current(db, query);
     return entry?.terms.rank({
       lexemes: query.lexemes,
-      nowMs: query.now.getTime(),
-      ...this.typeFilter(query.types),
+      ...this.visibleAt(query),
       minCoverage,
       limit,
     });
@@ -128,8 +127,9 @@ export class ResidentMemories {
     return this.withinBudget(key, current) ? current : undefined;
   }
 
-  private typeFilter(types: MemoryType[] | undefined): { types?: ReadonlySet<number> } {
-    return types ? { types: new Set(types.map((type) => this.typeCodes.get(type) as number)) } : {};
+  private visibleAt(query: { now: Date; types?: MemoryType[] }): VisibleAt {
+    const nowMs = query.now.getTime();
+    return query.types ? { nowMs, types: new Set(query.types.map((type) => this.typeCodes.get(type) as number)) } : { nowMs };
   }
 
   /** Resolves once the user's copy is complete (or given up); for the bench, which measures the steady state. */

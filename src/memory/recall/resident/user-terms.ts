@@ -1,5 +1,5 @@
 import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE } from "../bm25.js";
-import type { ResidentRow, ResidentVisibility } from "./user-vectors.js";
+import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, widen } from "./resident-slots.js";
 
 /** A memory found by its words, before ranks are given. */
 export interface TermHit extends ResidentRow {
@@ -8,11 +8,9 @@ export interface TermHit extends ResidentRow {
   coverage: number;
 }
 
-export interface TermQuery {
+export interface TermQuery extends VisibleAt {
   /** The query's distinct lexemes (Postgres' `to_tsvector('english', …)`). */
   lexemes: string[];
-  nowMs: number;
-  types?: ReadonlySet<number>;
   /** Least share of the query's idf mass a memory must match. */
   minCoverage: number;
   limit: number;
@@ -30,30 +28,19 @@ const ROW_OVERHEAD_BYTES = 160;
  * The word ids of all memories sit in one pool, each memory's a range of it, so the scan reads
  * memory in order (a typed array per memory made the same scan three times slower at 100K). A
  * replaced or removed memory leaves its range behind; the pool is compacted once more than half
- * of it is such garbage. Removal moves the last slot into the hole, as in `UserVectors`.
+ * of it is such garbage.
  */
-export class UserTerms {
-  private size = 0;
-  private capacity = 0;
-  private types = new Uint8Array(0);
-  private validMs = new Float64Array(0);
-  private invalidMs = new Float64Array(0);
+export class UserTerms extends ResidentSlots {
   private wordStart = new Uint32Array(0);
   private wordLength = new Uint32Array(0);
   private pool = new Uint32Array(1024);
   /** Pool entries in use (live ranges and garbage), and those of live ranges. */
   private poolUsed = 0;
   private liveWords = 0;
-  private rows: ResidentRow[] = [];
-  private readonly slotOf = new Map<string, number>();
   /** Lexeme ids, never reused: a user's vocabulary only grows, and far slower than their memories. */
   private readonly lexemeIds = new Map<string, number>();
   /** Scratch for `rank`, indexed by lexeme id; all zero between queries. */
   private marks = new Uint32Array(0);
-
-  get count(): number {
-    return this.size;
-  }
 
   get bytes(): number {
     // A lexeme id is 4 bytes (the pool keeps up to as much again of garbage); a vocabulary entry about 60.
@@ -62,16 +49,10 @@ export class UserTerms {
 
   /** Adds or replaces a memory with its distinct lexemes. */
   put(row: ResidentRow, visibility: ResidentVisibility, lexemes: readonly string[]): void {
-    let slot = this.slotOf.get(row.id);
-    if (slot === undefined) {
-      if (this.size === this.capacity) this.grow();
-      slot = this.size++;
-      this.slotOf.set(row.id, slot);
-    } else {
-      // Its old range is garbage from here on: a compaction in `reserve` leaves it behind.
-      this.liveWords -= this.wordLength[slot] as number;
-      this.wordLength[slot] = 0;
-    }
+    const { slot, replaced } = this.place(row, visibility);
+    // An old range is garbage from here on (a new slot's length is what its last holder left): a compaction in `reserve` skips it.
+    if (replaced) this.released(slot);
+    this.wordLength[slot] = 0;
     this.reserve(lexemes.length);
     this.wordStart[slot] = this.poolUsed;
     this.wordLength[slot] = lexemes.length;
@@ -84,29 +65,6 @@ export class UserTerms {
       this.pool[this.poolUsed++] = id;
     }
     this.liveWords += lexemes.length;
-    this.rows[slot] = row;
-    this.types[slot] = visibility.type;
-    this.validMs[slot] = visibility.validMs;
-    this.invalidMs[slot] = visibility.invalidMs;
-  }
-
-  remove(id: string): void {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return;
-    this.slotOf.delete(id);
-    this.liveWords -= this.wordLength[slot] as number;
-    const last = --this.size;
-    if (slot !== last) {
-      const moved = this.rows[last] as ResidentRow;
-      this.rows[slot] = moved;
-      this.slotOf.set(moved.id, slot);
-      this.wordStart[slot] = this.wordStart[last] as number;
-      this.wordLength[slot] = this.wordLength[last] as number;
-      this.types[slot] = this.types[last] as number;
-      this.validMs[slot] = this.validMs[last] as number;
-      this.invalidMs[slot] = this.invalidMs[last] as number;
-    }
-    this.rows.length = this.size;
   }
 
   /**
@@ -144,12 +102,7 @@ export class UserTerms {
     let visibleCount = 0;
     let totalLength = 0;
     for (let slot = 0; slot < this.size; slot++) {
-      if (
-        (this.validMs[slot] as number) > nowMs ||
-        (this.invalidMs[slot] as number) <= nowMs ||
-        (types !== undefined && !types.has(this.types[slot] as number))
-      )
-        continue;
+      if (!this.visible(slot, nowMs, types)) continue;
       const start = wordStart[slot] as number;
       const end = start + (wordLength[slot] as number);
       visibleCount++;
@@ -204,19 +157,18 @@ export class UserTerms {
     this.poolUsed = used;
   }
 
-  private grow(): void {
-    const capacity = Math.max(1024, this.capacity * 2);
-    const widened = <T extends Uint8Array | Uint32Array | Float64Array>(old: T, make: (length: number) => T): T => {
-      const next = make(capacity);
-      next.set(old);
-      return next;
-    };
-    this.types = widened(this.types, (n) => new Uint8Array(n));
-    this.validMs = widened(this.validMs, (n) => new Float64Array(n));
-    this.invalidMs = widened(this.invalidMs, (n) => new Float64Array(n));
-    this.wordStart = widened(this.wordStart, (n) => new Uint32Array(n));
-    this.wordLength = widened(this.wordLength, (n) => new Uint32Array(n));
-    this.capacity = capacity;
+  protected released(slot: number): void {
+    this.liveWords -= this.wordLength[slot] as number;
+  }
+
+  protected moved(from: number, to: number): void {
+    this.wordStart[to] = this.wordStart[from] as number;
+    this.wordLength[to] = this.wordLength[from] as number;
+  }
+
+  protected grown(capacity: number): void {
+    this.wordStart = widen(this.wordStart, capacity);
+    this.wordLength = widen(this.wordLength, capacity);
   }
 }
 

@@ -1,20 +1,4 @@
-/** What a fused ranking needs of a memory besides its vector. */
-export interface ResidentRow {
-  id: string;
-  sessionId: string | null;
-  turnSeq: number | null;
-  /** Exact text form, so the fusion statement gets back the very timestamp (a Date drops microseconds). */
-  createdAt: string;
-  /** The same instant in epoch milliseconds (with the microseconds as a fraction), to compare. */
-  createdMs: number;
-}
-
-/** When a memory counts as true in the world: `invalidMs` is +Infinity while nothing ended it. */
-export interface ResidentVisibility {
-  type: number;
-  validMs: number;
-  invalidMs: number;
-}
+import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, widen } from "./resident-slots.js";
 
 export interface ResidentHit extends ResidentRow {
   rank: number;
@@ -22,12 +6,9 @@ export interface ResidentHit extends ResidentRow {
   similarity: number;
 }
 
-export interface NearestQuery {
+export interface NearestQuery extends VisibleAt {
   /** The query vector, unit length. */
   unit: Float32Array;
-  nowMs: number;
-  /** Type codes a memory must have; all when undefined. */
-  types?: ReadonlySet<number>;
   /** How many Hamming candidates are re-ranked, and how many of them are returned. */
   candidates: number;
   limit: number;
@@ -39,30 +20,19 @@ const ROW_OVERHEAD_BYTES = 240;
 /**
  * One user's live memories of one embedding model, in memory: per memory its sign bits (for a
  * Hamming pass over all of them) and its unit vector in 8 bits with a scale (for re-ranking the
- * Hamming candidates), its validity and what fusion needs. Removal moves the last slot into the
- * hole, so the arrays stay dense and a scan never skips.
+ * Hamming candidates), besides the row and visibility every resident slot has.
  */
-export class UserVectors {
+export class UserVectors extends ResidentSlots {
   readonly dimensions: number;
   private readonly words: number;
-  private size = 0;
-  private capacity = 0;
   private bits = new Uint32Array(0);
   private codes = new Int8Array(0);
   private scales = new Float32Array(0);
-  private types = new Uint8Array(0);
-  private validMs = new Float64Array(0);
-  private invalidMs = new Float64Array(0);
-  private rows: ResidentRow[] = [];
-  private readonly slotOf = new Map<string, number>();
 
   constructor(dimensions: number) {
+    super();
     this.dimensions = dimensions;
     this.words = Math.ceil(dimensions / 32);
-  }
-
-  get count(): number {
-    return this.size;
   }
 
   get bytes(): number {
@@ -84,16 +54,7 @@ export class UserVectors {
       this.remove(row.id);
       return;
     }
-    let slot = this.slotOf.get(row.id);
-    if (slot === undefined) {
-      if (this.size === this.capacity) this.grow();
-      slot = this.size++;
-      this.slotOf.set(row.id, slot);
-    }
-    this.rows[slot] = row;
-    this.types[slot] = visibility.type;
-    this.validMs[slot] = visibility.validMs;
-    this.invalidMs[slot] = visibility.invalidMs;
+    const { slot } = this.place(row, visibility);
     // Scaled to the largest component, so the 8 bits are spent where the vector has its range.
     const step = largest / norm / 127;
     this.scales[slot] = step;
@@ -105,25 +66,6 @@ export class UserVectors {
       this.codes[codeOffset + i] = Math.round(value / norm / step);
       if (value > 0) this.bits[bitOffset + (i >>> 5)] = ((this.bits[bitOffset + (i >>> 5)] as number) | (1 << (31 - (i & 31)))) >>> 0;
     }
-  }
-
-  remove(id: string): void {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return;
-    this.slotOf.delete(id);
-    const last = --this.size;
-    if (slot !== last) {
-      const moved = this.rows[last] as ResidentRow;
-      this.rows[slot] = moved;
-      this.slotOf.set(moved.id, slot);
-      this.types[slot] = this.types[last] as number;
-      this.validMs[slot] = this.validMs[last] as number;
-      this.invalidMs[slot] = this.invalidMs[last] as number;
-      this.scales[slot] = this.scales[last] as number;
-      this.codes.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
-      this.bits.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
-    }
-    this.rows.length = this.size;
   }
 
   /**
@@ -142,12 +84,8 @@ export class UserVectors {
     const distances = new Uint16Array(this.size);
     const counts = new Uint32Array(this.dimensions + 2);
     for (let slot = 0; slot < this.size; slot++) {
-      const visible =
-        (this.validMs[slot] as number) <= nowMs &&
-        (this.invalidMs[slot] as number) > nowMs &&
-        (!types || types.has(this.types[slot] as number));
       let distance = invisible;
-      if (visible) {
+      if (this.visible(slot, nowMs, types)) {
         distance = 0;
         const offset = slot * this.words;
         for (let w = 0; w < this.words; w++) distance += popCount((this.bits[offset + w] as number) ^ (queryBits[w] as number));
@@ -181,24 +119,18 @@ export class UserVectors {
     return dot * (this.scales[slot] as number);
   }
 
-  private grow(): void {
-    const capacity = Math.max(1024, this.capacity * 2);
-    const grown = <T extends Uint32Array | Int8Array | Float32Array | Uint8Array | Float64Array>(
-      old: T,
-      make: (length: number) => T,
-      width: number,
-    ): T => {
-      const next = make(capacity * width);
-      next.set(old);
-      return next;
-    };
-    this.bits = grown(this.bits, (n) => new Uint32Array(n), this.words);
-    this.codes = grown(this.codes, (n) => new Int8Array(n), this.dimensions);
-    this.scales = grown(this.scales, (n) => new Float32Array(n), 1);
-    this.types = grown(this.types, (n) => new Uint8Array(n), 1);
-    this.validMs = grown(this.validMs, (n) => new Float64Array(n), 1);
-    this.invalidMs = grown(this.invalidMs, (n) => new Float64Array(n), 1);
-    this.capacity = capacity;
+  protected released(): void {}
+
+  protected moved(from: number, to: number): void {
+    this.scales[to] = this.scales[from] as number;
+    this.codes.copyWithin(to * this.dimensions, from * this.dimensions, (from + 1) * this.dimensions);
+    this.bits.copyWithin(to * this.words, from * this.words, (from + 1) * this.words);
+  }
+
+  protected grown(capacity: number): void {
+    this.bits = widen(this.bits, capacity * this.words);
+    this.codes = widen(this.codes, capacity * this.dimensions);
+    this.scales = widen(this.scales, capacity);
   }
 }
 
