@@ -138,9 +138,12 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
   const similarity = nearest.vector
     ? sql`CASE WHEN f.vector_rank IS NULL THEN f.similarity ELSE 1 - (m.embedding <=> ${toVectorLiteral(nearest.vector.values)}::halfvec) END`
     : sql`f.similarity`;
-  const rows = await queryRows<RecalledRow>(
-    db,
-    sql`SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
+  // JIT off, as the statement that fused the rankings had it: compiling never pays off for a lookup of a few dozen rows.
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(JIT_OFF);
+    return queryRows<RecalledRow>(
+      tx,
+      sql`SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
           SELECT ${RECALLED_COLUMNS}, f.score, f.fused, f.neighbour_boost, (${similarity})::float8 AS similarity, f.coverage, f.vector_rank, f.text_rank
             FROM jsonb_to_recordset(${JSON.stringify(best)}::jsonb)
               AS f(id uuid, score float8, fused float8, neighbour_boost float8, similarity float8, coverage float8, vector_rank int, text_rank int)
@@ -149,7 +152,8 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
            WHERE ${visible}
         ) r
         ORDER BY r.score DESC, r.created_at DESC`,
-  );
+    );
+  });
   return rows.map(toRecalled);
 }
 
