@@ -4,7 +4,14 @@ import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
 import { BM25_B, BM25_K1, bm25Weights } from "./bm25.js";
-import { type CorpusStatisticsCache, corpusStatistics } from "./corpus-statistics.js";
+import {
+  type CorpusStatisticsCache,
+  corpusStatistics,
+  countVisible,
+  DEFAULT_COUNT_LIMITS,
+  WORD_INDEX_MIN_CORPUS,
+  wordMatch,
+} from "./corpus-statistics.js";
 import { fuseRankings, type RankedHit } from "./fusion.js";
 import type { ResidentMemories } from "./resident/resident-memories.js";
 import type { ResidentHit } from "./resident/user-vectors.js";
@@ -211,7 +218,10 @@ async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: 
     const statisticsKey =
       query.asOf || query.window ? undefined : `${query.appId}\u0000${query.userId}\u0000${query.types?.join(",") ?? ""}`;
     const { statistics } = settings;
-    const corpus = await corpusStatistics(tx, visible, query.text, statisticsKey ? statistics?.lookup(statisticsKey) : undefined);
+    const known = statisticsKey ? statistics?.lookup(statisticsKey) : undefined;
+    // The corpus size decides how words are matched (WORD_INDEX_MIN_CORPUS): known for a large corpus, else counted.
+    const size = known?.n ?? (await countVisible(tx, visible));
+    const corpus = await corpusStatistics(tx, visible, query.text, known, DEFAULT_COUNT_LIMITS, size);
     if (statisticsKey) statistics?.remember(statisticsKey, corpus);
     const minCoverage = settings.minTextCoverage ?? 0;
     const weights = essentialTerms(bm25Weights(corpus), minCoverage);
@@ -230,7 +240,7 @@ async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: 
             SELECT DISTINCT ON (c.id) c.* FROM weights w CROSS JOIN LATERAL (
               SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.content_tsv
                 FROM memories m
-               WHERE ${visible} AND m.content_tsv @@ w.tsq
+               WHERE ${visible} AND ${wordMatch(sql`w.tsq`, size >= WORD_INDEX_MIN_CORPUS)}
                LIMIT ${Math.max(TEXT_MATCHES_PER_WORD, pool)}
             ) c
             WHERE w.essential
