@@ -14,7 +14,7 @@ import {
 } from "./corpus-statistics.js";
 import { fuseRankings, type RankedHit } from "./fusion.js";
 import type { ResidentMemories } from "./resident/resident-memories.js";
-import type { ResidentHit } from "./resident/user-vectors.js";
+import type { ResidentRow } from "./resident/resident-slots.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
 
 /** Binary-quantised candidates per vector result kept, and at least this many. */
@@ -186,7 +186,7 @@ async function rankByVector(
   if (!vector) return [];
   if (!vector.annDimensions) {
     const resident = await residentNeighbours(db, query, vector, pool, settings.resident);
-    if (resident) return resident.map(residentHitRow);
+    if (resident) return resident;
   }
   const { annDimensions } = vector;
   return db.transaction(async (tx) => {
@@ -285,54 +285,51 @@ export function essentialTerms(
 const JIT_OFF = sql`SELECT set_config('jit', 'off', true)`;
 
 /**
- * The vector arm from the resident copy: for a query about the present (a past `asOf` or a window
- * selects rows the copy does not hold or would scan in vain) of the copy's model. Undefined sends
- * the query to SQL.
+ * What both resident arms ask the copy for: the user's memories at `now`, of `types`. Only for a
+ * query about the present (a past `asOf` or a window selects rows the copy does not hold or would
+ * scan in vain); undefined sends the query to SQL.
  */
+function residentScope(query: RecallQuery): { appId: string; userId: string; now: Date; types?: MemoryType[] } | undefined {
+  if (query.asOf || query.window) return undefined;
+  const scope = { appId: query.appId, userId: query.userId, now: query.now };
+  return query.types ? { ...scope, types: query.types } : scope;
+}
+
+/** The vector arm from the resident copy, for a query about the present of the copy's model; undefined sends the query to SQL. */
 async function residentNeighbours(
   db: Database,
   query: RecallQuery,
   vector: QueryVector,
   pool: number,
   resident: ResidentMemories | undefined,
-): Promise<ResidentHit[] | undefined> {
-  if (!resident || query.asOf || query.window || vector.model !== resident.model) return undefined;
-  const scope = { appId: query.appId, userId: query.userId, values: vector.values, now: query.now };
-  return resident.nearest(
-    db,
-    query.types ? { ...scope, types: query.types } : scope,
-    Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES),
-    pool,
-  );
+): Promise<RankedHit[] | undefined> {
+  const scope = residentScope(query);
+  if (!resident || !scope || vector.model !== resident.model) return undefined;
+  const hits = await resident.nearest(db, { ...scope, values: vector.values }, Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES), pool);
+  return hits?.map((hit) => rankedHit(hit, hit.rank, { similarity: hit.similarity }));
 }
 
 /** The full-text arm from the resident copy, for a query about the present; undefined sends the query to SQL. */
 async function residentMatches(db: Database, query: RecallQuery, pool: number, settings: RecallSettings): Promise<RankedHit[] | undefined> {
   const { resident } = settings;
-  if (!resident || query.asOf || query.window) return undefined;
+  const scope = residentScope(query);
+  if (!resident || !scope) return undefined;
   const [parsed] = await queryRows<{ lexemes: string[] }>(
     db,
     sql`SELECT tsvector_to_array(to_tsvector('english', ${query.text})) AS lexemes`,
   );
-  const scope = { appId: query.appId, userId: query.userId, lexemes: parsed?.lexemes ?? [], now: query.now };
-  const hits = await resident.matching(db, query.types ? { ...scope, types: query.types } : scope, settings.minTextCoverage ?? 0, pool);
-  return hits?.map((hit, index) => ({
-    id: hit.id,
-    session_id: hit.sessionId,
-    turn_seq: hit.turnSeq,
-    created_at: hit.createdAt,
-    rank: index + 1,
-    coverage: hit.coverage,
-  }));
+  const hits = await resident.matching(db, { ...scope, lexemes: parsed?.lexemes ?? [] }, settings.minTextCoverage ?? 0, pool);
+  return hits?.map((hit, index) => rankedHit(hit, index + 1, { coverage: hit.coverage }));
 }
 
-const residentHitRow = (hit: ResidentHit): RankedHit => ({
-  id: hit.id,
-  session_id: hit.sessionId,
-  turn_seq: hit.turnSeq,
-  created_at: hit.createdAt,
-  rank: hit.rank,
-  similarity: hit.similarity,
+/** A resident memory as a ranking's hit, with the signal its arm found it by. */
+const rankedHit = (row: ResidentRow, rank: number, signal: { similarity: number } | { coverage: number }): RankedHit => ({
+  id: row.id,
+  session_id: row.sessionId,
+  turn_seq: row.turnSeq,
+  created_at: row.createdAt,
+  rank,
+  ...signal,
 });
 
 /** The `pool` nearest visible memories of the query's model, ranked. */
