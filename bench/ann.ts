@@ -7,6 +7,7 @@ import { connectDatabase } from "../src/db/connect.js";
 import { queryRows } from "../src/db/database.js";
 import { toVectorLiteral } from "../src/db/vector.js";
 import { annIndexName, ensureAnnIndex } from "../src/memory/recall/ann-index.js";
+import { reconcileUserAnnIndexes } from "../src/memory/recall/user-ann-indexes.js";
 import { clusteredVector, seedMemories } from "./retrieval.js";
 import { time } from "./stats.js";
 
@@ -89,6 +90,18 @@ export async function buildAnnIndexAsService(runtime: Runtime, env: Env): Promis
   return time(() => ensureAnnIndex(builder.db, { model, dimensions }, { memory: env.ANN_INDEX_BUILD_MEMORY })).finally(() =>
     builder.close(),
   );
+}
+
+/** Builds the largest users' own indexes as the service does (its policy, a connection of its own); returns the time and what was built. */
+export async function buildUserAnnIndexesAsService(runtime: Runtime, env: Env): Promise<{ ms: number; built: number }> {
+  const { model, dimensions } = runtime.providers.embedder;
+  const builder = await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 });
+  let built = 0;
+  const ms = await time(async () => {
+    const policy = { minMemories: env.ANN_USER_INDEX_MIN_MEMORIES, maxIndexes: env.ANN_USER_INDEX_MAX };
+    built = (await reconcileUserAnnIndexes(builder.db, { model, dimensions }, policy, { memory: env.ANN_INDEX_BUILD_MEMORY })).built.length;
+  }).finally(() => builder.close());
+  return { ms, built };
 }
 
 /** A database of its own on the server at `url`, for one benchmark run. */

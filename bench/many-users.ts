@@ -3,7 +3,7 @@ import type { Runtime } from "../functions/node-runtime.js";
 import type { Env } from "../src/config/env.js";
 import { queryRows } from "../src/db/database.js";
 import { annIndexName } from "../src/memory/recall/ann-index.js";
-import { buildAnnIndexAsService, indexRecallAt10 } from "./ann.js";
+import { buildAnnIndexAsService, buildUserAnnIndexesAsService, indexRecallAt10 } from "./ann.js";
 import { seedMemories, TOPICS } from "./retrieval.js";
 import { type Summary, summarize, time } from "./stats.js";
 
@@ -19,6 +19,10 @@ export interface ManyUsersReport {
   buildMs: number;
   /** Index size on disk. */
   indexBytes: number;
+  /** Then the large users' own indexes (ANN_USER_INDEX_MIN_MEMORIES and up), built as the service builds them. */
+  userIndexes: { built: number; ms: number; bytes: number };
+  /** Inserting 2,000 embedded memories for one of the many users, and for the large user (two indexes to update). */
+  insertMs: { many: number; large: number };
   /** A different one of the many users each request: their raw indexed top-10 (the floor), context and search. */
   many: { raw: Summary; rows: Summary[] };
   /** The same for the large user. */
@@ -29,8 +33,8 @@ export interface ManyUsersReport {
 
 /**
  * Production shape on a real Postgres: `users` users with `perUser` memories each plus one with
- * `largeUser`, under one HNSW index (seeded without it, then built as the service builds it).
- * Context windows and searches for random users and for the large one, each next to the raw
+ * `largeUser`, under one HNSW index (seeded without it, then built as the service builds it), and
+ * the large user's own index once they pass ANN_USER_INDEX_MIN_MEMORIES. Context windows and searches for random users and for the large one, each next to the raw
  * indexed top-10 vector query of the same user (the floor).
  */
 export async function benchManyUsers(
@@ -51,8 +55,13 @@ export async function benchManyUsers(
     await seedMemories(runtime, "many-large", options.largeUser, model, { phase: 1, analyze: false });
   });
   const buildMs = await buildAnnIndexAsService(runtime, env);
+  const userBuild = await buildUserAnnIndexesAsService(runtime, env);
   await db.execute(sql`ANALYZE memories`);
   const [size] = await queryRows<{ bytes: number }>(db, sql`SELECT pg_relation_size(${name}::regclass)::float8 AS bytes`);
+  const [userSize] = await queryRows<{ bytes: number }>(
+    db,
+    sql`SELECT coalesce(sum(pg_relation_size(c.oid)), 0)::float8 AS bytes FROM pg_class c WHERE starts_with(c.relname, 'memories_user_ann_')`,
+  );
 
   const queries = TOPICS.map((topic) => `What did we say about ${topic}?`);
   const vectors = await runtime.providers.embedder.embed(queries);
@@ -96,6 +105,11 @@ export async function benchManyUsers(
   const many = await measure(`1 of ${options.users} users`, (i) => userId((i * 7919) % options.users));
   const large = await measure(`user with ${options.largeUser}`, () => "many-large");
   const sampled = Array.from({ length: 20 }, (_, i) => userId((i * 104_729) % options.users));
+  const recallAt10 = { many: await indexRecallAt10(runtime, sampled), large: await indexRecallAt10(runtime, ["many-large"]) };
+  const insertMs = {
+    many: await time(() => seedMemories(runtime, userId(0), 2_000, model, { analyze: false })),
+    large: await time(() => seedMemories(runtime, "many-large", 2_000, model, { phase: 1, analyze: false })),
+  };
   return {
     users: options.users,
     perUser: options.perUser,
@@ -103,8 +117,10 @@ export async function benchManyUsers(
     seedMs,
     buildMs,
     indexBytes: Number(size?.bytes ?? 0),
+    userIndexes: { ...userBuild, bytes: Number(userSize?.bytes ?? 0) },
+    insertMs,
     many,
     large,
-    recallAt10: { many: await indexRecallAt10(runtime, sampled), large: await indexRecallAt10(runtime, ["many-large"]) },
+    recallAt10,
   };
 }

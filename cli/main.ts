@@ -8,6 +8,7 @@ import type { DatabaseHandle } from "../src/db/database.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { DecayParametersSchema } from "../src/memory/lifecycle/retention.js";
 import { annIndexName, ensureAnnIndex } from "../src/memory/recall/ann-index.js";
+import { reconcileUserAnnIndexes } from "../src/memory/recall/user-ann-indexes.js";
 import { findUnembedded, storeEmbeddings } from "../src/memory/write/embeddings.js";
 import { createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
@@ -33,6 +34,22 @@ async function withService<T>(work: (service: Service) => Promise<T>, options: {
   } finally {
     await service.close();
   }
+}
+
+/** The configured model's vector index, then the largest users' own, as the Node service keeps them. */
+async function buildVectorIndexes(handle: DatabaseHandle): Promise<void> {
+  const config = env();
+  if (handle.kind === "pglite" || config.ANN_INDEX === "off") return;
+  const target = (await createProviders(config, createUseEmbedder)).embedder;
+  const build = { memory: config.ANN_INDEX_BUILD_MEMORY };
+  if (!(await ensureAnnIndex(handle.db, target, build))) {
+    console.log(`no vector index for ${target.model} (${target.dimensions} dimensions)`);
+    return;
+  }
+  console.log(`vector index ${annIndexName(target)} ready`);
+  const policy = { minMemories: config.ANN_USER_INDEX_MIN_MEMORIES, maxIndexes: config.ANN_USER_INDEX_MAX };
+  const report = await reconcileUserAnnIndexes(handle.db, target, policy, build);
+  console.log(`per-user vector indexes: ${report.built.length} built, ${report.dropped.length} dropped, ${report.pending} pending`);
 }
 
 /** Commands that need the database itself: refused (with the holder named) while a server holds PGlite's directory. */
@@ -62,16 +79,18 @@ program
     await withDatabase(async (handle) => {
       await migrateDatabase(handle);
       console.log(`migrations applied (${handle.kind})`);
-      const config = env();
-      if (handle.kind === "pglite" || config.ANN_INDEX === "off") return;
-      // The vector index for the configured model, for deployments whose service never builds it (Workers).
-      const { model, dimensions } = (await createProviders(config, createUseEmbedder)).embedder;
-      const valid = await ensureAnnIndex(handle.db, { model, dimensions }, { memory: config.ANN_INDEX_BUILD_MEMORY });
-      console.log(
-        valid ? `vector index ${annIndexName({ model, dimensions })} ready` : `no vector index for ${model} (${dimensions} dimensions)`,
-      );
+      await buildVectorIndexes(handle);
       // One connection, so the index build's memory setting reaches the build.
     }, 1);
+  });
+
+program
+  .command("vector-indexes")
+  .description(
+    "real Postgres: build the configured model's HNSW index and the largest users' own now, and drop the ones no longer due (the Node service does the same at start-up and every ANN_USER_INDEX_INTERVAL)",
+  )
+  .action(async () => {
+    await withDatabase(buildVectorIndexes, 1);
   });
 
 program

@@ -10,7 +10,7 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
-import { startAnnIndex } from "../src/memory/recall/ann-index.js";
+import { type AnnService, startAnnService } from "../src/memory/recall/ann-service.js";
 import { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
 import { installChangeLog } from "../src/memory/recall/resident/change-log.js";
 import { ResidentMemories } from "../src/memory/recall/resident/resident-memories.js";
@@ -42,6 +42,8 @@ export interface Runtime {
   inngest: PipelineClient;
   /** Embedded with ANN_INDEX=auto: the in-process copies of users' memories (vectors and words) that recall searches. */
   residentMemories: ResidentMemories | undefined;
+  /** On a real Postgres with ANN_INDEX=auto: the HNSW indexes (the model's, and the largest users' own) and their upkeep. */
+  ann: AnnService | undefined;
   close(): Promise<void>;
 }
 
@@ -124,6 +126,19 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const background = new BackgroundTasks(logger.error);
   const liveEvents = new LiveEvents();
   const notifier = createPipelineNotifier((events) => inngest.send(events), durationMs(env.EMIT_COALESCE_WINDOW));
+  const ann =
+    database.kind !== "pglite" && env.ANN_INDEX === "auto"
+      ? await startAnnService(database.db, { model: providers.embedder.model, dimensions: providers.embedder.dimensions }, logger.info, {
+          // A connection of its own per build, so the build's memory setting is the build's.
+          connect: () => connectDatabase({ ...env, DATABASE_POOL_MAX: 1 }, logger.warn),
+          memory: env.ANN_INDEX_BUILD_MEMORY,
+          users: {
+            minMemories: env.ANN_USER_INDEX_MIN_MEMORIES,
+            maxIndexes: env.ANN_USER_INDEX_MAX,
+            intervalMs: durationMs(env.ANN_USER_INDEX_INTERVAL),
+          },
+        })
+      : undefined;
   const app = createApp({
     db: database.db,
     dbKind: database.kind,
@@ -142,20 +157,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     clock,
     embedder: metered.embedder,
     llm: metered.llm,
-    ...(database.kind !== "pglite" && env.ANN_INDEX === "auto"
-      ? {
-          ann: await startAnnIndex(
-            database.db,
-            { model: providers.embedder.model, dimensions: providers.embedder.dimensions },
-            logger.info,
-            // A connection of its own, so the build's memory setting is the build's.
-            {
-              ...(env.DATABASE_URL ? { connection: await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 }, logger.warn) } : {}),
-              memory: env.ANN_INDEX_BUILD_MEMORY,
-            },
-          ),
-        }
-      : {}),
+    ...(ann ? { ann } : {}),
     notifier,
     pipeline: executor
       ? executorPipelineView(database.db, providers.embedder.model)
@@ -182,7 +184,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     notifier,
     inngest,
     residentMemories,
+    ann,
     async close() {
+      await ann?.stop();
       await background.settle();
       await executor?.stop();
       await database.close();

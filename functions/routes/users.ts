@@ -24,6 +24,10 @@ export const userRoutes = new Hono<AppEnv>()
     const report = await eraseUser(c.var.deps.db, scope);
     // Nor in this process: appends not yet announced to the pipeline are dropped.
     c.var.deps.notifier.forgetUser(scope);
+    // A per-user vector index names the user in its definition: it goes too (concurrently, so not in
+    // the transaction; the periodic upkeep drops it if this process stops first).
+    const forgetIndexed = c.var.deps.ann?.forgetUser?.bind(c.var.deps.ann);
+    if (forgetIndexed) c.var.deps.background.run(c, "drop the user's vector index", () => forgetIndexed(scope));
     return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report });
   })
   // Data access: everything stored about the user, one JSON record per line, in the API's shapes.

@@ -202,6 +202,16 @@ export const EnvSchema = z.object({
     .regex(/^\d+(kB|MB|GB)$/, 'expected a Postgres memory size such as "256MB" or "1GB"')
     .default("512MB"),
   /**
+   * Real Postgres with ANN_INDEX=auto: a user with at least this many embedded memories gets an
+   * HNSW index of their own (0: never). In the index of every user a large user's search is a
+   * filtered walk through other users' vectors, slow and approximate; their own graph is neither.
+   */
+  ANN_USER_INDEX_MIN_MEMORIES: z.coerce.number().int().min(0).default(20_000),
+  /** At most this many users (the largest) have an index of their own: each costs every insert and plan a little. */
+  ANN_USER_INDEX_MAX: z.coerce.number().int().min(0).max(1_000).default(20),
+  /** How often the service checks who has grown past (or fallen well below) that size. */
+  ANN_USER_INDEX_INTERVAL: DurationSchema.default("10m"),
+  /**
    * Write-time redaction: detected values of these kinds are replaced before an event, a memory or
    * a query reaches the log, a table or a provider (`email,phone,card,secret` or `all`).
    */

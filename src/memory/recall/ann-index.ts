@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { type Database, type DatabaseHandle, queryRows } from "../../db/database.js";
+import { type Database, queryRows } from "../../db/database.js";
 
 /** pgvector indexes `halfvec` up to this many dimensions. */
 const HNSW_MAX_DIMENSIONS = 4000;
@@ -19,6 +19,8 @@ export const HNSW_BUILD = { m: 16, efConstruction: 200 } as const;
 export interface AnnIndex {
   /** The dimension to cast to for an indexed search of this model's vectors; undefined while there is no valid index. */
   dimensionsFor(model: string): number | undefined;
+  /** Drops what the indexes hold about an erased user (a per-user index's definition names them). */
+  forgetUser?(scope: { appId: string; userId: string }): Promise<void>;
 }
 
 export interface AnnTarget {
@@ -56,33 +58,53 @@ export interface AnnBuildOptions {
 /**
  * Creates the HNSW index for one model's vectors (cosine, `halfvec(d)` expression, partial on the
  * model, {@link HNSW_BUILD}) unless a valid one exists; `CONCURRENTLY`, so appends and the
- * pipeline go on while it builds. A build that failed half-way leaves an invalid index, which
- * `IF NOT EXISTS` would keep forever: it is dropped and built again. Once it is valid, the
- * model's indexes under other names (older build parameters, another dimension) are dropped:
- * recall never uses them and every insert would keep paying for them. Real Postgres only (PGlite
- * has its own in-memory path and one connection). Returns whether a valid index exists afterwards.
+ * pipeline go on while it builds. Once it is valid, the model's indexes under other names (older
+ * build parameters, another dimension) are dropped: recall never uses them and every insert would
+ * keep paying for them. Real Postgres only (PGlite has its own in-memory path and one
+ * connection). Returns whether a valid index exists afterwards.
  */
 export async function ensureAnnIndex(db: Database, target: AnnTarget, options: AnnBuildOptions = {}): Promise<boolean> {
-  if (!Number.isInteger(target.dimensions) || target.dimensions < 1 || target.dimensions > HNSW_MAX_DIMENSIONS) return false;
   const name = annIndexName(target);
-  const state = await indexState(db, name);
-  if (state === "invalid") await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
-  if (state !== "valid") {
-    if (options.memory) await db.execute(sql`SELECT set_config('maintenance_work_mem', ${options.memory}, false)`);
-    try {
-      await db.execute(
-        sql.raw(
-          `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON memories USING hnsw ((embedding::halfvec(${target.dimensions})) halfvec_cosine_ops) WITH (m = ${HNSW_BUILD.m}, ef_construction = ${HNSW_BUILD.efConstruction}) WHERE embedding_model = ${quoteLiteral(target.model)}`,
-        ),
-      );
-    } finally {
-      if (options.memory) await db.execute(sql`RESET maintenance_work_mem`);
-    }
-    if ((await indexState(db, name)) !== "valid") return false;
-  }
+  if (!(await ensureHnswIndex(db, { name, dimensions: target.dimensions, predicate: modelPredicate(target.model) }, options))) return false;
   for (const stale of await staleIndexes(db, target.model, name)) await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${stale}"`));
   return true;
 }
+
+/** An HNSW index over the vectors `predicate` selects (one model's, cast to its dimension). */
+export interface HnswIndexSpec {
+  name: string;
+  dimensions: number;
+  /** SQL over `memories`' columns, literals quoted with {@link quoteLiteral}. */
+  predicate: string;
+}
+
+/**
+ * Builds `spec` concurrently unless a valid index of that name exists. A build that died half-way
+ * (a crash, a dropped connection) leaves an invalid index, which `IF NOT EXISTS` would keep
+ * forever: it is dropped and built again. One still being built (by another replica starting at
+ * the same time) is left alone: dropping it would kill that build. Returns whether the index is
+ * valid afterwards.
+ */
+export async function ensureHnswIndex(db: Database, spec: HnswIndexSpec, options: AnnBuildOptions = {}): Promise<boolean> {
+  if (!Number.isInteger(spec.dimensions) || spec.dimensions < 1 || spec.dimensions > HNSW_MAX_DIMENSIONS) return false;
+  const state = await indexState(db, spec.name);
+  if (state === "valid") return true;
+  if (state === "building") return false;
+  if (state === "invalid") await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${spec.name}"`));
+  if (options.memory) await db.execute(sql`SELECT set_config('maintenance_work_mem', ${options.memory}, false)`);
+  try {
+    await db.execute(
+      sql.raw(
+        `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${spec.name}" ON memories USING hnsw ((embedding::halfvec(${spec.dimensions})) halfvec_cosine_ops) WITH (m = ${HNSW_BUILD.m}, ef_construction = ${HNSW_BUILD.efConstruction}) WHERE ${spec.predicate}`,
+      ),
+    );
+  } finally {
+    if (options.memory) await db.execute(sql`RESET maintenance_work_mem`);
+  }
+  return (await indexState(db, spec.name)) === "valid";
+}
+
+const modelPredicate = (model: string) => `embedding_model = ${quoteLiteral(model)}`;
 
 /** The model's vector indexes other than `current`, found by the predicate every one of them has. */
 async function staleIndexes(db: Database, model: string, current: string): Promise<string[]> {
@@ -95,49 +117,16 @@ async function staleIndexes(db: Database, model: string, current: string): Promi
   return rows.map((row) => row.name);
 }
 
-const quoteLiteral = (value: string) => `'${value.replaceAll("'", "''")}'`;
+export const quoteLiteral = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
-async function indexState(db: Database, name: string): Promise<"missing" | "invalid" | "valid"> {
-  const rows = await queryRows<{ valid: boolean }>(
+/** Whether the index exists and is usable, or is being built right now (its build reports progress). */
+export async function indexState(db: Database, name: string): Promise<"missing" | "invalid" | "building" | "valid"> {
+  const rows = await queryRows<{ valid: boolean; building: boolean }>(
     db,
-    sql`SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${name}`,
+    sql`SELECT i.indisvalid AS valid, EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = c.oid) AS building
+          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${name}`,
   );
   const row = rows[0];
-  return row === undefined ? "missing" : row.valid ? "valid" : "invalid";
-}
-
-/**
- * The configured model's index. While the model has no vectors yet (a new deployment, a new
- * model) the build takes milliseconds and is finished before the service starts serving: a build
- * still running in the background could deadlock with whatever the first users do to the table
- * (`ANALYZE` takes the same lock, and a concurrent build waits for every older transaction). Over
- * existing vectors it builds in the background: until it is valid, recall takes the
- * binary-quantised path (correct, slower at scale); once it is, the indexed one. The build runs on
- * `build.connection` when given (a pool of one, closed afterwards), so `build.memory` reaches it.
- */
-export async function startAnnIndex(
-  db: Database,
-  target: AnnTarget,
-  log: (message: string, fields?: Record<string, unknown>) => void,
-  build: { connection?: Pick<DatabaseHandle, "db" | "close">; memory?: string } = {},
-): Promise<AnnIndex> {
-  let ready = false;
-  const started = Date.now();
-  const building = ensureAnnIndex(build.connection?.db ?? db, target, build.memory ? { memory: build.memory } : {})
-    .finally(() => build.connection?.close())
-    .then(
-      (valid) => {
-        ready = valid;
-        if (valid) log("vector index ready", { index: annIndexName(target), ms: Date.now() - started });
-        else log("no vector index for this embedding model", { model: target.model, dimensions: target.dimensions });
-      },
-      (error: unknown) => log("vector index build failed; recall stays on the binary-quantised path", { error: String(error) }),
-    );
-  // Unreachable database: the build in the background logs its own failure; start-up goes on.
-  const noVectorsYet = await queryRows(db, sql`SELECT 1 FROM memories WHERE embedding_model = ${target.model} LIMIT 1`).then(
-    (rows) => rows.length === 0,
-    () => false,
-  );
-  if (noVectorsYet) await building;
-  return { dimensionsFor: (model) => (ready && model === target.model ? target.dimensions : undefined) };
+  if (row === undefined) return "missing";
+  return row.valid ? "valid" : row.building ? "building" : "invalid";
 }

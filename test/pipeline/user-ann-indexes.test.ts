@@ -1,0 +1,199 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { connectDatabase } from "../../src/db/connect.js";
+import { queryRows } from "../../src/db/database.js";
+import { toVectorLiteral } from "../../src/db/vector.js";
+import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { reconcileUserAnnIndexes, userAnnIndexName } from "../../src/memory/recall/user-ann-indexes.js";
+import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
+import { call, startTestRuntime } from "../fixtures/runtime.js";
+import { waitUntil } from "../fixtures/wait.js";
+
+const MODEL = "user-ann-test-64";
+const TARGET = { model: MODEL, dimensions: 64 };
+const POLICY = { minMemories: 400, maxIndexes: 2 };
+
+/** A deterministic unit vector per (cluster, item), `dimensions` long. */
+function vectorOf(cluster: number, item: number, dimensions = 64): number[] {
+  const values = Array.from(
+    { length: dimensions },
+    (_, d) => Math.sin((cluster + 1) * (d + 1) * 0.7) + 0.35 * Math.cos((item + 3) * (d + 2) * 1.3),
+  );
+  const norm = Math.hypot(...values);
+  return values.map((value) => value / norm);
+}
+
+/**
+ * The largest users' own HNSW indexes on a real Postgres: who gets one, that recall's own
+ * statement is planned on it, and that it goes when the user shrinks, is erased or the model changes.
+ */
+describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
+  let runtime: Runtime;
+  let database: TestDatabase;
+  const rows = <T>(query: ReturnType<typeof sql>) => queryRows<T>(runtime.database.db, query);
+  const userIndexes = async () =>
+    (
+      await rows<{ name: string; valid: boolean; definition: string }>(
+        sql`SELECT c.relname AS name, i.indisvalid AS valid, pg_get_indexdef(c.oid) AS definition FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             WHERE i.indrelid = 'memories'::regclass AND starts_with(c.relname, 'memories_user_ann_') ORDER BY 1`,
+      )
+    ).map((row) => ({ ...row }));
+  const seed = async (userId: string, count: number, model = MODEL, dimensions = 64) => {
+    const values = Array.from(
+      { length: count },
+      (_, i) =>
+        sql`(gen_random_uuid(), 'default', ${userId}, 'episodic', 'turn', ${`memory ${i} of ${userId}`}, ${`${userId}-${i}-${model}`}, ${toVectorLiteral(vectorOf(i % 20, i, dimensions))}::halfvec, ${model}, now())`,
+    );
+    for (let start = 0; start < values.length; start += 500)
+      await runtime.database.db.execute(
+        sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, embedding, embedding_model, embedded_at) VALUES ${sql.join(values.slice(start, start + 500), sql`, `)}`,
+      );
+  };
+  const reconcile = async (policy = POLICY, target = TARGET) => {
+    // As the service runs it: a connection of its own with the build's memory setting.
+    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+    try {
+      return await reconcileUserAnnIndexes(single.db, target, policy, { memory: "64MB" });
+    } finally {
+      await single.close();
+    }
+  };
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    // No upkeep of the service's own here: it would drop these indexes of a model it does not use.
+    runtime = await startTestRuntime({ ...database.env, ANN_INDEX: "off" });
+    await seed("large", 600);
+    await seed("second", 450);
+    await seed("third", 420);
+    await seed("hovering", 300);
+    await seed("small", 50);
+    await runtime.database.db.execute(sql`ANALYZE memories`);
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    await database?.drop();
+  });
+
+  it("gives the largest users past the threshold an index of their own, at most maxIndexes, idempotently", async () => {
+    const report = await reconcile();
+    const expected = ["large", "second"].map((userId) => userAnnIndexName(TARGET, { appId: "default", userId }));
+    expect(report.built.sort()).toEqual([...expected].sort());
+    const indexes = await userIndexes();
+    expect(indexes.map((index) => index.name)).toEqual([...expected].sort());
+    expect(indexes.every((index) => index.valid)).toBe(true);
+    const large = indexes.find((index) => index.name === expected[0]);
+    expect(large?.definition).toContain("hnsw");
+    expect(large?.definition).toContain("halfvec(64)");
+    expect(large?.definition).toContain("user_id = 'large'::text");
+    expect(large?.definition).toContain(`embedding_model = '${MODEL}'::text`);
+    // The name holds a hash, never the user's id.
+    expect(expected[0]).not.toContain("large");
+    expect(await reconcile()).toEqual({ built: [], dropped: [], pending: 0 });
+  });
+
+  it("recall's own statement for that user runs on their index, and finds what an exact search finds", async () => {
+    const name = userAnnIndexName(TARGET, { appId: "default", userId: "large" });
+    // One connection, so its statistics can be flushed and read back at once.
+    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+    try {
+      const scans = async () => {
+        await single.db.execute(sql`SELECT pg_stat_force_next_flush()`);
+        await single.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
+        return (
+          await queryRows<{ scans: number }>(
+            single.db,
+            sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = ${name}`,
+          )
+        )[0]?.scans as number;
+      };
+      const before = await scans();
+      let agreement = 0;
+      for (let cluster = 0; cluster < 20; cluster += 4) {
+        const query = { appId: "default", userId: "large", text: "zzzz", limit: 10, now: new Date(Date.now() + 60_000) };
+        const values = vectorOf(cluster, 1000 + cluster);
+        const exact = await recallMemories(single.db, { ...query, vector: { values, model: MODEL } });
+        const indexed = await recallMemories(single.db, { ...query, vector: { values, model: MODEL, annDimensions: 64 } });
+        expect(indexed).toHaveLength(10);
+        expect(indexed.every((memory) => memory.content.endsWith("of large"))).toBe(true);
+        const found = new Set(indexed.map((memory) => memory.id));
+        agreement += exact.filter((memory) => found.has(memory.id)).length / exact.length;
+      }
+      expect(agreement / 5).toBeGreaterThanOrEqual(0.95);
+      // No other HNSW index holds this model: without the planner taking the user's, recall would scan exactly.
+      expect(await scans()).toBe(before + 5);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it("the largest users win the places; a user keeps theirs down to half the threshold; another model's go", async () => {
+    const name = (userId: string) => userAnnIndexName(TARGET, { appId: "default", userId });
+    const shrink = (userId: string, by: number) =>
+      runtime.database.db.execute(
+        sql`DELETE FROM memories WHERE id IN (SELECT id FROM memories WHERE user_id = ${userId} ORDER BY id LIMIT ${by})`,
+      );
+    // "second" 450 → 220: "third" (420) is now one of the two largest past the threshold and takes its place.
+    await shrink("second", 230);
+    expect(await reconcile()).toEqual({ built: [name("third")], dropped: [name("second")], pending: 0 });
+    // With places to spare, "third" 420 → 250 (below the threshold of 400, above half of it) keeps its index…
+    const roomy = { ...POLICY, maxIndexes: 10 };
+    await shrink("third", 170);
+    expect(await reconcile(roomy)).toEqual({ built: [], dropped: [], pending: 0 });
+    // …and 250 → 150 loses it.
+    await shrink("third", 100);
+    expect(await reconcile(roomy)).toEqual({ built: [], dropped: [name("third")], pending: 0 });
+
+    // The service moves to another model: the old model's indexes go; its users have no vectors of the new one yet.
+    const switched = await reconcile(POLICY, { model: "another-model", dimensions: 64 });
+    expect(switched.dropped).toEqual([name("large")]);
+    expect(switched.built).toEqual([]);
+    expect(await userIndexes()).toEqual([]);
+    await reconcile();
+  });
+});
+
+describe.runIf(onPostgres)("per-user vector indexes kept by the service (real Postgres)", () => {
+  let runtime: Runtime | undefined;
+  afterAll(async () => {
+    await runtime?.close();
+  });
+
+  it("the service builds them on its own schedule for its model, and an erased user's index goes with the user", async () => {
+    const started = await startTestRuntime({ ANN_USER_INDEX_MIN_MEMORIES: "300", ANN_USER_INDEX_INTERVAL: "1s" });
+    runtime = started;
+    const { model, dimensions } = started.providers.embedder;
+    const indexes = async () =>
+      (
+        await queryRows<{ name: string; valid: boolean }>(
+          started.database.db,
+          sql`SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+               WHERE i.indrelid = 'memories'::regclass AND starts_with(c.relname, 'memories_user_ann_')`,
+        )
+      ).map((row) => ({ ...row }));
+    for (const [userId, count] of [
+      ["service-large", 320],
+      ["service-small", 40],
+    ] as const) {
+      const values = Array.from(
+        { length: count },
+        (_, i) =>
+          sql`(gen_random_uuid(), 'default', ${userId}, 'episodic', 'turn', ${`memory ${i}`}, ${`${userId}-${i}`}, ${toVectorLiteral(vectorOf(i % 20, i, dimensions))}::halfvec, ${model}, now())`,
+      );
+      await started.database.db.execute(
+        sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, embedding, embedding_model, embedded_at) VALUES ${sql.join(values, sql`, `)}`,
+      );
+    }
+    const name = userAnnIndexName({ model, dimensions }, { appId: "default", userId: "service-large" });
+    await waitUntil(async () => (await indexes()).some((index) => index.name === name && index.valid), "the periodic upkeep builds it");
+    expect((await indexes()).map((index) => index.name)).toEqual([name]);
+
+    expect((await call(started.app, "DELETE", "/v1/users/service-large")).status).toBe(200);
+    await started.background.settle();
+    expect(await indexes()).toEqual([]);
+    // The upkeep does not build it again: the user has no memories left.
+    await started.ann?.reconcileUsers();
+    expect(await indexes()).toEqual([]);
+  });
+});
