@@ -3,6 +3,7 @@ import type { AppDeps, AppEnv } from "./deps.js";
 import { authenticate } from "./middleware/auth.js";
 import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
+import { usageAfterResponse } from "./middleware/usage-after-response.js";
 import { wellFormedUrl } from "./middleware/well-formed-url.js";
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   if (security.keyLimiter) app.use("/v1/*", security.keyLimiter);
+  app.use("/v1/*", usageAfterResponse());
   // Chained, so the app's type carries every route for the typed client (`client/`).
   const routed = app
     .route("/", healthRoutes)

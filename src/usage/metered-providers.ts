@@ -1,7 +1,7 @@
 import type { Database } from "../db/database.js";
 import type { Embedder, LanguageModel } from "../providers/types.js";
 import type { Clock } from "../util/clock.js";
-import { currentUsageScope } from "./usage-scope.js";
+import { currentUsageScope, currentUsageSink } from "./usage-scope.js";
 import { recordUsage, usageDay } from "./usage-store.js";
 
 export interface MeterOptions {
@@ -34,7 +34,10 @@ export function meterProviders(providers: { llm: LanguageModel; embedder: Embedd
       inputTokens: options.countTokens(typeof input === "string" ? input : JSON.stringify(input)),
       outputTokens: output === null ? 0 : options.countTokens(JSON.stringify(output)),
     };
+    const sink = currentUsageSink();
     if (scope?.deferred) scope.deferred.push(usage);
+    // Only a query's: a pipeline step's or a write's usage is recorded before it reports done.
+    else if (sink && usage.stage === "query") sink(usage);
     else await recordUsage(options.db, usage);
   };
   const { llm, embedder } = providers;

@@ -26,3 +26,21 @@ export function withUsageScope<T>(scope: UsageScope, work: () => T): T {
 export function currentUsageScope(): UsageScope | undefined {
   return storage.getStore();
 }
+
+/** Where a request's query usage goes instead of being written while the request waits on it. */
+export type UsageSink = (usage: UsageRecord) => void;
+
+const sinks = new AsyncLocalStorage<UsageSink>();
+
+/**
+ * Runs `work` (a request) with its queries' provider usage handed to `sink`, which records it
+ * after the response: metering a query embedding is a transaction of its own (the user lock, the
+ * erasure check, the upsert), five round trips that held up every context window and search.
+ */
+export function withUsageSink<T>(sink: UsageSink, work: () => T): T {
+  return sinks.run(sink, work);
+}
+
+export function currentUsageSink(): UsageSink | undefined {
+  return sinks.getStore();
+}

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { connectDatabase } from "../../src/db/connect.js";
+import { lockUser } from "../../src/memory/user-lock.js";
 import { ManualClock } from "../../src/util/clock.js";
+import { freshDatabase, onPostgres } from "../fixtures/database.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 import { waitUntil } from "../fixtures/wait.js";
 
@@ -110,4 +113,48 @@ describe("cost metering", () => {
     const nextDay = (await call<Usage>(runtime.app, "GET", "/v1/usage?from=2026-03-11&to=2026-03-11")).body;
     expect(nextDay.days.some((day) => day.stage === "reflection")).toBe(true);
   });
+
+  it.runIf(onPostgres)(
+    "a query's usage is recorded after its answer: a search is not held up by the metering write, which lands once it can",
+    async () => {
+      const database = await freshDatabase();
+      const runtime = await startTestRuntime(database.env);
+      await createSession(runtime.app, "waiting");
+      const queryCalls = async () =>
+        (await call<Usage>(runtime.app, "GET", "/v1/usage?user_id=waiting")).body.days.filter((day) => day.stage === "query").length;
+      // Another writer of the user holds their lock: metering (which takes it) must wait, the search must not.
+      const other = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+      let release = () => undefined as void;
+      let locked = () => undefined as void;
+      const lockTaken = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const holding = other.db.transaction(async (tx) => {
+        await lockUser(tx, "default", "waiting");
+        locked();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      });
+      try {
+        await lockTaken;
+        const answer = await Promise.race([
+          call(runtime.app, "POST", "/v1/memories/search", { user_id: "waiting", query: "where does she live?" }),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the search waited for the metering write")), 10_000)),
+        ]);
+        expect(answer.status).toBe(200);
+        expect(await queryCalls()).toBe(0);
+      } finally {
+        release();
+        await holding;
+        await other.close();
+      }
+      try {
+        await waitUntil(async () => (await queryCalls()) === 1, "the query's usage, once the lock is free");
+      } finally {
+        await runtime.close();
+        await database.drop();
+      }
+    },
+  );
 });

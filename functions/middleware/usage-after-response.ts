@@ -1,0 +1,28 @@
+import type { MiddlewareHandler } from "hono";
+import { withUsageSink } from "../../src/usage/usage-scope.js";
+import { recordUsage, type UsageRecord } from "../../src/usage/usage-store.js";
+import type { AppEnv } from "../deps.js";
+
+/**
+ * A request's query usage (its query embedding) is recorded once the handler is done, in the
+ * background, instead of on the way to the answer; one that arrives later (an embedding still in
+ * flight when the handler failed) is recorded as it arrives. Either way it is recorded: the
+ * background work is tracked (and handed to `waitUntil` on Workers).
+ */
+export function usageAfterResponse(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const deps = c.var.deps;
+    const record = (usages: UsageRecord[]) =>
+      deps.background.run(c, "record provider usage", async () => {
+        for (const usage of usages) await recordUsage(deps.db, usage);
+      });
+    const held: UsageRecord[] = [];
+    let answered = false;
+    try {
+      await withUsageSink((usage) => (answered ? record([usage]) : held.push(usage)), next);
+    } finally {
+      answered = true;
+      if (held.length > 0) record(held);
+    }
+  };
+}
