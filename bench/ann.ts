@@ -13,6 +13,7 @@ import { time } from "./stats.js";
 
 /** pgvector's default, and what recall sets for a context window's candidate pool (2× the pool). */
 const EF_SEARCH = [40, 64, 200];
+const QUERIES = 20;
 
 export interface AnnReport {
   memories: number;
@@ -42,26 +43,32 @@ export async function benchAnn(runtime: Runtime, env: Env, count: number): Promi
     memories: count,
     buildMs,
     insertMs: { without, with: withIndex },
-    recallAt10: await indexRecallAt10(runtime, [`bench-${count}`]),
+    recallAt10: await indexRecallAt10(runtime, [{ userId: `bench-${count}` }]),
   };
+}
+
+/** A user whose memories `seedMemories` made, with the phase it seeded them with. */
+export interface SeededUser {
+  userId: string;
+  phase?: number;
 }
 
 /**
  * Mean share of the exact top-10 (a scan with the index off) that the indexed search returns, by
- * `hnsw.ef_search`, over 20 queries spread over `userIds`.
+ * `hnsw.ef_search`, over 20 queries spread over `users`, each from its user's family of vectors
+ * (their phase): a query unlike all of a user's memories finds them all nearly equidistant, and
+ * which ten of those ties an index returns says nothing about it.
  */
-export async function indexRecallAt10(runtime: Runtime, userIds: string[]): Promise<Record<number, number>> {
+export async function indexRecallAt10(runtime: Runtime, users: SeededUser[]): Promise<Record<number, number>> {
   const db = runtime.database.db;
   const { model, dimensions } = runtime.providers.embedder;
   // Queries from the same family as the data (a topic, subtopic and detail of its own, more noise).
-  const queries = Array.from({ length: 20 }, (_, q) =>
-    Array.from({ length: dimensions }, (_, d) =>
-      clusteredVector(1 + (q % 20), 21 + ((q * 7) % 20), 41 + ((q * 31) % 397), d + 1, (Math.random() - 0.5) * 0.3),
-    ),
-  );
   const overlap: Record<number, number> = {};
-  for (const [q, values] of queries.entries()) {
-    const userId = userIds[q % userIds.length] as string;
+  for (let q = 0; q < QUERIES; q++) {
+    const { userId, phase = 0 } = users[q % users.length] as SeededUser;
+    const values = Array.from({ length: dimensions }, (_, d) =>
+      clusteredVector(1 + (q % 20), 21 + ((q * 7) % 20), 41 + ((q * 31) % 397), d + 1, (Math.random() - 0.5) * 0.3, phase),
+    );
     const vector = toVectorLiteral(values);
     const cast = `halfvec(${dimensions})`;
     const nearest = (settings: string[]) =>
@@ -80,7 +87,7 @@ export async function indexRecallAt10(runtime: Runtime, userIds: string[]): Prom
       overlap[efSearch] = (overlap[efSearch] ?? 0) + exact.filter((row) => found.has(row.id)).length / Math.max(1, exact.length);
     }
   }
-  return Object.fromEntries(EF_SEARCH.map((efSearch) => [efSearch, (overlap[efSearch] ?? 0) / queries.length]));
+  return Object.fromEntries(EF_SEARCH.map((efSearch) => [efSearch, (overlap[efSearch] ?? 0) / QUERIES]));
 }
 
 /** Builds the configured model's HNSW index as the service does: a connection of its own, the configured build memory. */

@@ -8,6 +8,8 @@ import { seedMemories, TOPICS } from "./retrieval.js";
 import { type Summary, summarize, time } from "./stats.js";
 
 const json = { "content-type": "application/json" };
+/** The large user's vectors (and the queries measuring recall over them) are of this phase of their own. */
+const LARGE_USER_PHASE = 1;
 
 export interface ManyUsersReport {
   users: number;
@@ -47,12 +49,13 @@ export async function benchManyUsers(
   const name = annIndexName({ model, dimensions });
   await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
   const userId = (index: number) => `many-${index}`;
+  const userPhase = (index: number) => (index * 2.399963) % (2 * Math.PI);
   // Each user's vectors of their own (a phase per user, golden-angle steps): real users do not
   // repeat each other's memories, and near-duplicates across users would be a filtered search's worst case.
   const seedMs = await time(async () => {
     for (let index = 0; index < options.users; index++)
-      await seedMemories(runtime, userId(index), options.perUser, model, { phase: (index * 2.399963) % (2 * Math.PI), analyze: false });
-    await seedMemories(runtime, "many-large", options.largeUser, model, { phase: 1, analyze: false });
+      await seedMemories(runtime, userId(index), options.perUser, model, { phase: userPhase(index), analyze: false });
+    await seedMemories(runtime, "many-large", options.largeUser, model, { phase: LARGE_USER_PHASE, analyze: false });
   });
   const buildMs = await buildAnnIndexAsService(runtime, env);
   const userBuild = await buildUserAnnIndexesAsService(runtime, env);
@@ -104,11 +107,17 @@ export async function benchManyUsers(
   // A different user each time: nothing cached for one user helps the next.
   const many = await measure(`1 of ${options.users} users`, (i) => userId((i * 7919) % options.users));
   const large = await measure(`user with ${options.largeUser}`, () => "many-large");
-  const sampled = Array.from({ length: 20 }, (_, i) => userId((i * 104_729) % options.users));
-  const recallAt10 = { many: await indexRecallAt10(runtime, sampled), large: await indexRecallAt10(runtime, ["many-large"]) };
+  const sampled = Array.from({ length: 20 }, (_, i) => (i * 104_729) % options.users).map((index) => ({
+    userId: userId(index),
+    phase: userPhase(index),
+  }));
+  const recallAt10 = {
+    many: await indexRecallAt10(runtime, sampled),
+    large: await indexRecallAt10(runtime, [{ userId: "many-large", phase: LARGE_USER_PHASE }]),
+  };
   const insertMs = {
     many: await time(() => seedMemories(runtime, userId(0), 2_000, model, { analyze: false })),
-    large: await time(() => seedMemories(runtime, "many-large", 2_000, model, { phase: 1, analyze: false })),
+    large: await time(() => seedMemories(runtime, "many-large", 2_000, model, { phase: LARGE_USER_PHASE, analyze: false })),
   };
   return {
     users: options.users,

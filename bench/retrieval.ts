@@ -31,10 +31,11 @@ const json = { "content-type": "application/json" };
  * Component `g` of row `i`'s vector: a topic, a subtopic and a detail direction (sinusoids of
  * different frequencies) at falling weights, plus a little noise. Real embeddings cluster like this;
  * uniformly random vectors, where every distance is nearly equal, are the worst case of any
- * approximate index and say nothing about real data.
+ * approximate index and say nothing about real data. `phase` shifts topic and subtopic, as
+ * `seedMemories` does per user.
  */
-export const clusteredVector = (topic: number, subtopic: number, detail: number, g: number, noise: number) =>
-  Math.sin(g * topic) + 0.5 * Math.sin(g * subtopic + 1) + 0.25 * Math.sin(g * detail + 2) + noise;
+export const clusteredVector = (topic: number, subtopic: number, detail: number, g: number, noise: number, phase = 0) =>
+  Math.sin(g * topic + phase) + 0.5 * Math.sin(g * subtopic + 1 + phase) + 0.25 * Math.sin(g * detail + 2) + noise;
 /** `clusteredVector` in SQL, for row `i` and component `g`, its topic and subtopic shifted by `phase`. */
 const clusteredComponent = (phase: number) =>
   sql`sin(g * (1 + i % 20) + ${phase}::float8) + 0.5 * sin(g * (21 + (i / 20) % 20) + 1 + ${phase}::float8) + 0.25 * sin(g * (41 + i % 397) + 2) + (random() - 0.5) * 0.1`;
