@@ -6,6 +6,7 @@ import { queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
 import { annIndexName, ensureAnnIndex, HNSW_BUILD } from "../../src/memory/recall/ann-index.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { clusteredUnitVector } from "../fixtures/clustered-vectors.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 import { waitUntil } from "../fixtures/wait.js";
@@ -13,15 +14,8 @@ import { waitUntil } from "../fixtures/wait.js";
 const MODEL = "ann-test-64";
 const DIMENSIONS = 64;
 
-/** A deterministic unit vector per (cluster, item): 20 clusters, items spread around each centre. */
-function vectorOf(cluster: number, item: number): number[] {
-  const values = Array.from(
-    { length: DIMENSIONS },
-    (_, d) => Math.sin((cluster + 1) * (d + 1) * 0.7) + 0.35 * Math.cos((item + 3) * (d + 2) * 1.3),
-  );
-  const norm = Math.hypot(...values);
-  return values.map((value) => value / norm);
-}
+/** 20 clusters, items spread around each centre. */
+const vectorOf = (cluster: number, item: number) => clusteredUnitVector(cluster, item, DIMENSIONS);
 
 describe.runIf(onPostgres)("HNSW index per embedding model (real Postgres)", () => {
   let runtime: Runtime;

@@ -6,6 +6,7 @@ import { queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
 import { reconcileUserAnnIndexes, userAnnIndexName } from "../../src/memory/recall/user-ann-indexes.js";
+import { clusteredUnitVector } from "../fixtures/clustered-vectors.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 import { waitUntil } from "../fixtures/wait.js";
@@ -14,15 +15,7 @@ const MODEL = "user-ann-test-64";
 const TARGET = { model: MODEL, dimensions: 64 };
 const POLICY = { minMemories: 400, maxIndexes: 2 };
 
-/** A deterministic unit vector per (cluster, item), `dimensions` long. */
-function vectorOf(cluster: number, item: number, dimensions = 64): number[] {
-  const values = Array.from(
-    { length: dimensions },
-    (_, d) => Math.sin((cluster + 1) * (d + 1) * 0.7) + 0.35 * Math.cos((item + 3) * (d + 2) * 1.3),
-  );
-  const norm = Math.hypot(...values);
-  return values.map((value) => value / norm);
-}
+const vectorOf = (cluster: number, item: number, dimensions = 64) => clusteredUnitVector(cluster, item, dimensions);
 
 /**
  * The largest users' own HNSW indexes on a real Postgres: who gets one, that recall's own
