@@ -145,6 +145,33 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
     expect(await userIndexes()).toEqual([]);
     await reconcile();
   });
+
+  it("a user id with quotes, a backslash and non-ASCII letters gets a valid index whose predicate is that user, and recall through it", async () => {
+    const userId = `o'brien \\ "x" ünï`;
+    await seed(userId, 420);
+    await runtime.database.db.execute(sql`ANALYZE memories`);
+    const name = userAnnIndexName(TARGET, { appId: "default", userId });
+    expect((await reconcile({ ...POLICY, maxIndexes: 10 })).built).toContain(name);
+    const [index] = (await userIndexes()).filter((found) => found.name === name);
+    expect(index?.valid).toBe(true);
+    // The predicate holds exactly that id: a query for it is planned on the index and finds only that user's memories.
+    const [matches] = await rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM memories WHERE app_id = 'default' AND user_id = ${userId} AND embedding_model = ${MODEL}`,
+    );
+    expect(matches?.n).toBe(420);
+    const query = { appId: "default", userId, text: "zzzz", limit: 10, now: new Date(Date.now() + 60_000) };
+    const indexed = await recallMemories(runtime.database.db, {
+      ...query,
+      vector: { values: vectorOf(3, 7), model: MODEL, annDimensions: 64 },
+    });
+    expect(indexed).toHaveLength(10);
+    expect(indexed.every((memory) => memory.content.endsWith(`of ${userId}`))).toBe(true);
+    const plan = await rows<{ "QUERY PLAN": string }>(
+      sql`EXPLAIN SELECT id FROM memories m WHERE m.app_id = 'default' AND m.user_id = ${userId} AND m.embedding_model = ${MODEL}
+           ORDER BY m.embedding::halfvec(64) <=> ${toVectorLiteral(vectorOf(3, 7))}::halfvec(64) LIMIT 10`,
+    );
+    expect(plan.map((line) => line["QUERY PLAN"]).join("\n")).toContain(name);
+  });
 });
 
 describe.runIf(onPostgres)("per-user vector indexes kept by the service (real Postgres)", () => {
