@@ -135,14 +135,20 @@ export async function requeueExpiredLeases(db: Database): Promise<number> {
   return rows.length;
 }
 
-/** Milliseconds until the earliest queued run is due (0 if one is due now), or null if none. */
+/**
+ * Milliseconds until the earliest queued run that is not due yet becomes due, or null if none.
+ * Runs already due are left out: the loop asks after claiming all it could, so a due run still
+ * queued waits for a concurrency slot, and a finishing run wakes the loop for it (one in another
+ * process is seen at the next idle check). Counting them made the loop check again at once, over
+ * and over, while one waited; and `greatest(0, NULL)` is 0, so an empty queue did the same.
+ */
 export async function msUntilNextDue(db: Database): Promise<number | null> {
   const rows = await queryRows<{ wait_ms: number | null }>(
     db,
-    sql`SELECT greatest(0, extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS wait_ms FROM executor_runs WHERE status = 'queued'`,
+    sql`SELECT (extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS wait_ms FROM executor_runs WHERE status = 'queued' AND run_at > now()`,
   );
   const wait = rows[0]?.wait_ms;
-  return wait === null || wait === undefined ? null : Number(wait);
+  return wait === null || wait === undefined ? null : Math.max(0, Number(wait));
 }
 
 export async function loadSteps(db: Database, runId: string): Promise<{ stepId: string; step: MemoizedStep }[]> {

@@ -2,6 +2,7 @@ import { NonRetriableError, RetryAfterError } from "inngest";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectDatabase } from "../../src/db/connect.js";
 import { type Harness, startHarness } from "../fixtures/executor-harness.js";
+import { waitUntil } from "../fixtures/wait.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -119,6 +120,42 @@ describe("local executor", () => {
     await harness.inngest.send(Array.from({ length: 4 }, () => ({ name: "test/serial", data: { key: "same" } })));
     await harness.waitForRun("serial", "completed", 4);
     expect(peak).toBe(1);
+  });
+
+  it("checks an empty queue at its idle interval instead of in a loop", async () => {
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "unused", triggers: [{ event: "test/unused" }] }, async () => "never"),
+    ]);
+    const before = harness.executorCalls();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // idleCheckMs is 100: about 10 checks of 3 calls each. A loop that does not wait makes thousands.
+    expect(harness.executorCalls() - before).toBeLessThan(100);
+  });
+
+  it("does not spin while a due run waits for its concurrency slot", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    harness = await startHarness((inngest) => [
+      inngest.createFunction(
+        { id: "slot", triggers: [{ event: "test/slot" }], concurrency: { limit: 1, key: "event.data.key" } },
+        async ({ step }) => step.run("hold", () => held),
+      ),
+    ]);
+    await harness.inngest.send([
+      { name: "test/slot", data: { key: "same" } },
+      { name: "test/slot", data: { key: "same" } },
+    ]);
+    const started = harness;
+    await waitUntil(async () => (await started.runs("slot")).some((run) => run.status === "running"), "the first run to hold its slot");
+    const before = harness.executorCalls();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const calls = harness.executorCalls() - before;
+    release();
+    await harness.waitForRun("slot", "completed", 2);
+    // The first run renews its lease a few times; the loop checks every 100 ms at most.
+    expect(calls).toBeLessThan(100);
   });
 
   it("sleeps, runs parallel steps, and fans out through step.sendEvent", async () => {
