@@ -74,6 +74,8 @@ export class LocalExecutor {
   private heartbeats = new Set<ReturnType<typeof setInterval>>();
   private running = false;
   private wakeUp: (() => void) | undefined;
+  /** Something became due while the loop was checking the queue (not yet asleep). */
+  private wokenWhileAwake = false;
   private loop: Promise<void> | undefined;
   private nextPruneAt = 0;
 
@@ -114,7 +116,7 @@ export class LocalExecutor {
     this.running = false;
     for (const cron of this.crons) cron.stop();
     this.crons = [];
-    this.wakeUp?.();
+    this.wake();
     await this.loop;
     if (options.waitForRuns ?? true) await Promise.allSettled([...this.active]);
     else for (const heartbeat of this.heartbeats) clearInterval(heartbeat);
@@ -147,7 +149,7 @@ export class LocalExecutor {
         for (const fn of triggered) await enqueueRun(tx, fn, stamped);
       });
     }
-    this.wakeUp?.();
+    this.wake();
     return ids;
   }
 
@@ -163,7 +165,7 @@ export class LocalExecutor {
       await enqueueRun(this.options.db, fn, event, Date.now(), runId).catch((error: unknown) =>
         this.options.log?.("cron enqueue failed", { fn: fn.id, error: String(error) }),
       );
-      this.wakeUp?.();
+      this.wake();
     });
     this.crons.push(cron);
   }
@@ -172,6 +174,7 @@ export class LocalExecutor {
     const parallelism = this.options.parallelism ?? 4;
     const idleCheckMs = this.options.idleCheckMs ?? 1000;
     while (this.running) {
+      this.wokenWhileAwake = false;
       try {
         const expired = await requeueExpiredLeases(this.options.db);
         if (expired > 0) this.options.log?.("took over runs whose lease ran out", { count: expired });
@@ -185,7 +188,7 @@ export class LocalExecutor {
           if (!run) break;
           const task = this.execute(run).finally(() => {
             this.active.delete(task);
-            this.wakeUp?.();
+            this.wake();
           });
           this.active.add(task);
         }
@@ -252,13 +255,22 @@ export class LocalExecutor {
     }
   }
 
+  /** Ends the loop's sleep, or its next one when it is checking the queue right now. */
+  private wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.wokenWhileAwake = true;
+  }
+
   private sleep(ms: number): Promise<void> {
+    // A run enqueued between the queue check and this sleep is due now: check again at once.
+    if (this.wokenWhileAwake) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(0, ms));
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.wakeUp = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
       this.wakeUp = done;
     });
   }
