@@ -4,7 +4,7 @@ import type { Env } from "../src/config/env.js";
 import { queryRows } from "../src/db/database.js";
 import { annIndexName } from "../src/memory/recall/ann-index.js";
 import { buildAnnIndexAsService, buildUserAnnIndexesAsService, indexRecallAt10 } from "./ann.js";
-import { seedMemories, TOPICS } from "./retrieval.js";
+import { QUERY_EMBEDDING, seedMemories, TOPICS } from "./retrieval.js";
 import { type Summary, summarize, time } from "./stats.js";
 
 const json = { "content-type": "application/json" };
@@ -76,6 +76,7 @@ export async function benchManyUsers(
     });
   const measure = async (label: string, pickUser: (i: number) => string) => {
     const raw: number[] = [];
+    const embedding: number[] = [];
     const context: number[] = [];
     const search: number[] = [];
     for (let i = 0; i < options.iterations + 3; i++) {
@@ -92,16 +93,22 @@ export async function benchManyUsers(
           );
         }),
       );
+      const embeddingTime = await time(() => runtime.providers.embedder.embed([`${query} (${i})`]));
       const contextTime = await post("/v1/context", { user_id: user, query, max_tokens: 2000 });
       const searchTime = await post("/v1/memories/search", { user_id: user, query, limit: 10 });
       if (i < 3) continue; // warm-up
       raw.push(rawTime);
+      embedding.push(embeddingTime);
       context.push(contextTime);
       search.push(searchTime);
     }
     return {
       raw: summarize(`raw indexed top-10, ${label} (floor)`, raw),
-      rows: [summarize(`context 2000 tokens, ${label}`, context), summarize(`search top-10, ${label}`, search)],
+      rows: [
+        summarize(QUERY_EMBEDDING, embedding),
+        summarize(`context 2000 tokens, ${label}`, context),
+        summarize(`search top-10, ${label}`, search),
+      ],
     };
   };
   // A different user each time: nothing cached for one user helps the next.
