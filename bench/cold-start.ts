@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -14,7 +14,12 @@ export interface ColdStart {
   firstContextMs: number;
   /** Resident memory of the restarted service after its first context request. */
   rssMiB: number;
+  /** Then CPU the service used while idle for `IDLE_WINDOW_MS` (all its threads), as a share of one core. */
+  idleCpuShare: number;
 }
+
+/** How long the restarted service is watched while idle, after its first request has settled. */
+const IDLE_WINDOW_MS = 5_000;
 
 // The benchmark runs built (`npm run bench` builds first), beside the service it starts.
 const serviceEntry = fileURLToPath(new URL("../functions/node.js", import.meta.url));
@@ -36,7 +41,14 @@ export async function benchColdStart(dataDir: string): Promise<ColdStart> {
     });
     if (response.status !== 200) throw new Error(`first context request answered ${response.status}`);
     await response.arrayBuffer();
-    return { firstContextMs: performance.now() - started, rssMiB: await residentMiB(child) };
+    const firstContextMs = performance.now() - started;
+    const rssMiB = await residentMiB(child);
+    // Work the first request left behind (access recording, metering) settles within a second.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const before = await cpuNs(child);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_WINDOW_MS));
+    const idleNs = Math.max(0, (await cpuNs(child)) - before);
+    return { firstContextMs, rssMiB, idleCpuShare: idleNs / 1e6 / IDLE_WINDOW_MS };
   });
   return { floorMs, firstBootMs, restartMs: restart.servedMs, ...restart.after };
 }
@@ -81,6 +93,17 @@ async function residentMiB(child: ChildProcess): Promise<number> {
   const status = await readFile(`/proc/${child.pid}/status`, "utf8");
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   return kib / 1024;
+}
+
+/** CPU time of all the process's threads so far, in ns (the first field of each thread's schedstat). */
+async function cpuNs(child: ChildProcess): Promise<number> {
+  const threads = await readdir(`/proc/${child.pid}/task`);
+  const times = await Promise.all(
+    threads.map(async (thread) =>
+      Number((await readFile(`/proc/${child.pid}/task/${thread}/schedstat`, "utf8").catch(() => "0")).split(" ")[0]),
+    ),
+  );
+  return times.reduce((sum, value) => sum + value, 0);
 }
 
 function freePort(): Promise<number> {

@@ -144,7 +144,7 @@ try {
     `cold start of the built service to a served /healthz: restart ${seconds(cold.restartMs)} (target ≤ 3 s), first boot on an empty data directory ${seconds(cold.firstBootMs)}; floor: a bare node:http server ${seconds(cold.floorMs)}, restart / floor = ${(cold.restartMs / cold.floorMs).toFixed(1)}`,
   );
   console.log(
-    `first context request after the restart ${cold.firstContextMs.toFixed(0)} ms (loads the embedding model); RSS then ${cold.rssMiB.toFixed(0)} MiB\n`,
+    `first context request after the restart ${cold.firstContextMs.toFixed(0)} ms (loads the embedding model); RSS then ${cold.rssMiB.toFixed(0)} MiB; idle after it: ${(cold.idleCpuShare * 100).toFixed(1)}% of a core\n`,
   );
   console.log(JSON.stringify({ bench: "cold-start", ...cold }));
 } finally {
