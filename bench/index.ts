@@ -7,7 +7,7 @@ import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
 import { migrateDatabase } from "../src/db/migrate.js";
-import { benchAnn, createScratchDatabase } from "./ann.js";
+import { benchAnn, createScratchDatabase, formatRecallAt10 } from "./ann.js";
 import { benchAppend } from "./append.js";
 import { benchColdStart } from "./cold-start.js";
 import { benchLoad, printLoad } from "./load.js";
@@ -121,12 +121,8 @@ if (values["many-users"]) {
       printTable([raw, ...rows], raw);
       console.log("");
     }
-    const recall = (shares: Record<number, number>) =>
-      Object.entries(shares)
-        .map(([efSearch, share]) => `${share.toFixed(3)} at ef_search ${efSearch}`)
-        .join(", ");
     console.log(
-      `recall@10 against an exact scan (target ≥ 0.95): random users ${recall(report.recallAt10.many)}; the large user ${recall(report.recallAt10.large)}`,
+      `recall@10 against an exact scan (target ≥ 0.95): random users ${formatRecallAt10(report.recallAt10.many)}; the large user ${formatRecallAt10(report.recallAt10.large)}`,
     );
     console.log(JSON.stringify({ bench: "many-users", ...report }));
   } finally {
@@ -190,9 +186,7 @@ try {
   console.log(JSON.stringify({ bench: "maintenance", ...maintenance, ratioUnderLoad: underLoad }));
   if (scratch) {
     const ann = await benchAnn(runtime, env, sizes.at(-1) as number);
-    const recall = Object.entries(ann.recallAt10)
-      .map(([efSearch, share]) => `${share.toFixed(3)} at ef_search ${efSearch}`)
-      .join(", ");
+    const recall = formatRecallAt10(ann.recallAt10);
     console.log(
       `\nHNSW index (${ann.memories} memories for one user): build ${(ann.buildMs / 1000).toFixed(1)} s (maintenance_work_mem ${env.ANN_INDEX_BUILD_MEMORY}); recall@10 against an exact scan ${recall} (target ≥ 0.95); inserting 5,000 embedded memories ${(ann.insertMs.with / 1000).toFixed(2)} s with the index, ${(ann.insertMs.without / 1000).toFixed(2)} s without (floor)`,
     );

@@ -3,7 +3,7 @@ import type { Runtime } from "../functions/node-runtime.js";
 import type { Env } from "../src/config/env.js";
 import { queryRows } from "../src/db/database.js";
 import { annIndexName } from "../src/memory/recall/ann-index.js";
-import { buildAnnIndexAsService, buildUserAnnIndexesAsService, indexRecallAt10 } from "./ann.js";
+import { buildAnnIndexAsService, buildUserAnnIndexesAsService, indexRecallAt10, type RecallAt10 } from "./ann.js";
 import { QUERY_EMBEDDING, seedMemories, TOPICS } from "./retrieval.js";
 import { type Summary, summarize, time } from "./stats.js";
 
@@ -30,7 +30,7 @@ export interface ManyUsersReport {
   /** The same for the large user. */
   large: { raw: Summary; rows: Summary[] };
   /** recall@10 of the indexed search against an exact scan, by ef_search, over sampled users and the large one. */
-  recallAt10: { many: Record<number, number>; large: Record<number, number> };
+  recallAt10: { many: Record<number, RecallAt10>; large: Record<number, RecallAt10> };
 }
 
 /**
