@@ -39,9 +39,10 @@ export function chooseDriver(env: Pick<Env, "DATABASE_URL" | "DATABASE_DRIVER">)
 }
 
 async function connectPglite(dataDir: string): Promise<DatabaseHandle> {
-  const [{ PGlite }, { vector }, { drizzle }] = await Promise.all([
+  const [{ PGlite }, { vector }, { btree_gin }, { drizzle }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite-pgvector"),
+    import("@electric-sql/pglite/contrib/btree_gin"),
     import("drizzle-orm/pglite"),
   ]);
   const inMemory = dataDir.startsWith("memory://");
@@ -50,7 +51,7 @@ async function connectPglite(dataDir: string): Promise<DatabaseHandle> {
   // first one's writes nor its own after a restart.
   const lock = inMemory ? undefined : await acquireDataDirLock(dataDir);
   try {
-    const client = await PGlite.create(dataDir, { extensions: { vector } });
+    const client = await PGlite.create(dataDir, { extensions: { vector, btree_gin } });
     const db = drizzle(client, { schema }) as unknown as Database;
     return {
       db,

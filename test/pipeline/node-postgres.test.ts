@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +20,7 @@ const port = 55_000 + Math.floor(Math.random() * 5000);
 const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
 
 beforeAll(async () => {
-  pglite = await PGlite.create("memory://", { extensions: { vector } });
+  pglite = await PGlite.create("memory://", { extensions: { vector, btree_gin } });
   server = new PGLiteSocketServer({ db: pglite, port, host: "127.0.0.1", maxConnections: 4 });
   await server.start();
   const env = testEnv({ DATABASE_URL: url, DATABASE_POOL_MAX: "1" });

@@ -68,7 +68,10 @@ export const memories = pgTable(
     index("memories_user_valid_idx").on(table.appId, table.userId, table.validAt.desc()).where(sql`${table.expiredAt} IS NULL`),
     index("memories_user_hash_idx").on(table.appId, table.userId, table.contentHash),
     index("memories_user_key_idx").on(table.appId, table.userId, table.key).where(sql`${table.expiredAt} IS NULL`),
-    index("memories_tsv_idx").using("gin", table.contentTsv),
+    // A user's memories holding a word, found in the index (btree_gin adds user_id as a key): with
+    // the word alone, a common word's every match across all users was read from the heap and
+    // filtered down to one user's.
+    index("memories_user_tsv_idx").using("gin", table.userId, table.contentTsv),
     // Turn episodes by position, for fetching a hit's neighbouring turn.
     index("memories_session_turn_idx").on(table.sessionId, sql`((${table.metadata} ->> 'seq')::int)`).where(sql`${table.subtype} = 'turn'`),
     index("memories_unembedded_idx").on(table.createdAt).where(sql`${table.embedding} IS NULL AND ${table.expiredAt} IS NULL`),
