@@ -107,7 +107,7 @@ export async function indexRecallAt10(runtime: Runtime, users: SeededUser[]): Pr
   );
 }
 
-/** "0.951 (0.970 with ties) at ef_search 40, …": recall@10 as the benchmark prints it. */
+/** "0.951 (0.970 counting ties) at ef_search 40, …": recall@10 as the benchmark prints it. */
 export function formatRecallAt10(recall: Record<number, RecallAt10>): string {
   return Object.entries(recall)
     .map(([efSearch, share]) => `${share.ids.toFixed(3)} (${share.withinTies.toFixed(3)} counting ties) at ef_search ${efSearch}`)
