@@ -151,6 +151,27 @@ describe("decay maintenance (R5, C8)", () => {
     );
     expect((history as unknown as { rows: { n: number }[] }).rows[0]?.n).toBeGreaterThan(0);
   });
+
+  it("ranks a memory untouched for a year under the sensitive preset, and for months at λ 10, as 0 rather than failing", async () => {
+    await runtime.database.db.execute(sql`UPDATE memories SET last_accessed_at = now() - interval '400 days' WHERE id = ${ids["stale"]}`);
+    // λ·days: 0.3·400 = 120 (e^−120 underflows a real), 10·400 = 4000 (e^−4000 underflows exp itself).
+    for (const parameters of [{ preset: "sensitive" }, { lambda: 10 }]) {
+      const { status, body } = await decay({ dry_run: false, ...parameters });
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect((await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}`)).body.retention).toBe(0);
+    }
+  });
+
+  it("takes fractional days: a minimum age of 29.5 days and a half-day grace period", async () => {
+    // Written 30 days ago: old enough at 29.5 days, too young at 30.5 (dry runs).
+    expect((await decay({ min_age_days: 30.5 })).body.forgotten).toEqual([]);
+    const forgotten = (await decay({ min_age_days: 29.5 })).body.forgotten as { id: string }[];
+    expect(forgotten.map((memory) => memory.id)).toEqual([ids["covered"]]);
+    await runtime.database.db.execute(sql`UPDATE memories SET expired_at = now() - interval '18 hours' WHERE id = ${ids["stale"]}`);
+    expect((await decay({ dry_run: false, purge_after_days: 1 })).body.purged).toBe(0);
+    expect((await decay({ dry_run: false, purge_after_days: 0.5 })).body.purged).toBe(1);
+    expect((await decay({ purge_after_days: 1.1e-193 })).status).toBe(200);
+  });
 });
 
 describe("CLOCK_OFFSET", () => {

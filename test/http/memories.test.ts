@@ -89,6 +89,16 @@ describe("POST /v1/memories (structured ingestion)", () => {
     expect(status).toBe(400);
     expect(body.error.details.issues.map((issue: { field: string }) => issue.field)).toContain(field);
   });
+
+  it("stores an importance or confidence too small for a real as 0 (as the column would round it), not a 500", async () => {
+    const tiny = await post({ user_id: "ivo", type: "insight", content: "Ivo hums while he cooks.", importance: 3e-67 });
+    expect(tiny.status, JSON.stringify(tiny.body)).toBe(201);
+    expect(tiny.body.memory.importance).toBe(0);
+    const unsure = await post(fact({ user_id: "ivo", confidence: 1e-300, importance: 1e-40 }));
+    expect(unsure.status, JSON.stringify(unsure.body)).toBe(201);
+    expect(unsure.body.memory.confidence).toBe(0);
+    expect(unsure.body.memory.importance).toBeCloseTo(1e-40, 45);
+  });
 });
 
 describe("DELETE /v1/memories/:id", () => {

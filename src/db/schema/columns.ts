@@ -18,3 +18,14 @@ export const timestampTz = (name: string) => timestamp(name, { withTimezone: tru
 
 /** Postgres `bit varying`, for binary-quantised embeddings. */
 export const varbit = customType<{ data: string }>({ dataType: () => "bit varying" });
+
+/**
+ * Postgres `real`, rounded to single precision before it is sent. Postgres refuses a value that
+ * underflows `real` ("out of range for type real") where IEEE rounding would give 0, so a valid
+ * importance of 3e-67 from a client or a model would fail the whole write; `Math.fround` stores
+ * what the column would hold anyway.
+ */
+export const float4 = customType<{ data: number; driverData: number }>({
+  dataType: () => "real",
+  toDriver: (value) => Math.fround(value),
+});

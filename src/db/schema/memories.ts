@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
-import { halfvec, timestampTz, tsvector, varbit } from "./columns.js";
+import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { float4, halfvec, timestampTz, tsvector, varbit } from "./columns.js";
 import { sessions } from "./sessions.js";
 
 export const MEMORY_TYPES = ["episodic", "semantic", "insight", "procedural", "trait"] as const;
@@ -29,8 +29,8 @@ export const memories = pgTable(
     content: text("content").notNull(),
     key: text("key"),
     value: jsonb("value"),
-    importance: real("importance").notNull().default(0.5),
-    confidence: real("confidence").notNull().default(1),
+    importance: float4("importance").notNull().default(0.5),
+    confidence: float4("confidence").notNull().default(1),
     validAt: timestampTz("valid_at").notNull().defaultNow(),
     invalidAt: timestampTz("invalid_at"),
     createdAt: timestampTz("created_at").notNull().defaultNow(),
@@ -40,7 +40,7 @@ export const memories = pgTable(
     contentHash: text("content_hash").notNull(),
     accessCount: integer("access_count").notNull().default(0),
     lastAccessedAt: timestampTz("last_accessed_at").notNull().defaultNow(),
-    retention: real("retention").notNull().default(1),
+    retention: float4("retention").notNull().default(1),
     pinned: boolean("pinned").notNull().default(false),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     embedding: halfvec("embedding"),

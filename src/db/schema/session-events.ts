@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, real, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { timestampTz } from "./columns.js";
+import { index, integer, jsonb, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { float4, timestampTz } from "./columns.js";
 import { sessions } from "./sessions.js";
 
 /**
@@ -26,7 +26,7 @@ export const sessionEvents = pgTable(
     data: jsonb("data").$type<Record<string, unknown>>(),
     tokenCount: integer("token_count").notNull(),
     /** Rule-based importance (M6) at append time; its sum past the reflection watermark triggers reflection. */
-    importance: real("importance").notNull().default(0),
+    importance: float4("importance").notNull().default(0),
     idempotencyKey: text("idempotency_key"),
     requestHash: text("request_hash"),
     occurredAt: timestampTz("occurred_at").notNull(),

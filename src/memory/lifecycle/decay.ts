@@ -26,6 +26,8 @@ export interface DecayReport {
 
 /** The clock's reading as a SQL value: decisions use the runtime's clock, never the server's `now()`. */
 const at = (now: Date): SQL => sql`${now.toISOString()}::timestamptz`;
+/** `days` before `now`; days may be fractional (half a day is a valid grace period), so no integer cast. */
+const daysBefore = (now: Date, days: number): SQL => sql`${at(now)} - make_interval(secs => ${days * 86_400}::float8)`;
 
 /** Trends whose window closed unreinforced, and established traits whose confidence decayed away. */
 function dissolvable(scope: DecayScope, now: Date): SQL {
@@ -55,7 +57,7 @@ function overQuota(scope: DecayScope, quota: number, now: Date): SQL {
 }
 
 function purgeable(scope: DecayScope, days: number, now: Date): SQL {
-  return sql`m.expired_at < ${at(now)} - make_interval(days => ${days}::int) AND m.superseded_by IS NULL AND ${scopeSql(scope)}`;
+  return sql`m.expired_at < ${daysBefore(now, days)} AND m.superseded_by IS NULL AND ${scopeSql(scope)}`;
 }
 
 /**
@@ -87,7 +89,7 @@ function forgettable(scope: DecayScope, threshold: number, minAgeDays: number, r
       sql`m.pinned = false`,
       sql`m.importance < 0.5`,
       sql`m.valid_at <= ${at(now)}`,
-      sql`m.created_at < ${at(now)} - make_interval(days => ${minAgeDays}::int)`,
+      sql`m.created_at < ${daysBefore(now, minAgeDays)}`,
       sql`${retention} < ${threshold}::float8`,
       scopeSql(scope),
       coveredTurn(),

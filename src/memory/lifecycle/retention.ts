@@ -39,7 +39,20 @@ export function resolveParameters(parameters: DecayParameters): { lambda: number
 /** A trait's confidence after decay since it was last reinforced, at `now`, in SQL over a row aliased `m`. */
 export function decayedTraitConfidenceSql(now: SQL): SQL {
   const rate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
-  return sql`m.confidence * exp(-${rate} * greatest(0, extract(epoch FROM (${now} - coalesce(m.last_reinforced_at, m.created_at))) / 86400.0))`;
+  return sql`m.confidence * ${decaySql(sql`${rate} * greatest(0, extract(epoch FROM (${now} - coalesce(m.last_reinforced_at, m.created_at))) / 86400.0)`)}`;
+}
+
+/**
+ * Past this many e-folds (e^−80 ≈ 2e−35) a decayed value is taken as 0. Postgres raises an error
+ * where IEEE would round to zero: `exp()` below e^−745, and a `real` column below ~1e−45. Without
+ * the cut-off, decay of a memory untouched for a year under the `sensitive` preset (λ 0.3), or
+ * a few weeks at λ 10, fails for the whole user.
+ */
+export const DECAYED_AWAY_EXPONENT = 80;
+
+/** e^(−exponent) in SQL, 0 once the exponent passes DECAYED_AWAY_EXPONENT. */
+function decaySql(exponent: SQL): SQL {
+  return sql`(CASE WHEN ${exponent} > ${sql.raw(String(DECAYED_AWAY_EXPONENT))} THEN 0 ELSE exp(-(${exponent})) END)`;
 }
 
 /**
@@ -49,7 +62,9 @@ export function decayedTraitConfidenceSql(now: SQL): SQL {
  * retentionScore({ accessCount: 0, daysSinceAccess: 0, lambda: 0.1 }); // 0.2
  */
 export function retentionScore(input: { accessCount: number; daysSinceAccess: number; lambda: number }): number {
-  return Math.min(1, (Math.exp(-input.lambda * input.daysSinceAccess) * (1 + Math.log(1 + input.accessCount))) / 5);
+  const exponent = input.lambda * input.daysSinceAccess;
+  if (exponent > DECAYED_AWAY_EXPONENT) return 0;
+  return Math.min(1, (Math.exp(-exponent) * (1 + Math.log(1 + input.accessCount))) / 5);
 }
 
 /** The effective λ of a trait: its subtype's rate, slowed by the spacing effect of reinforcement. */
@@ -63,5 +78,5 @@ export function retentionSql(lambda: number, now: SQL): SQL {
   const traitRate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
   const rate = sql`(CASE WHEN m.type = 'trait' THEN ${traitRate} ELSE ${sql.raw(String(lambda))}::float8 END)`;
   const days = sql`greatest(0, extract(epoch FROM (${now} - m.last_accessed_at)) / 86400.0)`;
-  return sql`least(1.0, exp(-${rate} * ${days}) * (1 + ln(1 + m.access_count)) / 5.0)`;
+  return sql`least(1.0, ${decaySql(sql`${rate} * ${days}`)} * (1 + ln(1 + m.access_count)) / 5.0)`;
 }
