@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { INTEGER_MAX } from "../../src/db/schema/columns.js";
 import { DomainError } from "../../src/errors.js";
 import { RedactEventSchema, redactEvent } from "../../src/redaction/redact-event.js";
 import { appendEvents, readEvents } from "../../src/sessions/event-log.js";
@@ -19,7 +20,7 @@ import { eventJson, sessionJson } from "../serializers.js";
 /** A path's event seq: a positive integer, else 400 naming `path.seq`. */
 function eventSeq(raw: string): number {
   const seq = Number(raw);
-  if (!/^\d{1,10}$/.test(raw) || !Number.isSafeInteger(seq) || seq < 1 || seq > 2_147_483_647) {
+  if (!/^\d{1,10}$/.test(raw) || !Number.isSafeInteger(seq) || seq < 1 || seq > INTEGER_MAX) {
     throw new DomainError("invalid_request", `path.seq: expected a positive integer, received ${JSON.stringify(raw.slice(0, 40))}`, {
       issues: [{ field: "path.seq", message: "expected a positive integer" }],
     });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INTEGER_MAX } from "../db/schema/columns.js";
 
 const JsonObjectSchema = z.record(z.string(), z.unknown());
 const IdSchema = z.string().trim().min(1).max(200);
@@ -55,7 +56,7 @@ export const AppendEventsSchema = z.strictObject({
 export type AppendEvents = z.infer<typeof AppendEventsSchema>;
 
 export const ReadEventsQuerySchema = z.strictObject({
-  after_seq: z.coerce.number().int().min(0).default(0),
+  after_seq: z.coerce.number().int().min(0).max(INTEGER_MAX).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 export type ReadEventsQuery = z.infer<typeof ReadEventsQuerySchema>;

@@ -316,4 +316,19 @@ describe("hostile input on every route of /openapi.json", () => {
     expect(nul.status).toBe(400);
     expect((await nul.json()).error.details.issues[0].field).toBe("path.3");
   });
+
+  it("names a number past a Postgres integer, and stores one past a real's range as the column rounds it (the fuzzer's finds)", async () => {
+    for (const [path, field] of [
+      ["/v1/instructions/tone?version=476801991893154", "query.version"],
+      [`/v1/sessions/${ids.session}/events?after_seq=476801991893154`, "query.after_seq"],
+    ] as const) {
+      const { status, body } = await call(runtime.app, "GET", path);
+      expect(status, path).toBe(400);
+      expect(body.error.details.issues.map((issue: { field: string }) => issue.field)).toContain(field);
+    }
+    const tiny = await call(runtime.app, "POST", "/v1/memories", { user_id: "fuzz", type: "insight", content: "#m", importance: 3e-323 });
+    expect(tiny.status).toBe(201);
+    const decay = await call(runtime.app, "POST", "/v1/decay/run", { user_id: "fuzz", purge_after_days: 1.105465251950983e-193 });
+    expect(decay.status).toBe(200);
+  });
 });

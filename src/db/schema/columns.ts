@@ -14,6 +14,12 @@ export const halfvec = customType<{ data: number[]; driverData: string }>({
 /** Postgres `tsvector`, filled by a generated column. */
 export const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
+/**
+ * Postgres `integer`'s largest value. A larger number bound against an integer column is an error
+ * ("out of range for type integer"), not "nothing matches", so inputs compared with one are capped here.
+ */
+export const INTEGER_MAX = 2_147_483_647;
+
 export const timestampTz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /** Postgres `bit varying`, for binary-quantised embeddings. */

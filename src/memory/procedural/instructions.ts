@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
+import { INTEGER_MAX } from "../../db/schema/columns.js";
 import { instructions } from "../../db/schema/index.js";
 import { notFound } from "../../errors.js";
 
@@ -15,7 +16,7 @@ export type PutInstruction = z.infer<typeof PutInstructionSchema>;
 
 export const InstructionQuerySchema = z.strictObject({
   app_id: z.string().trim().min(1).max(200).default("default"),
-  version: z.coerce.number().int().min(1).optional(),
+  version: z.coerce.number().int().min(1).max(INTEGER_MAX).optional(),
 });
 
 const KeySchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,120}$/);
