@@ -124,10 +124,9 @@ async function measure(
       });
     } else {
       const path = operation === "context" ? "/v1/context" : "/v1/memories/search";
-      const body =
-        operation === "context"
-          ? { user_id: userId, query: pick(QUERIES, n), max_tokens: 1000 }
-          : { user_id: userId, query: pick(QUERIES, n), limit: 10 };
+      // A text of its own per request: the query vector cache must not answer a load test.
+      const query = `${pick(QUERIES, n)} (${n})`;
+      const body = operation === "context" ? { user_id: userId, query, max_tokens: 1000 } : { user_id: userId, query, limit: 10 };
       response = await send(path, { method: "POST", headers: json, body: JSON.stringify(body) });
     }
     const text = await response.text();

@@ -31,7 +31,7 @@ export interface AppDeps {
   reflectionMaxEvents: number;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
-  /** How recall ranks: the text-coverage floor (RECALL_MIN_TEXT_COVERAGE) and BM25's statistics cache. */
+  /** How recall ranks: the text-coverage floor (RECALL_MIN_TEXT_COVERAGE), BM25's statistics cache, the query vector cache. */
   recall: RecallSettings;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */
   dailyTokenBudget: number;

@@ -12,6 +12,7 @@ import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import { type AnnService, startAnnService } from "../src/memory/recall/ann-service.js";
 import { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
+import { QueryVectorCache } from "../src/memory/recall/query-vector-cache.js";
 import { installChangeLog } from "../src/memory/recall/resident/change-log.js";
 import { ResidentMemories } from "../src/memory/recall/resident/resident-memories.js";
 import { eventSubjectExists } from "../src/pipeline/event-subject.js";
@@ -152,6 +153,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
       statistics: new CorpusStatisticsCache(),
+      queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),
       ...(residentMemories ? { resident: residentMemories } : {}),
     },
     clock,

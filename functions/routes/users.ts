@@ -22,8 +22,9 @@ export const userRoutes = new Hono<AppEnv>()
   .delete("/:user_id", validate("query", UserAppSchema), async (c) => {
     const scope = { appId: c.req.valid("query").app_id, userId: c.req.param("user_id") };
     const report = await eraseUser(c.var.deps.db, scope);
-    // Nor in this process: appends not yet announced to the pipeline are dropped.
+    // Nor in this process: appends not yet announced to the pipeline are dropped, and the vectors of the user's queries.
     c.var.deps.notifier.forgetUser(scope);
+    c.var.deps.recall.queryVectors?.forgetUser(scope);
     // A per-user vector index names the user in its definition: it goes too (concurrently, so not in
     // the transaction; the periodic upkeep drops it if this process stops first).
     const forgetIndexed = c.var.deps.ann?.forgetUser?.bind(c.var.deps.ann);

@@ -5,6 +5,7 @@ import { durationMs, parseEnv } from "../../src/config/env.js";
 import { LiveEvents } from "../../src/live/live-events.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
 import { CorpusStatisticsCache } from "../../src/memory/recall/corpus-statistics.js";
+import { QueryVectorCache } from "../../src/memory/recall/query-vector-cache.js";
 import { createPipelineNotifier } from "../../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../../src/pipeline/status/jobs-view.js";
 import { createProviders } from "../../src/providers/index.js";
@@ -74,8 +75,12 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
-    // The statistics cache is kept per isolate, which serves many requests.
-    recall: { minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE, statistics: new CorpusStatisticsCache() },
+    // The statistics and query caches are kept per isolate, which serves many requests.
+    recall: {
+      minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      statistics: new CorpusStatisticsCache(),
+      queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),
+    },
     clock,
     embedder: metered.embedder,
     llm: metered.llm,

@@ -140,6 +140,13 @@ export const EnvSchema = z.object({
   EMIT_COALESCE_WINDOW: DurationSchema.default("200ms"),
   /** Access counts of returned memories are written in one batch per interval (R2). */
   ACCESS_FLUSH_INTERVAL: DurationSchema.default("1s"),
+  /**
+   * Query vectors kept per process (least recently used beyond it; 0 embeds every query): each
+   * step of an agent's tool loop asks for context with the same user message.
+   */
+  QUERY_CACHE_SIZE: z.coerce.number().int().min(0).max(100_000).default(1000),
+  /** How long a cached query vector lives: another process's copy outlives an erasure by at most this. */
+  QUERY_CACHE_TTL: DurationSchema.default("10m"),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),
   /** How often the sweep re-emits events for sessions whose backlog was never replayed. */
   SWEEP_CRON: z.string().min(9).default("*/1 * * * *"),

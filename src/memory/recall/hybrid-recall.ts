@@ -13,6 +13,7 @@ import {
   wordMatch,
 } from "./corpus-statistics.js";
 import { fuseRankings, type RankedHit } from "./fusion.js";
+import type { QueryVectorCache } from "./query-vector-cache.js";
 import type { ResidentMemories } from "./resident/resident-memories.js";
 import type { ResidentRow } from "./resident/resident-slots.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
@@ -101,6 +102,8 @@ export interface RecallSettings {
   statistics?: CorpusStatisticsCache;
   /** Embedded: each queried user's memories in this process, which answer both arms of a query about the present. */
   resident?: ResidentMemories;
+  /** The vectors of users' recent queries (QUERY_CACHE_SIZE, QUERY_CACHE_TTL). */
+  queryVectors?: QueryVectorCache;
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
