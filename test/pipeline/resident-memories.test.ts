@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusteredVector } from "../../bench/retrieval.js";
 import type { Runtime } from "../../functions/node-runtime.js";
@@ -128,6 +129,51 @@ describe("resident memories on the embedded database", () => {
     await db.execute(sql`DELETE FROM memories WHERE user_id = 'writes' AND content = 'back'`);
     expect(await nearestId(far)).not.toBe("00000000-0000-4000-8000-000000000001");
     expect(vectors.usage().memories).toBe(50);
+  });
+
+  it("serves both arms of a recall with one read of the change log, which sees every write before the recall began", async () => {
+    const vectors = resident();
+    await insertMemories(db, "shared", 0, 50);
+    let reads = 0;
+    const dialect = new PgDialect();
+    // The database as the copy sees it, counting its reads of the change log.
+    const counted = new Proxy(db, {
+      get(target, property, receiver) {
+        if (property !== "execute") return Reflect.get(target, property, receiver);
+        return (statement: SQL) => {
+          if (dialect.sqlToQuery(statement).sql.includes("FROM memory_deletions d")) reads++;
+          return target.execute(statement);
+        };
+      },
+    });
+    const far = vectorOf(1_000).map((value) => -value);
+    const recall = async (readAfter: number) => {
+      const [nearest, words] = await Promise.all([
+        vectors.nearest(counted, { ...query("shared", far), readAfter }, 400, 1),
+        vectors.matching(counted, { appId: "default", userId: "shared", lexemes: ["exact"], now: new Date(), readAfter }, 0, 5),
+      ]);
+      return { nearest: nearest?.[0]?.id, words: words?.map((hit) => hit.id) };
+    };
+    await vectors.nearest(counted, query("shared", far), 400, 1);
+    expect(await vectors.loaded({ appId: "default", userId: "shared" })).toBe(true);
+
+    reads = 0;
+    expect((await recall(vectors.ticket())).words).toEqual([]);
+    expect(reads).toBe(1);
+    // A write, then a recall: its one read sees the new memory in both arms.
+    await db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, content, content_hash, valid_at, embedding, embedding_model)
+          VALUES ('00000000-0000-4000-8000-0000000000e1', 'default', 'shared', 'semantic', 'exact', 'exact-shared', now() - interval '1 day', ${toVectorLiteral(far)}::halfvec, ${MODEL})`,
+    );
+    expect(await recall(vectors.ticket())).toEqual({
+      nearest: "00000000-0000-4000-8000-0000000000e1",
+      words: ["00000000-0000-4000-8000-0000000000e1"],
+    });
+    expect(reads).toBe(2);
+    // Without a ticket (a caller of one arm), every call reads.
+    await vectors.nearest(counted, query("shared", far), 400, 1);
+    await vectors.nearest(counted, query("shared", far), 400, 1);
+    expect(reads).toBe(4);
   });
 
   it("does not hear about retention or access counts (the decay pass stays free)", async () => {

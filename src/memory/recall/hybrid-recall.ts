@@ -144,11 +144,13 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
 export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const visible = visibleMemories(query, query);
+  // Both resident arms catch up with writes committed before this point: one change-log read serves both.
+  const readAfter = settings.resident?.ticket();
   const [texts, nearest] = await Promise.all([
-    rankByText(db, query, visible, pool, settings),
+    rankByText(db, query, visible, pool, settings, readAfter),
     Promise.resolve(query.vector).then(async (vector) => ({
       vector,
-      hits: await rankByVector(db, query, vector, visible, pool, settings),
+      hits: await rankByVector(db, query, vector, visible, pool, settings, readAfter),
     })),
   ]);
   const best = fuseRankings({ vector: nearest.hits, text: texts }, settings.neighbourWeight ?? 0, query.limit);
@@ -193,10 +195,11 @@ async function rankByVector(
   visible: SQL,
   pool: number,
   settings: RecallSettings,
+  readAfter?: number,
 ): Promise<RankedHit[]> {
   if (!vector) return [];
   if (!vector.annDimensions) {
-    const resident = await residentNeighbours(db, query, vector, pool, settings.resident);
+    const resident = await residentNeighbours(db, residentScope(query, readAfter), vector, pool, settings.resident);
     if (resident) return resident;
   }
   const { annDimensions } = vector;
@@ -218,8 +221,15 @@ async function rankByVector(
  * turns no longer makes every query read most of the user's memories. A word held by more than
  * `TEXT_MATCHES_PER_WORD` memories brings only that many of them (which ones is up to the plan).
  */
-async function rankByText(db: Database, query: RecallQuery, visible: SQL, pool: number, settings: RecallSettings): Promise<RankedHit[]> {
-  const resident = await residentMatches(db, query, pool, settings);
+async function rankByText(
+  db: Database,
+  query: RecallQuery,
+  visible: SQL,
+  pool: number,
+  settings: RecallSettings,
+  readAfter?: number,
+): Promise<RankedHit[]> {
+  const resident = await residentMatches(db, query.text, residentScope(query, readAfter), pool, settings);
   if (resident) return resident;
   return db.transaction(async (tx) => {
     // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
@@ -295,40 +305,48 @@ export function essentialTerms(
 /** Per transaction only (set_config's `true`), so it never leaks into a pooled connection's next user. */
 const JIT_OFF = sql`SELECT set_config('jit', 'off', true)`;
 
+type ResidentScope = { appId: string; userId: string; now: Date; types?: MemoryType[]; readAfter?: number };
+
 /**
- * What both resident arms ask the copy for: the user's memories at `now`, of `types`. Only for a
- * query about the present (a past `asOf` or a window selects rows the copy does not hold or would
- * scan in vain); undefined sends the query to SQL.
+ * What both resident arms ask the copy for: the user's memories at `now`, of `types`, caught up
+ * past the recall's `readAfter` ticket. Only for a query about the present (a past `asOf` or a
+ * window selects rows the copy does not hold or would scan in vain); undefined sends the query to SQL.
  */
-function residentScope(query: RecallQuery): { appId: string; userId: string; now: Date; types?: MemoryType[] } | undefined {
+function residentScope(query: RecallQuery, readAfter: number | undefined): ResidentScope | undefined {
   if (query.asOf || query.window) return undefined;
-  const scope = { appId: query.appId, userId: query.userId, now: query.now };
-  return query.types ? { ...scope, types: query.types } : scope;
+  return {
+    appId: query.appId,
+    userId: query.userId,
+    now: query.now,
+    ...(query.types ? { types: query.types } : {}),
+    ...(readAfter === undefined ? {} : { readAfter }),
+  };
 }
 
 /** The vector arm from the resident copy, for a query about the present of the copy's model; undefined sends the query to SQL. */
 async function residentNeighbours(
   db: Database,
-  query: RecallQuery,
+  scope: ResidentScope | undefined,
   vector: QueryVector,
   pool: number,
   resident: ResidentMemories | undefined,
 ): Promise<RankedHit[] | undefined> {
-  const scope = residentScope(query);
   if (!resident || !scope || vector.model !== resident.model) return undefined;
   const hits = await resident.nearest(db, { ...scope, values: vector.values }, Math.max(pool * BQ_OVERSAMPLING, BQ_MIN_CANDIDATES), pool);
   return hits?.map((hit) => rankedHit(hit, hit.rank, { similarity: hit.similarity }));
 }
 
 /** The full-text arm from the resident copy, for a query about the present; undefined sends the query to SQL. */
-async function residentMatches(db: Database, query: RecallQuery, pool: number, settings: RecallSettings): Promise<RankedHit[] | undefined> {
+async function residentMatches(
+  db: Database,
+  text: string,
+  scope: ResidentScope | undefined,
+  pool: number,
+  settings: RecallSettings,
+): Promise<RankedHit[] | undefined> {
   const { resident } = settings;
-  const scope = residentScope(query);
   if (!resident || !scope) return undefined;
-  const [parsed] = await queryRows<{ lexemes: string[] }>(
-    db,
-    sql`SELECT tsvector_to_array(to_tsvector('english', ${query.text})) AS lexemes`,
-  );
+  const [parsed] = await queryRows<{ lexemes: string[] }>(db, sql`SELECT tsvector_to_array(to_tsvector('english', ${text})) AS lexemes`);
   const hits = await resident.matching(db, { ...scope, lexemes: parsed?.lexemes ?? [] }, settings.minTextCoverage ?? 0, pool);
   return hits?.map((hit, index) => rankedHit(hit, index + 1, { coverage: hit.coverage }));
 }

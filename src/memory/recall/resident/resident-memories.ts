@@ -27,6 +27,8 @@ interface UserEntry {
   ready: boolean;
   /** Reads of the change log, one at a time: each recall queues one and waits for it. */
   reading: Promise<void>;
+  /** The highest ticket (`ResidentMemories.ticket`) a finished read of the change log started after. */
+  served: number;
   lastUsed: number;
 }
 
@@ -45,6 +47,8 @@ interface UserEntry {
 export class ResidentMemories {
   private readonly users = new Map<string, UserEntry>();
   private readonly tooLarge = new Set<string>();
+  /** Tickets drawn so far (`ticket`). */
+  private tickets = 0;
   private readonly typeCodes = new Map<string, number>(MEMORY_TYPES.map((type, index) => [type, index]));
 
   constructor(private readonly options: ResidentMemoriesOptions) {}
@@ -60,12 +64,12 @@ export class ResidentMemories {
    */
   async nearest(
     db: Database,
-    query: { appId: string; userId: string; values: number[]; now: Date; types?: MemoryType[] },
+    query: { appId: string; userId: string; values: number[]; now: Date; types?: MemoryType[]; readAfter?: number },
     candidates: number,
     limit: number,
   ): Promise<ResidentHit[] | undefined> {
     if (query.values.length !== this.options.dimensions) return undefined;
-    const entry = await this.current(db, query);
+    const entry = await this.current(db, query, query.readAfter);
     return entry?.vectors.nearest({
       unit: unitVector(query.values),
       ...this.visibleAt(query),
@@ -81,11 +85,11 @@ export class ResidentMemories {
    */
   async matching(
     db: Database,
-    query: { appId: string; userId: string; lexemes: string[]; now: Date; types?: MemoryType[] },
+    query: { appId: string; userId: string; lexemes: string[]; now: Date; types?: MemoryType[]; readAfter?: number },
     minCoverage: number,
     limit: number,
   ): Promise<TermHit[] | undefined> {
-    const entry = await this.current(db, query);
+    const entry = await this.current(db, query, query.readAfter);
     return entry?.terms.rank({
       lexemes: query.lexemes,
       ...this.visibleAt(query),
@@ -95,7 +99,15 @@ export class ResidentMemories {
   }
 
   /** The user's copy, caught up with the change log; undefined while it loads, or when it is too large. */
-  private async current(db: Database, scope: { appId: string; userId: string }): Promise<UserEntry | undefined> {
+  /**
+   * A place in the order of recalls: a read of the change log that starts after it was drawn has
+   * every write committed before. A recall draws one as it begins and hands it to both arms.
+   */
+  ticket(): number {
+    return ++this.tickets;
+  }
+
+  private async current(db: Database, scope: { appId: string; userId: string }, readAfter?: number): Promise<UserEntry | undefined> {
     const key = userKey(scope);
     if (this.tooLarge.has(key)) return undefined;
     let entry = this.users.get(key);
@@ -106,6 +118,7 @@ export class ResidentMemories {
         seen: 0n,
         ready: false,
         reading: Promise.resolve(),
+        served: 0,
         lastUsed: 0,
       };
       created.reading = this.load(db, scope, created);
@@ -117,11 +130,18 @@ export class ResidentMemories {
     await entry.reading.catch(() => undefined);
     if (!entry.ready) return undefined;
     const current = entry;
+    // A read that starts after the ticket was drawn sees every write committed before the recall
+    // began: the recall's two arms share one read (on PGlite a round trip is ~2.5 ms, most of it the
+    // wire protocol, not the query).
+    const ticket = readAfter ?? this.ticket();
     // A failed read (a dropped connection) fails this recall, not every later one.
     current.reading = current.reading
       .catch(() => undefined)
       .then(async () => {
+        if (current.served >= ticket) return;
+        const covers = this.tickets;
         await this.readChanges(db, scope, current, Number.POSITIVE_INFINITY);
+        current.served = Math.max(current.served, covers);
       });
     await current.reading;
     return this.withinBudget(key, current) ? current : undefined;
