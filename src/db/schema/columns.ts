@@ -31,7 +31,9 @@ export const varbit = customType<{ data: string }>({ dataType: () => "bit varyin
  * importance of 3e-67 from a client or a model would fail the whole write; `Math.fround` stores
  * what the column would hold anyway.
  */
-export const float4 = customType<{ data: number; driverData: number }>({
+export const float4 = customType<{ data: number; driverData: number | string }>({
   dataType: () => "real",
   toDriver: (value) => Math.fround(value),
+  // As drizzle's own `real`: a driver may hand the value over as text.
+  fromDriver: (value) => (typeof value === "string" ? Number.parseFloat(value) : value),
 });
