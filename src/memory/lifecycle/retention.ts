@@ -48,7 +48,7 @@ export function decayedTraitConfidenceSql(now: SQL): SQL {
  * the cut-off, decay of a memory untouched for a year under the `sensitive` preset (λ 0.3), or
  * a few weeks at λ 10, fails for the whole user.
  */
-export const DECAYED_AWAY_EXPONENT = 80;
+const DECAYED_AWAY_EXPONENT = 80;
 
 /** e^(−exponent) in SQL, 0 once the exponent passes DECAYED_AWAY_EXPONENT. */
 function decaySql(exponent: SQL): SQL {

@@ -1,3 +1,5 @@
+import { userKey } from "../user-key.js";
+
 /**
  * The vectors of a user's recent queries. An agent asks the same thing more than once: every step
  * of a tool-calling loop assembles a context window for the same user message, a search and a
@@ -51,5 +53,3 @@ export class QueryVectorCache {
     return this.entries.size;
   }
 }
-
-const userKey = (scope: { appId: string; userId: string }): string => JSON.stringify([scope.appId, scope.userId]);

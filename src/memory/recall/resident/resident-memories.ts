@@ -1,5 +1,6 @@
 import type { Database } from "../../../db/database.js";
 import { MEMORY_TYPES, type MemoryType } from "../../../db/schema/index.js";
+import { userKey } from "../../user-key.js";
 import { changesAfter, type MemoryChange, pruneDeletions } from "./change-log.js";
 import { decodeHalfvecHex } from "./half-float.js";
 import type { VisibleAt } from "./resident-slots.js";
@@ -98,7 +99,6 @@ export class ResidentMemories {
     });
   }
 
-  /** The user's copy, caught up with the change log; undefined while it loads, or when it is too large. */
   /**
    * A place in the order of recalls: a read of the change log that starts after it was drawn has
    * every write committed before. A recall draws one as it begins and hands it to both arms.
@@ -107,6 +107,7 @@ export class ResidentMemories {
     return ++this.tickets;
   }
 
+  /** The user's copy, caught up with the change log; undefined while it loads, or when it is too large. */
   private async current(db: Database, scope: { appId: string; userId: string }, readAfter?: number): Promise<UserEntry | undefined> {
     const key = userKey(scope);
     if (this.tooLarge.has(key)) return undefined;
@@ -274,8 +275,6 @@ export class ResidentMemories {
 }
 
 const entryBytes = (entry: UserEntry): number => entry.vectors.bytes + entry.terms.bytes;
-
-const userKey = (scope: { appId: string; userId: string }) => `${scope.appId}\u0000${scope.userId}`;
 
 function unitVector(values: number[]): Float32Array {
   const norm = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
