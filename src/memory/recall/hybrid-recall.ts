@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
+import { queryRowsPrepared } from "../../db/prepared-statements.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
@@ -150,31 +151,33 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
     rankByText(db, query, visible, pool, settings, readAfter),
     Promise.resolve(query.vector).then(async (vector) => ({
       vector,
-      hits: await rankByVector(db, query, vector, visible, pool, settings, readAfter),
+      ...(await rankByVector(db, query, vector, visible, pool, settings, readAfter)),
     })),
   ]);
   const best = fuseRankings({ vector: nearest.hits, text: texts }, settings.neighbourWeight ?? 0, query.limit);
   if (best.length === 0) return [];
   // The resident copy ranks by 8-bit vectors: the similarity returned is the exact one, of the rows returned only.
-  const similarity = nearest.vector
-    ? sql`CASE WHEN f.vector_rank IS NULL THEN f.similarity ELSE 1 - (m.embedding <=> ${toVectorLiteral(nearest.vector.values)}::halfvec) END`
-    : sql`f.similarity`;
-  // One statement, no transaction around it: the planner estimates jsonb_to_recordset at 100 rows
-  // whatever it holds, so this plan costs ~16,000, far under jit_above_cost (100,000), and a
-  // transaction to turn JIT off would only add three round trips (BEGIN, set_config, COMMIT).
-  const rows = await queryRows<RecalledRow>(
+  const exact = nearest.approximate && nearest.vector ? toVectorLiteral(nearest.vector.values) : undefined;
+  // Only the ids go to the database: the scores stay here, and so does the order (fusion's). A
+  // 48 KB JSON of scores took 1.5 ms of a real Postgres's parsing and planning on each request.
+  const rows = await queryRowsPrepared<RecalledRow>(
     db,
     sql`SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS}, f.score, f.fused, f.neighbour_boost, (${similarity})::float8 AS similarity, f.coverage, f.vector_rank, f.text_rank
-            FROM jsonb_to_recordset(${JSON.stringify(best)}::jsonb)
-              AS f(id uuid, score float8, fused float8, neighbour_boost float8, similarity float8, coverage float8, vector_rank int, text_rank int)
-            JOIN memories m ON m.id = f.id
+          SELECT ${RECALLED_COLUMNS},
+                 ${exact ? sql`(1 - (m.embedding <=> ${exact}::halfvec))::float8` : sql`NULL::float8`} AS exact_similarity
+            FROM memories m
            -- Again: a hit may have been replaced or expired since it was ranked.
-           WHERE ${visible}
-        ) r
-        ORDER BY r.score DESC, r.created_at DESC`,
+           WHERE m.id = ANY(${`{${best.map((hit) => hit.id).join(",")}}`}::uuid[]) AND ${visible}
+        ) r`,
   );
-  return rows.map(toRecalled);
+  const read = new Map(rows.map((row) => [row.id, row]));
+  return best.flatMap((hit) => {
+    const row = read.get(hit.id);
+    if (!row) return [];
+    const similarity = hit.vector_rank !== null && row.exact_similarity != null ? Number(row.exact_similarity) : hit.similarity;
+    const { score, fused, neighbour_boost, coverage, vector_rank, text_rank } = hit;
+    return [toRecalled({ ...row, score, fused, neighbour_boost, similarity, coverage, vector_rank, text_rank })];
+  });
 }
 
 /** A query's vector, the model that made it and, once that model's HNSW index is valid, its dimension. */
@@ -185,8 +188,9 @@ export interface QueryVector {
 }
 
 /**
- * The `pool` nearest visible memories of the query's model: from the resident copy (embedded),
- * else from SQL (the model's HNSW index, or binary-quantised candidates re-ranked exactly).
+ * The `pool` nearest visible memories of the query's model: from the resident copy (embedded; its
+ * similarities `approximate`, of 8-bit vectors), else from SQL (the model's HNSW index, or
+ * binary-quantised candidates re-ranked exactly).
  */
 async function rankByVector(
   db: Database,
@@ -196,14 +200,14 @@ async function rankByVector(
   pool: number,
   settings: RecallSettings,
   readAfter?: number,
-): Promise<RankedHit[]> {
-  if (!vector) return [];
+): Promise<{ hits: RankedHit[]; approximate: boolean }> {
+  if (!vector) return { hits: [], approximate: false };
   if (!vector.annDimensions) {
     const resident = await residentNeighbours(db, residentScope(query, readAfter), vector, pool, settings.resident);
-    if (resident) return resident;
+    if (resident) return { hits: resident, approximate: true };
   }
   const { annDimensions } = vector;
-  return db.transaction(async (tx) => {
+  const hits = await db.transaction(async (tx) => {
     await tx.execute(
       annDimensions
         ? sql`SELECT set_config('jit', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
@@ -212,14 +216,17 @@ async function rankByVector(
     );
     return queryRows<RankedHit>(tx, vectorArmSql(visible, vector, pool));
   });
+  return { hits, approximate: false };
 }
 
 /**
- * The BM25 ranking of the visible memories: corpus statistics (cached for large corpora), then
- * the ranking itself, in one transaction. Only memories holding one of the query's essential words
- * are read (`essentialTerms`), which leaves the result as it was: a name in most of a conversation's
- * turns no longer makes every query read most of the user's memories. A word held by more than
- * `TEXT_MATCHES_PER_WORD` memories brings only that many of them (which ones is up to the plan).
+ * The BM25 ranking of the visible memories: corpus statistics, then the ranking itself. A small
+ * corpus (under `wordIndexMinCorpus`) is read row by row, once for the statistics and once for the
+ * ranking. A large one goes through the word index, in one transaction, its statistics cached; only
+ * memories holding one of the query's essential words are read (`essentialTerms`), which leaves the
+ * result as it was: a name in most of a conversation's turns no longer makes every query read most
+ * of the user's memories. A word held by more than `TEXT_MATCHES_PER_WORD` memories brings only that
+ * many of them (which ones is up to the plan).
  */
 async function rankByText(
   db: Database,
@@ -420,6 +427,7 @@ type RecalledRow = {
   text_rank?: number | null;
   sources: SourceRef[] | null;
   superseded?: unknown;
+  exact_similarity?: number | null;
 };
 
 function toRecalled(row: RecalledRow): RecalledMemory {

@@ -1,0 +1,31 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { connectDatabase } from "../../src/db/connect.js";
+import { queryRows } from "../../src/db/database.js";
+import { queryRowsPrepared } from "../../src/db/prepared-statements.js";
+import { freshDatabase, onPostgres } from "../fixtures/database.js";
+import { testEnv } from "../fixtures/runtime.js";
+
+describe("named statements (the final read of a recall)", () => {
+  it("prepares each shape of a statement once per connection on a server, and returns what queryRows returns", async () => {
+    const database = await freshDatabase();
+    // One connection, so the statements it prepared are the ones pg_prepared_statements lists.
+    const handle = await connectDatabase({ ...testEnv(database.env), DATABASE_POOL_MAX: 1 });
+    try {
+      const shaped = (n: number) => sql`SELECT ${n}::int AS n, now() <= now() AS ok, '{"a":1}'::jsonb AS doc`;
+      for (const n of [1, 2, 3]) expect(await queryRowsPrepared(handle.db, shaped(n))).toEqual(await queryRows(handle.db, shaped(n)));
+      await queryRowsPrepared(handle.db, sql`SELECT ${4}::int AS n, 'another shape' AS label`);
+      const prepared = await queryRows<{ name: string; statement: string }>(
+        handle.db,
+        sql`SELECT name, statement FROM pg_prepared_statements ORDER BY statement`,
+      );
+      // PGlite's driver has no named statements: the same rows, through queryRows.
+      expect(prepared.map((row) => row.name.startsWith("mnemo_"))).toEqual(onPostgres ? [true, true] : []);
+      if (onPostgres)
+        expect(prepared.map((row) => row.statement)).toEqual([expect.stringContaining("another shape"), expect.stringContaining("doc")]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
+});
