@@ -17,6 +17,7 @@ import { fuseRankings, type RankedHit } from "./fusion.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
 import type { ResidentMemories } from "./resident/resident-memories.js";
 import type { ResidentRow } from "./resident/resident-slots.js";
+import { queryLexemes, rankSmallCorpus, smallCorpusStatistics } from "./small-corpus-text.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
 
 /**
@@ -105,6 +106,8 @@ export interface RecallSettings {
   resident?: ResidentMemories;
   /** The vectors of users' recent queries (QUERY_CACHE_SIZE, QUERY_CACHE_TTL). */
   queryVectors?: QueryVectorCache;
+  /** Corpora of at least this many memories are matched through the word index (default WORD_INDEX_MIN_CORPUS); smaller ones row by row. */
+  wordIndexMinCorpus?: number;
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
@@ -238,20 +241,30 @@ async function rankByText(
 ): Promise<RankedHit[]> {
   const resident = await residentMatches(db, query.text, residentScope(query, readAfter), pool, settings);
   if (resident) return resident;
+  const statisticsKey = query.asOf || query.window ? undefined : `${query.appId}\u0000${query.userId}\u0000${query.types?.join(",") ?? ""}`;
+  const { statistics } = settings;
+  const known = statisticsKey ? statistics?.lookup(statisticsKey) : undefined;
+  const minCoverage = settings.minTextCoverage ?? 0;
+  const wordIndexMinCorpus = settings.wordIndexMinCorpus ?? WORD_INDEX_MIN_CORPUS;
+  // A corpus not known to be large is read row by row, in two passes whatever the number of words
+  // (no transaction: neither statement costs enough for JIT); one that turns out large is not.
+  if (!known || known.n < wordIndexMinCorpus) {
+    const lexemes = await queryLexemes(db, query.text);
+    if (lexemes.length === 0) return [];
+    const corpus = await smallCorpusStatistics(db, visible, lexemes, wordIndexMinCorpus);
+    if (corpus) {
+      const weights = essentialTerms(bm25Weights(corpus), minCoverage);
+      return rankSmallCorpus(db, visible, weights, corpus.avgLength, minCoverage, pool, TURN_SEQ);
+    }
+  }
   return db.transaction(async (tx) => {
     // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
     // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
     // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup.
     await tx.execute(JIT_OFF);
-    const statisticsKey =
-      query.asOf || query.window ? undefined : `${query.appId}\u0000${query.userId}\u0000${query.types?.join(",") ?? ""}`;
-    const { statistics } = settings;
-    const known = statisticsKey ? statistics?.lookup(statisticsKey) : undefined;
-    // The corpus size decides how words are matched (WORD_INDEX_MIN_CORPUS): known for a large corpus, else counted.
     const size = known?.n ?? (await countVisible(tx, visible));
     const corpus = await corpusStatistics(tx, visible, query.text, known, DEFAULT_COUNT_LIMITS, size);
     if (statisticsKey) statistics?.remember(statisticsKey, corpus);
-    const minCoverage = settings.minTextCoverage ?? 0;
     const weights = essentialTerms(bm25Weights(corpus), minCoverage);
     if (weights.length === 0) return [];
     return queryRows<RankedHit>(
@@ -268,7 +281,7 @@ async function rankByText(
             SELECT DISTINCT ON (c.id) c.* FROM weights w CROSS JOIN LATERAL (
               SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.content_tsv
                 FROM memories m
-               WHERE ${visible} AND ${wordMatch(sql`w.tsq`, size >= WORD_INDEX_MIN_CORPUS)}
+               WHERE ${visible} AND ${wordMatch(sql`w.tsq`, size >= wordIndexMinCorpus)}
                LIMIT ${Math.max(TEXT_MATCHES_PER_WORD, pool)}
             ) c
             WHERE w.essential
@@ -353,8 +366,8 @@ async function residentMatches(
 ): Promise<RankedHit[] | undefined> {
   const { resident } = settings;
   if (!resident || !scope) return undefined;
-  const [parsed] = await queryRows<{ lexemes: string[] }>(db, sql`SELECT tsvector_to_array(to_tsvector('english', ${text})) AS lexemes`);
-  const hits = await resident.matching(db, { ...scope, lexemes: parsed?.lexemes ?? [] }, settings.minTextCoverage ?? 0, pool);
+  const lexemes = await queryLexemes(db, text);
+  const hits = await resident.matching(db, { ...scope, lexemes }, settings.minTextCoverage ?? 0, pool);
   return hits?.map((hit, index) => rankedHit(hit, index + 1, { coverage: hit.coverage }));
 }
 
