@@ -34,7 +34,6 @@ export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuer
       open = false;
       unsubscribe();
     });
-    await reader.next();
     await write({
       type: "CUSTOM",
       name: "subscribed",

@@ -32,7 +32,9 @@ export class PipelineProgressReader {
     return this.reportedJobs.size + this.reportedDecay.size;
   }
 
+  /** The database's time of the last read; before the first, the stream's opening is measured in the process. */
   private since: string | undefined;
+  private readonly openedAt = performance.now();
   /**
    * What was reported, with when it changed: a read only looks back LOOKBACK_SECONDS, so older
    * entries can never come again and are dropped — a stream's state stays bounded however long it
@@ -50,12 +52,14 @@ export class PipelineProgressReader {
   async next(): Promise<LiveEvent[]> {
     const [clock] = await queryRows<{ now: string }>(this.db, sql`SELECT now()::text AS now`);
     const now = clock?.now as string;
-    // The first read only sets the clock: the stream reports what happens after it opened.
-    if (this.since === undefined) {
-      this.since = now;
-      return [];
-    }
-    const from = sql`${this.since}::timestamptz - make_interval(secs => ${this.lookbackSeconds})`;
+    // The stream reports what happened since it opened (and the lookback before). The first read
+    // comes a poll after the opening, not at it, so a stream its client drops at once never reads:
+    // thousands of those queued thousands of reads for the pool's connections.
+    const since =
+      this.since === undefined
+        ? sql`${now}::timestamptz - make_interval(secs => ${(performance.now() - this.openedAt) / 1000})`
+        : sql`${this.since}::timestamptz`;
+    const from = sql`${since} - make_interval(secs => ${this.lookbackSeconds})`;
     const session = this.scope.sessionId ? sql`AND (session_id = ${this.scope.sessionId}::uuid OR session_id IS NULL)` : sql``;
     const jobs = await queryRows<JobRow>(
       this.db,

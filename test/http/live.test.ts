@@ -109,6 +109,19 @@ describe("live events (V1, server-sent events)", () => {
 });
 
 describe("a live stream's memory", () => {
+  it("reports what changed after the stream opened at its first read, which waits for the first poll", async () => {
+    const reader = new PipelineProgressReader(runtime.database.db, { appId: "default", userId: "late-reader" }, 0);
+    // Changed between the opening and the first read (a poll later), or before the opening.
+    await runtime.database.db.execute(
+      sql`INSERT INTO consolidation_jobs (id, app_id, user_id, job_type, status, started_at, completed_at) VALUES
+            (gen_random_uuid(), 'default', 'late-reader', 'fast_replay', 'completed', now(), now()),
+            (gen_random_uuid(), 'default', 'late-reader', 'deep_reflection', 'completed', now() - interval '1 minute', now() - interval '1 minute')`,
+    );
+    const first = await reader.next();
+    expect(first.map((event) => (event.type === "ACTIVITY_SNAPSHOT" ? event.content["job_type"] : event.type))).toEqual(["fast_replay"]);
+    expect(await reader.next()).toEqual([]);
+  });
+
   it("forgets what it reported once it can no longer come again, however long the stream stays open", async () => {
     const reader = new PipelineProgressReader(runtime.database.db, { appId: "default", userId: "long-stream" }, 1);
     await reader.next();
