@@ -54,6 +54,12 @@ export const EnvSchema = z.object({
   /** How long a request waits for a database connection before it is answered 503. */
   DATABASE_CONNECT_TIMEOUT: DurationSchema.default("5s"),
   /**
+   * Named (prepared) statements for hot reads whose plan never depends on their values. Off for
+   * a transaction-mode pooler that cannot keep them (PgBouncer before 1.21 or without
+   * max_prepared_statements); Neon's pooler keeps them.
+   */
+  DATABASE_PREPARED_STATEMENTS: booleanFromEnv.default(true),
+  /**
    * Neon's WebSocket proxy in front of a plain Postgres (`host:port/v1`, no scheme), for running
    * the Neon driver locally; unset for Neon itself.
    */

@@ -7,7 +7,7 @@ import { releaseClientOnFailedBegin } from "./release-failed-begin.js";
 import * as schema from "./schema/index.js";
 
 export type ConnectOptions = Pick<Env, "DATA_DIR" | "DATABASE_URL" | "DATABASE_DRIVER"> &
-  Partial<Pick<Env, "DATABASE_POOL_MAX" | "DATABASE_CONNECT_TIMEOUT" | "NEON_WS_PROXY">>;
+  Partial<Pick<Env, "DATABASE_POOL_MAX" | "DATABASE_CONNECT_TIMEOUT" | "DATABASE_PREPARED_STATEMENTS" | "NEON_WS_PROXY">>;
 
 /** Where lost connections are reported: they are expected during a failover and must not kill the process. */
 export type ConnectionLog = (message: string, fields?: Record<string, unknown>) => void;
@@ -29,7 +29,12 @@ export async function connectDatabase(env: ConnectOptions, log: ConnectionLog = 
   if (kind === "pglite") return connectPglite(env.DATA_DIR);
   const url = env.DATABASE_URL;
   if (!url) throw new Error(`DATABASE_DRIVER=${kind} needs DATABASE_URL`);
-  const pool = { url, max: env.DATABASE_POOL_MAX ?? 10, connectTimeoutMs: durationMs(env.DATABASE_CONNECT_TIMEOUT ?? "5s") };
+  const pool = {
+    url,
+    max: env.DATABASE_POOL_MAX ?? 10,
+    connectTimeoutMs: durationMs(env.DATABASE_CONNECT_TIMEOUT ?? "5s"),
+    preparedStatements: env.DATABASE_PREPARED_STATEMENTS ?? true,
+  };
   return kind === "neon" ? connectNeon(pool, env.NEON_WS_PROXY, log) : connectNodePostgres(pool, log);
 }
 
@@ -76,6 +81,8 @@ interface PoolSettings {
   url: string;
   max: number;
   connectTimeoutMs: number;
+  /** DATABASE_PREPARED_STATEMENTS. */
+  preparedStatements: boolean;
 }
 
 /** The events node-postgres and Neon pools share. */
@@ -107,7 +114,7 @@ async function connectNodePostgres(settings: PoolSettings, log: ConnectionLog): 
   });
   survivePoolErrors(pool, log);
   const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
-  enablePreparedStatements(db, pool);
+  if (settings.preparedStatements) enablePreparedStatements(db, pool);
   return { db, kind: "pg", close: () => pool.end() };
 }
 
@@ -129,6 +136,6 @@ async function connectNeon(settings: PoolSettings, wsProxy: string | undefined, 
   const pool = new Pool({ connectionString: settings.url, max: settings.max, connectionTimeoutMillis: settings.connectTimeoutMs });
   survivePoolErrors(pool as unknown as EventedPool, log);
   const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
-  enablePreparedStatements(db, pool);
+  if (settings.preparedStatements) enablePreparedStatements(db, pool);
   return { db, kind: "neon", close: () => pool.end() };
 }

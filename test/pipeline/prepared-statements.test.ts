@@ -28,4 +28,16 @@ describe("named statements (the final read of a recall)", () => {
       await database.drop();
     }
   });
+
+  it("runs them unnamed with DATABASE_PREPARED_STATEMENTS=false (a pooler that cannot keep them)", async () => {
+    const database = await freshDatabase();
+    const handle = await connectDatabase({ ...testEnv({ ...database.env, DATABASE_PREPARED_STATEMENTS: "false" }), DATABASE_POOL_MAX: 1 });
+    try {
+      expect(await queryRowsPrepared(handle.db, sql`SELECT ${7}::int AS n`)).toEqual([{ n: 7 }]);
+      expect(await queryRows(handle.db, sql`SELECT name FROM pg_prepared_statements`)).toEqual([]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
 });
