@@ -32,10 +32,18 @@ describe("the words a memory must hold one of to reach the coverage floor", () =
   });
 });
 
-describe("full-text ranking over a word held by thousands of memories", () => {
+// This corpus is small enough to be read row by row; through the word index, each word brings at most 1,000 matches.
+describe.each([
+  ["row by row", {}],
+  ["through the word index", { wordIndexMinCorpus: 0 }],
+])("full-text ranking over a word held by thousands of memories (%s)", (_path, settings) => {
   let runtime: Runtime;
   const recall = (text: string) =>
-    recallMemories(runtime.database.db, { appId: "default", userId: USER, text, limit: 20, now: new Date() }, { minTextCoverage: 0.2 });
+    recallMemories(
+      runtime.database.db,
+      { appId: "default", userId: USER, text, limit: 20, now: new Date() },
+      { minTextCoverage: 0.2, ...settings },
+    );
 
   beforeAll(async () => {
     runtime = await startTestRuntime();

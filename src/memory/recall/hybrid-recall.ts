@@ -4,21 +4,20 @@ import { queryRowsPrepared } from "../../db/prepared-statements.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
-import { BM25_B, BM25_K1, bm25Weights } from "./bm25.js";
+import { bm25Weights } from "./bm25.js";
 import {
   type CorpusStatisticsCache,
   corpusStatistics,
   countVisible,
   DEFAULT_COUNT_LIMITS,
   WORD_INDEX_MIN_CORPUS,
-  wordMatch,
 } from "./corpus-statistics.js";
 import { fuseRankings, type RankedHit } from "./fusion.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
 import type { ResidentMemories } from "./resident/resident-memories.js";
 import type { ResidentRow } from "./resident/resident-slots.js";
-import { queryLexemes, rankSmallCorpus, smallCorpusStatistics } from "./small-corpus-text.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
+import { queryLexemes, rankByWords, smallCorpusStatistics } from "./text-ranking.js";
 
 /**
  * `hnsw.ef_search` for a vector arm of `pool` results: the pool itself, at least 64 and
@@ -254,7 +253,7 @@ async function rankByText(
     const corpus = await smallCorpusStatistics(db, visible, lexemes, wordIndexMinCorpus);
     if (corpus) {
       const weights = essentialTerms(bm25Weights(corpus), minCoverage);
-      return rankSmallCorpus(db, visible, weights, corpus.avgLength, minCoverage, pool, TURN_SEQ);
+      return rankByWords(db, { visible, weights, avgLength: corpus.avgLength, minCoverage, pool, turnSeq: TURN_SEQ });
     }
   }
   return db.transaction(async (tx) => {
@@ -266,38 +265,15 @@ async function rankByText(
     const corpus = await corpusStatistics(tx, visible, query.text, known, DEFAULT_COUNT_LIMITS, size);
     if (statisticsKey) statistics?.remember(statisticsKey, corpus);
     const weights = essentialTerms(bm25Weights(corpus), minCoverage);
-    if (weights.length === 0) return [];
-    return queryRows<RankedHit>(
-      tx,
-      sql`WITH weights AS (
-            SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS tsq, w.idf, w.essential
-              FROM jsonb_to_recordset(${JSON.stringify(weights)}::jsonb) AS w(lexeme text, idf float8, essential boolean)
-          ),
-          total AS (SELECT sum(idf) AS idf FROM weights),
-          -- Each essential word's matches, up to a bound: a rare word brings all of them; a word
-          -- in thousands of memories an arbitrary 1,000 (storage order), since reading every
-          -- match of "cats" in 5,000 memories was most of a recall at 100K memories.
-          candidates AS (
-            SELECT DISTINCT ON (c.id) c.* FROM weights w CROSS JOIN LATERAL (
-              SELECT m.id, m.session_id, ${TURN_SEQ} AS turn_seq, m.created_at, m.content_tsv
-                FROM memories m
-               WHERE ${visible} AND ${wordMatch(sql`w.tsq`, size >= wordIndexMinCorpus)}
-               LIMIT ${Math.max(TEXT_MATCHES_PER_WORD, pool)}
-            ) c
-            WHERE w.essential
-          )
-          -- created_at as text: it comes back exact (a Date would lose the microseconds).
-          SELECT id, session_id, turn_seq, created_at::text AS created_at, (row_number() OVER (ORDER BY score DESC))::int AS rank, coverage FROM (
-            SELECT c.id, c.session_id, c.turn_seq, c.created_at,
-                   sum(w.idf * ${sql.raw(String(BM25_K1 + 1))} / (1 + ${sql.raw(String(BM25_K1))} * (1 - ${sql.raw(String(BM25_B))} + ${sql.raw(String(BM25_B))} * length(c.content_tsv) / ${corpus.avgLength}::float8))) AS score,
-                   (sum(w.idf) / nullif(max(t.idf), 0))::float8 AS coverage
-              FROM candidates c JOIN weights w ON c.content_tsv @@ w.tsq, total t
-             GROUP BY c.id, c.session_id, c.turn_seq, c.created_at
-             HAVING sum(w.idf) >= ${minCoverage} * max(t.idf)
-             ORDER BY score DESC
-             LIMIT ${pool}
-          ) scored`,
-    );
+    return rankByWords(tx, {
+      visible,
+      weights,
+      avgLength: corpus.avgLength,
+      minCoverage,
+      pool,
+      turnSeq: TURN_SEQ,
+      matchesPerWord: Math.max(TEXT_MATCHES_PER_WORD, pool),
+    });
   });
 }
 
