@@ -115,7 +115,7 @@ if (values["many-users"]) {
       `${bench.label}: ${total} memories (${options.users} users × ${options.perUser} + one with ${options.largeUser}); seeded in ${(report.seedMs / 1000).toFixed(0)} s, HNSW index built in ${(report.buildMs / 1000).toFixed(1)} s (maintenance_work_mem ${bench.env.ANN_INDEX_BUILD_MEMORY}), ${(report.indexBytes / 2 ** 20).toFixed(0)} MiB\n`,
     );
     console.log(
-      `per-user indexes (${bench.env.ANN_USER_INDEX_MIN_MEMORIES}+ memories): ${report.userIndexes.built} built in ${(report.userIndexes.ms / 1000).toFixed(1)} s, ${(report.userIndexes.bytes / 2 ** 20).toFixed(0)} MiB; inserting 2,000 memories: ${report.insertMs.many.toFixed(0)} ms for one of the many users, ${report.insertMs.large.toFixed(0)} ms for the large user (both indexes)\n`,
+      `per-user indexes (${bench.env.ANN_USER_INDEX_MIN_MEMORIES}+ memories; vectors and words): ${report.userIndexes.built} users' built in ${(report.userIndexes.ms / 1000).toFixed(1)} s, ${(report.userIndexes.bytes / 2 ** 20).toFixed(0)} MiB; inserting 2,000 memories: ${report.insertMs.many.toFixed(0)} ms for one of the many users, ${report.insertMs.large.toFixed(0)} ms for the large user (both vector indexes and their own word index)\n`,
     );
     for (const { raw, rows } of [report.many, report.large]) {
       printTable([raw, ...rows], raw);

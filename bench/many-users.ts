@@ -63,7 +63,7 @@ export async function benchManyUsers(
   const [size] = await queryRows<{ bytes: number }>(db, sql`SELECT pg_relation_size(${name}::regclass)::float8 AS bytes`);
   const [userSize] = await queryRows<{ bytes: number }>(
     db,
-    sql`SELECT coalesce(sum(pg_relation_size(c.oid)), 0)::float8 AS bytes FROM pg_class c WHERE starts_with(c.relname, 'memories_user_ann_')`,
+    sql`SELECT coalesce(sum(pg_relation_size(c.oid)), 0)::float8 AS bytes FROM pg_class c WHERE starts_with(c.relname, 'memories_user_ann_') OR starts_with(c.relname, 'memories_user_words_')`,
   );
 
   const queries = TOPICS.map((topic) => `What did we say about ${topic}?`);

@@ -5,7 +5,12 @@ import { connectDatabase } from "../../src/db/connect.js";
 import { queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
-import { reconcileUserAnnIndexes, userAnnIndexName } from "../../src/memory/recall/user-ann-indexes.js";
+import {
+  type ReconcileReport,
+  reconcileUserAnnIndexes,
+  userAnnIndexName,
+  userWordIndexName,
+} from "../../src/memory/recall/user-ann-indexes.js";
 import { clusteredUnitVector } from "../fixtures/clustered-vectors.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
@@ -43,15 +48,17 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
         sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, embedding, embedding_model, embedded_at) VALUES ${sql.join(values.slice(start, start + 500), sql`, `)}`,
       );
   };
-  const reconcile = async (policy = POLICY, target = TARGET) => {
+  const reconcile = async (policy = POLICY, target = TARGET): Promise<ReconcileReport> => {
     // As the service runs it: a connection of its own with the build's memory setting.
     const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
     try {
-      return await reconcileUserAnnIndexes(single.db, target, policy, { memory: "64MB" });
+      const report = await reconcileUserAnnIndexes(single.db, target, policy, { memory: "64MB" });
+      return { ...report, dropped: [...report.dropped].sort() };
     } finally {
       await single.close();
     }
   };
+  const words = (userId: string) => userWordIndexName({ appId: "default", userId });
 
   beforeAll(async () => {
     database = await freshDatabase();
@@ -83,7 +90,12 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
     expect(large?.definition).toContain(`embedding_model = '${MODEL}'::text`);
     // The name holds a hash, never the user's id.
     expect(expected[0]).not.toContain("large");
-    expect(await reconcile()).toEqual({ built: [], dropped: [], pending: 0 });
+    // And an index of their words, keyed by app and user.
+    expect(report.wordsBuilt.sort()).toEqual([words("large"), words("second")].sort());
+    const [definition] = await rows<{ definition: string }>(sql`SELECT pg_get_indexdef(${words("large")}::regclass) AS definition`);
+    expect(definition?.definition).toContain("gin (content_tsv)");
+    expect(definition?.definition).toContain("user_id = 'large'::text");
+    expect(await reconcile()).toEqual({ built: [], wordsBuilt: [], dropped: [], pending: 0 });
   });
 
   it("recall's own statement for that user runs on their index, and finds what an exact search finds", async () => {
@@ -121,6 +133,31 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
     }
   });
 
+  it("recall's text ranking for that user reads their word index, and ranks as a pass over their rows does", async () => {
+    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+    try {
+      const scans = async () => {
+        await single.db.execute(sql`SELECT pg_stat_force_next_flush()`);
+        await single.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
+        const [row] = await queryRows<{ scans: number }>(
+          single.db,
+          sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = ${words("large")}`,
+        );
+        return row?.scans as number;
+      };
+      const query = { appId: "default", userId: "large", text: "memory 17 of large", limit: 30, now: new Date(Date.now() + 60_000) };
+      const before = await scans();
+      // 600 memories are read row by row unless told they are many.
+      const byIndex = await recallMemories(single.db, query, { wordIndexMinCorpus: 0 });
+      expect(await scans()).toBeGreaterThan(before);
+      const byRows = await recallMemories(single.db, query);
+      expect(byIndex[0]?.content).toBe("memory 17 of large");
+      expect(byIndex.map((memory) => memory.coverage)).toEqual(byRows.map((memory) => memory.coverage));
+    } finally {
+      await single.close();
+    }
+  });
+
   it("the largest users win the places; a user keeps theirs down to half the threshold; another model's go", async () => {
     const name = (userId: string) => userAnnIndexName(TARGET, { appId: "default", userId });
     const shrink = (userId: string, by: number) =>
@@ -129,18 +166,23 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
       );
     // "second" 450 → 220: "third" (420) is now one of the two largest past the threshold and takes its place.
     await shrink("second", 230);
-    expect(await reconcile()).toEqual({ built: [name("third")], dropped: [name("second")], pending: 0 });
+    expect(await reconcile()).toEqual({
+      built: [name("third")],
+      wordsBuilt: [words("third")],
+      dropped: [name("second"), words("second")].sort(),
+      pending: 0,
+    });
     // With places to spare, "third" 420 → 250 (below the threshold of 400, above half of it) keeps its index…
     const roomy = { ...POLICY, maxIndexes: 10 };
     await shrink("third", 170);
-    expect(await reconcile(roomy)).toEqual({ built: [], dropped: [], pending: 0 });
+    expect(await reconcile(roomy)).toEqual({ built: [], wordsBuilt: [], dropped: [], pending: 0 });
     // …and 250 → 150 loses it.
     await shrink("third", 100);
-    expect(await reconcile(roomy)).toEqual({ built: [], dropped: [name("third")], pending: 0 });
+    expect(await reconcile(roomy)).toEqual({ built: [], wordsBuilt: [], dropped: [name("third"), words("third")].sort(), pending: 0 });
 
     // The service moves to another model: the old model's indexes go; its users have no vectors of the new one yet.
     const switched = await reconcile(POLICY, { model: "another-model", dimensions: 64 });
-    expect(switched.dropped).toEqual([name("large")]);
+    expect(switched.dropped).toEqual([name("large"), words("large")].sort());
     expect(switched.built).toEqual([]);
     expect(await userIndexes()).toEqual([]);
     await reconcile();
@@ -189,7 +231,8 @@ describe.runIf(onPostgres)("per-user vector indexes kept by the service (real Po
         await queryRows<{ name: string; valid: boolean }>(
           started.database.db,
           sql`SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-               WHERE i.indrelid = 'memories'::regclass AND starts_with(c.relname, 'memories_user_ann_')`,
+               WHERE i.indrelid = 'memories'::regclass AND (starts_with(c.relname, 'memories_user_ann_') OR starts_with(c.relname, 'memories_user_words_'))
+               ORDER BY 1`,
         )
       ).map((row) => ({ ...row }));
     for (const [userId, count] of [
@@ -206,8 +249,12 @@ describe.runIf(onPostgres)("per-user vector indexes kept by the service (real Po
       );
     }
     const name = userAnnIndexName({ model, dimensions }, { appId: "default", userId: "service-large" });
-    await waitUntil(async () => (await indexes()).some((index) => index.name === name && index.valid), "the periodic upkeep builds it");
-    expect((await indexes()).map((index) => index.name)).toEqual([name]);
+    const wordIndex = userWordIndexName({ appId: "default", userId: "service-large" });
+    await waitUntil(
+      async () => (await indexes()).filter((index) => index.valid).length === 2,
+      "the periodic upkeep builds both of the user's indexes",
+    );
+    expect((await indexes()).map((index) => index.name)).toEqual([name, wordIndex].sort());
 
     expect((await call(started.app, "DELETE", "/v1/users/service-large")).status).toBe(200);
     await started.background.settle();

@@ -90,18 +90,41 @@ export async function ensureHnswIndex(db: Database, spec: HnswIndexSpec, options
   const state = await indexState(db, spec.name);
   if (state === "valid") return true;
   if (state === "building") return false;
-  if (state === "invalid") await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${spec.name}"`));
+  return buildIndex(
+    db,
+    spec.name,
+    `hnsw ((embedding::halfvec(${spec.dimensions})) halfvec_cosine_ops) WITH (m = ${HNSW_BUILD.m}, ef_construction = ${HNSW_BUILD.efConstruction}) WHERE ${spec.predicate}`,
+    state,
+    options,
+  );
+}
+
+/**
+ * Builds `name` on memories `USING ${method}` concurrently (after dropping an invalid leftover
+ * of a failed build), unless it is valid or being built; true once it is valid.
+ */
+export async function ensureIndex(db: Database, name: string, method: string, options: AnnBuildOptions = {}): Promise<boolean> {
+  const state = await indexState(db, name);
+  if (state === "valid") return true;
+  if (state === "building") return false;
+  return buildIndex(db, name, method, state, options);
+}
+
+async function buildIndex(
+  db: Database,
+  name: string,
+  method: string,
+  state: "missing" | "invalid",
+  options: AnnBuildOptions,
+): Promise<boolean> {
+  if (state === "invalid") await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
   if (options.memory) await db.execute(sql`SELECT set_config('maintenance_work_mem', ${options.memory}, false)`);
   try {
-    await db.execute(
-      sql.raw(
-        `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${spec.name}" ON memories USING hnsw ((embedding::halfvec(${spec.dimensions})) halfvec_cosine_ops) WITH (m = ${HNSW_BUILD.m}, ef_construction = ${HNSW_BUILD.efConstruction}) WHERE ${spec.predicate}`,
-      ),
-    );
+    await db.execute(sql.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON memories USING ${method}`));
   } finally {
     if (options.memory) await db.execute(sql`RESET maintenance_work_mem`);
   }
-  return (await indexState(db, spec.name)) === "valid";
+  return (await indexState(db, name)) === "valid";
 }
 
 const modelPredicate = (model: string) => `embedding_model = ${quoteLiteral(model)}`;

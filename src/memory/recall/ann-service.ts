@@ -61,8 +61,8 @@ export async function startAnnService(db: Database, target: AnnTarget, log: Log,
     const users = options.users;
     if (!users || stopped || !ready) return;
     const report = await onBuildConnection((builder) => reconcileUserAnnIndexes(builder, target, users, memory));
-    if (report.built.length > 0 || report.dropped.length > 0 || report.pending > 0)
-      log("per-user vector indexes reconciled", { ...report });
+    if (report.built.length > 0 || report.wordsBuilt.length > 0 || report.dropped.length > 0 || report.pending > 0)
+      log("per-user vector and word indexes reconciled", { ...report });
   };
   const checkUsers = () =>
     reconcileUsers().catch((error: unknown) =>

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
-import { type AnnBuildOptions, type AnnTarget, ensureHnswIndex, HNSW_BUILD, indexState, quoteLiteral } from "./ann-index.js";
+import { type AnnBuildOptions, type AnnTarget, ensureHnswIndex, ensureIndex, HNSW_BUILD, indexState, quoteLiteral } from "./ann-index.js";
 
 /**
  * When a user gets a vector index of their own. In the one index of every user, a large user's
@@ -23,6 +23,8 @@ export interface UserScope {
 
 /** Every per-user index starts with this; the rest is a hash, so the name says nothing about the user. */
 const PREFIX = "memories_user_ann_";
+/** And every per-user word index with this. */
+const WORDS_PREFIX = "memories_user_words_";
 
 /** The index of one user's vectors of one model: the model, dimension, user and graph parameters, hashed. */
 export function userAnnIndexName(target: AnnTarget, scope: UserScope): string {
@@ -38,6 +40,18 @@ export function userAnnIndexName(target: AnnTarget, scope: UserScope): string {
 }
 
 /**
+ * The index of one user's words (GIN over `content_tsv`), beside their vector index. In the word
+ * index of every user (keyed by user and word), a word's matches among a large user's memories are
+ * found by intersecting the word's entries with all of the user's: on a real Postgres, 6.2 ms for
+ * a word in 10% of a 100K-memory user's memories and 3 ms for a word in 300 of them, against 2.2
+ * and 0.05 ms in an index of that user's words alone (the text ranking 17.6 → 10.2 ms).
+ */
+export function userWordIndexName(scope: UserScope): string {
+  const hash = createHash("sha256").update([scope.appId, scope.userId].join("\u0000")).digest("hex").slice(0, 24);
+  return `${WORDS_PREFIX}${hash}`;
+}
+
+/**
  * The predicate makes the planner take this index for exactly the user's searches: recall's
  * statement names the model, app and user as parameters, which an unnamed statement plans with
  * their values, and the smaller graph costs less than the shared one.
@@ -46,7 +60,11 @@ const userPredicate = (target: AnnTarget, scope: UserScope) =>
   `embedding_model = ${quoteLiteral(target.model)} AND app_id = ${quoteLiteral(scope.appId)} AND user_id = ${quoteLiteral(scope.userId)}`;
 
 export interface ReconcileReport {
+  /** Vector indexes built. */
   built: string[];
+  /** Word indexes built. */
+  wordsBuilt: string[];
+  /** Either kind. */
   dropped: string[];
   /** Users at or past the threshold whose index is not valid yet (a build running elsewhere, or one that failed). */
   pending: number;
@@ -54,7 +72,7 @@ export interface ReconcileReport {
 
 /**
  * Brings the per-user indexes in line with who is large now: the `maxIndexes` users with the most
- * vectors of the model get one once they reach `minMemories`, and keep it until they fall below
+ * vectors of the model get one (and one of their words) once they reach `minMemories`, and keep it until they fall below
  * half of that (so a user hovering at the threshold is not built and dropped in turn). Every
  * other per-user index goes: an erased user's, a shrunk user's, another model's or dimension's.
  * Builds run one at a time, largest user first, concurrently with traffic; `db` should be a
@@ -66,7 +84,7 @@ export async function reconcileUserAnnIndexes(
   policy: UserAnnPolicy,
   options: AnnBuildOptions = {},
 ): Promise<ReconcileReport> {
-  const report: ReconcileReport = { built: [], dropped: [], pending: 0 };
+  const report: ReconcileReport = { built: [], wordsBuilt: [], dropped: [], pending: 0 };
   const large =
     policy.minMemories > 0 && policy.maxIndexes > 0
       ? await queryRows<{ app_id: string; user_id: string; memories: number }>(
@@ -76,7 +94,12 @@ export async function reconcileUserAnnIndexes(
                ORDER BY count(*) DESC, app_id, user_id LIMIT ${policy.maxIndexes}`,
         )
       : [];
-  const keep = new Set(large.map((row) => userAnnIndexName(target, { appId: row.app_id, userId: row.user_id })));
+  const keep = new Set(
+    large.flatMap((row) => {
+      const scope = { appId: row.app_id, userId: row.user_id };
+      return [userAnnIndexName(target, scope), userWordIndexName(scope)];
+    }),
+  );
   for (const name of await existingUserIndexes(db)) {
     if (keep.has(name)) continue;
     await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
@@ -86,24 +109,32 @@ export async function reconcileUserAnnIndexes(
     if (row.memories < policy.minMemories) continue;
     const scope = { appId: row.app_id, userId: row.user_id };
     const name = userAnnIndexName(target, scope);
-    if ((await indexState(db, name)) === "valid") continue;
-    if (await ensureHnswIndex(db, { name, dimensions: target.dimensions, predicate: userPredicate(target, scope) }, options))
-      report.built.push(name);
+    if ((await indexState(db, name)) !== "valid") {
+      if (await ensureHnswIndex(db, { name, dimensions: target.dimensions, predicate: userPredicate(target, scope) }, options))
+        report.built.push(name);
+      else report.pending++;
+    }
+    const words = userWordIndexName(scope);
+    if ((await indexState(db, words)) === "valid") continue;
+    // The recall's text statements name the app and user as values (unnamed statements, planned with them): this predicate matches.
+    const predicate = `app_id = ${quoteLiteral(scope.appId)} AND user_id = ${quoteLiteral(scope.userId)}`;
+    if (await ensureIndex(db, words, `gin (content_tsv) WHERE ${predicate}`, options)) report.wordsBuilt.push(words);
     else report.pending++;
   }
   return report;
 }
 
-/** Drops the user's index (after an erasure: its predicate names the user). */
+/** Drops the user's indexes (after an erasure: their predicates name the user). */
 export async function dropUserAnnIndex(db: Database, target: AnnTarget, scope: UserScope): Promise<void> {
   await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${userAnnIndexName(target, scope)}"`));
+  await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${userWordIndexName(scope)}"`));
 }
 
 async function existingUserIndexes(db: Database): Promise<string[]> {
   const rows = await queryRows<{ name: string }>(
     db,
     sql`SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-         WHERE i.indrelid = 'memories'::regclass AND starts_with(c.relname, ${PREFIX})`,
+         WHERE i.indrelid = 'memories'::regclass AND (starts_with(c.relname, ${PREFIX}) OR starts_with(c.relname, ${WORDS_PREFIX}))`,
   );
   return rows.map((row) => row.name);
 }
