@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { connectDatabase } from "../../src/db/connect.js";
-import { queryRows } from "../../src/db/database.js";
+import { type Database, queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
 import {
@@ -21,6 +21,17 @@ const TARGET = { model: MODEL, dimensions: 64 };
 const POLICY = { minMemories: 400, maxIndexes: 2 };
 
 const vectorOf = (cluster: number, item: number, dimensions = 64) => clusteredUnitVector(cluster, item, dimensions);
+
+/** Scans of an index so far, as the statistics of `db` (one connection, flushed and read back at once) count them. */
+async function indexScans(db: Database, name: string): Promise<number> {
+  await db.execute(sql`SELECT pg_stat_force_next_flush()`);
+  await db.execute(sql`SELECT pg_stat_clear_snapshot()`);
+  const [row] = await queryRows<{ scans: number }>(
+    db,
+    sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = ${name}`,
+  );
+  return row?.scans as number;
+}
 
 /**
  * The largest users' own HNSW indexes on a real Postgres: who gets one, that recall's own
@@ -103,16 +114,7 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
     // One connection, so its statistics can be flushed and read back at once.
     const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
     try {
-      const scans = async () => {
-        await single.db.execute(sql`SELECT pg_stat_force_next_flush()`);
-        await single.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
-        return (
-          await queryRows<{ scans: number }>(
-            single.db,
-            sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = ${name}`,
-          )
-        )[0]?.scans as number;
-      };
+      const scans = () => indexScans(single.db, name);
       const before = await scans();
       let agreement = 0;
       for (let cluster = 0; cluster < 20; cluster += 4) {
@@ -136,15 +138,7 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
   it("recall's text ranking for that user reads their word index, and ranks as a pass over their rows does", async () => {
     const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
     try {
-      const scans = async () => {
-        await single.db.execute(sql`SELECT pg_stat_force_next_flush()`);
-        await single.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
-        const [row] = await queryRows<{ scans: number }>(
-          single.db,
-          sql`SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = ${words("large")}`,
-        );
-        return row?.scans as number;
-      };
+      const scans = () => indexScans(single.db, words("large"));
       const query = { appId: "default", userId: "large", text: "memory 17 of large", limit: 30, now: new Date(Date.now() + 60_000) };
       const before = await scans();
       // 600 memories are read row by row unless told they are many.

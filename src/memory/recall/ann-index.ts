@@ -78,45 +78,28 @@ export interface HnswIndexSpec {
   predicate: string;
 }
 
-/**
- * Builds `spec` concurrently unless a valid index of that name exists. A build that died half-way
- * (a crash, a dropped connection) leaves an invalid index, which `IF NOT EXISTS` would keep
- * forever: it is dropped and built again. One still being built (by another replica starting at
- * the same time) is left alone: dropping it would kill that build. Returns whether the index is
- * valid afterwards.
- */
+/** Builds `spec` concurrently unless a valid index of that name exists (see {@link ensureIndex}). */
 export async function ensureHnswIndex(db: Database, spec: HnswIndexSpec, options: AnnBuildOptions = {}): Promise<boolean> {
   if (!Number.isInteger(spec.dimensions) || spec.dimensions < 1 || spec.dimensions > HNSW_MAX_DIMENSIONS) return false;
-  const state = await indexState(db, spec.name);
-  if (state === "valid") return true;
-  if (state === "building") return false;
-  return buildIndex(
+  return ensureIndex(
     db,
     spec.name,
     `hnsw ((embedding::halfvec(${spec.dimensions})) halfvec_cosine_ops) WITH (m = ${HNSW_BUILD.m}, ef_construction = ${HNSW_BUILD.efConstruction}) WHERE ${spec.predicate}`,
-    state,
     options,
   );
 }
 
 /**
- * Builds `name` on memories `USING ${method}` concurrently (after dropping an invalid leftover
- * of a failed build), unless it is valid or being built; true once it is valid.
+ * Builds `name` on memories `USING ${method}` concurrently unless a valid index of that name
+ * exists. A build that died half-way (a crash, a dropped connection) leaves an invalid index,
+ * which `IF NOT EXISTS` would keep forever: it is dropped and built again. One still being built
+ * (by another replica starting at the same time) is left alone: dropping it would kill that
+ * build. Returns whether the index is valid afterwards.
  */
 export async function ensureIndex(db: Database, name: string, method: string, options: AnnBuildOptions = {}): Promise<boolean> {
   const state = await indexState(db, name);
   if (state === "valid") return true;
   if (state === "building") return false;
-  return buildIndex(db, name, method, state, options);
-}
-
-async function buildIndex(
-  db: Database,
-  name: string,
-  method: string,
-  state: "missing" | "invalid",
-  options: AnnBuildOptions,
-): Promise<boolean> {
   if (state === "invalid") await db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
   if (options.memory) await db.execute(sql`SELECT set_config('maintenance_work_mem', ${options.memory}, false)`);
   try {

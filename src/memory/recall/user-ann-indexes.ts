@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
+import { sha256Hex } from "../../util/hash.js";
 import { type AnnBuildOptions, type AnnTarget, ensureHnswIndex, ensureIndex, HNSW_BUILD, indexState, quoteLiteral } from "./ann-index.js";
 
 /**
@@ -28,14 +28,11 @@ const WORDS_PREFIX = "memories_user_words_";
 
 /** The index of one user's vectors of one model: the model, dimension, user and graph parameters, hashed. */
 export function userAnnIndexName(target: AnnTarget, scope: UserScope): string {
-  const hash = createHash("sha256")
-    .update(
-      [target.model, target.dimensions, scope.appId, scope.userId, `m=${HNSW_BUILD.m},ef_construction=${HNSW_BUILD.efConstruction}`].join(
-        "\u0000",
-      ),
-    )
-    .digest("hex")
-    .slice(0, 24);
+  const hash = sha256Hex(
+    [target.model, target.dimensions, scope.appId, scope.userId, `m=${HNSW_BUILD.m},ef_construction=${HNSW_BUILD.efConstruction}`].join(
+      "\u0000",
+    ),
+  ).slice(0, 24);
   return `${PREFIX}${hash}`;
 }
 
@@ -47,8 +44,7 @@ export function userAnnIndexName(target: AnnTarget, scope: UserScope): string {
  * and 0.05 ms in an index of that user's words alone (the text ranking 17.6 → 10.2 ms).
  */
 export function userWordIndexName(scope: UserScope): string {
-  const hash = createHash("sha256").update([scope.appId, scope.userId].join("\u0000")).digest("hex").slice(0, 24);
-  return `${WORDS_PREFIX}${hash}`;
+  return `${WORDS_PREFIX}${sha256Hex([scope.appId, scope.userId].join("\u0000")).slice(0, 24)}`;
 }
 
 /**
@@ -57,7 +53,10 @@ export function userWordIndexName(scope: UserScope): string {
  * their values, and the smaller graph costs less than the shared one.
  */
 const userPredicate = (target: AnnTarget, scope: UserScope) =>
-  `embedding_model = ${quoteLiteral(target.model)} AND app_id = ${quoteLiteral(scope.appId)} AND user_id = ${quoteLiteral(scope.userId)}`;
+  `embedding_model = ${quoteLiteral(target.model)} AND ${scopePredicate(scope)}`;
+
+/** The user's rows: the predicate of both of their indexes (recall's statements name app and user as values too). */
+const scopePredicate = (scope: UserScope) => `app_id = ${quoteLiteral(scope.appId)} AND user_id = ${quoteLiteral(scope.userId)}`;
 
 export interface ReconcileReport {
   /** Vector indexes built. */
@@ -116,9 +115,7 @@ export async function reconcileUserAnnIndexes(
     }
     const words = userWordIndexName(scope);
     if ((await indexState(db, words)) === "valid") continue;
-    // The recall's text statements name the app and user as values (unnamed statements, planned with them): this predicate matches.
-    const predicate = `app_id = ${quoteLiteral(scope.appId)} AND user_id = ${quoteLiteral(scope.userId)}`;
-    if (await ensureIndex(db, words, `gin (content_tsv) WHERE ${predicate}`, options)) report.wordsBuilt.push(words);
+    if (await ensureIndex(db, words, `gin (content_tsv) WHERE ${scopePredicate(scope)}`, options)) report.wordsBuilt.push(words);
     else report.pending++;
   }
   return report;
