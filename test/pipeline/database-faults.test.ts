@@ -130,6 +130,41 @@ describe.runIf(onPostgres)("database faults on a real Postgres", () => {
     expect(burst.map((answer) => answer.status)).toEqual(Array(12).fill(200));
   });
 
+  it("terminated backends between context windows: the recall's named statement is prepared again on the new connections", async () => {
+    // One connection: the statements it prepared are the ones pg_prepared_statements lists.
+    runtime = await startTestRuntime({ ...RECOVERING, DATABASE_POOL_MAX: "1" });
+    const started = runtime;
+    await call(started.app, "POST", "/v1/memories", { user_id: "prepared", type: "insight", content: "Prepared likes tandem bicycles." });
+    const context = () => call(started.app, "POST", "/v1/context", { user_id: "prepared", query: "tandem bicycles", max_tokens: 300 });
+    const memoriesOf = (answer: { body: { sections: { kind: string; items: { text: string }[] }[] } }) =>
+      answer.body.sections.find((section) => section.kind === "memories")?.items.map((item) => item.text);
+    const first = [await context(), await context()];
+    expect(first.map((answer) => answer.status)).toEqual([200, 200]);
+    const [prepared] = await queryRows<{ n: number }>(started.database.db, sql`SELECT count(*)::int AS n FROM pg_prepared_statements`);
+    expect(prepared?.n).toBe(1);
+    const [{ datname }] = (await queryRows<{ datname: string }>(started.database.db, sql`SELECT current_database() AS datname`)) as [
+      { datname: string },
+    ];
+    const url = process.env["TEST_DATABASE_URL"] as string;
+    const pids = await admin(url, async (client) => {
+      const { rows } = await client.query<{ pid: number; terminated: boolean }>(
+        "SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [datname],
+      );
+      return new Set(rows.filter((row) => row.terminated).map((row) => row.pid));
+    });
+    expect(pids.size).toBeGreaterThan(0);
+    await waitForBackendsGone(url, pids);
+    // A dead connection fails its next request with 503; after that, the same answer as before.
+    let answer = await context();
+    for (let attempt = 0; answer.status === 503 && attempt < 10; attempt++) answer = await context();
+    expect(answer.status).toBe(200);
+    expect(memoriesOf(answer)).toEqual(memoriesOf(first[0] as Parameters<typeof memoriesOf>[0]));
+    expect(memoriesOf(answer)?.[0]).toContain("tandem bicycles");
+    const [again] = await queryRows<{ n: number }>(started.database.db, sql`SELECT count(*)::int AS n FROM pg_prepared_statements`);
+    expect(again?.n).toBe(1);
+  });
+
   it("a Postgres restart mid-traffic: the process stays up, every acknowledged event once, the pipeline resumes", async () => {
     cluster = await startCluster();
     runtime = await startRuntime(testEnv({ ...RECOVERING, DATABASE_URL: cluster.url }));
