@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { CorpusStatisticsCache, corpusStatistics } from "../../src/memory/recall/corpus-statistics.js";
 import { recallMemories, visibleMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { queryLexemes } from "../../src/memory/recall/text-ranking.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
 
 const USER = "corpus-user";
@@ -42,7 +43,7 @@ describe("BM25 corpus statistics and their cache", () => {
     const counted = await corpusStatistics(
       runtime.database.db,
       visibleMemories({ appId: "default", userId: USER }, { now: new Date() }),
-      "hiking tomatoes unicorns",
+      await queryLexemes(runtime.database.db, "hiking tomatoes unicorns"),
       undefined,
     );
     expect(counted.n).toBe(32);
@@ -63,7 +64,9 @@ describe("BM25 corpus statistics and their cache", () => {
     const visible = visibleMemories({ appId: "default", userId: "sampled-user" }, { now: new Date() });
     const dfs = async (limits?: { exactUpTo: number; sample: number }, text = "roses hiking notes") =>
       Object.fromEntries(
-        (await corpusStatistics(runtime.database.db, visible, text, undefined, limits)).terms.map((t) => [t.lexeme, t.df]),
+        (await corpusStatistics(runtime.database.db, visible, await queryLexemes(runtime.database.db, text), undefined, limits)).terms.map(
+          (t) => [t.lexeme, t.df],
+        ),
       );
 
     expect(await dfs()).toEqual({ rose: 40, hike: 3, note: 100 });

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { MAX_QUERY_WORDS } from "../../src/memory/recall/bm25.js";
 import { CorpusStatisticsCache } from "../../src/memory/recall/corpus-statistics.js";
 import { type RecallSettings, recallMemories } from "../../src/memory/recall/hybrid-recall.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
@@ -45,6 +46,27 @@ describe("full-text ranking of a small corpus, row by row", () => {
     const byIndex = await recall(text, { minTextCoverage, wordIndexMinCorpus: 0 });
     expect(byRows.length).toBeGreaterThan(3);
     expect(ranking(byRows)).toEqual(ranking(byIndex));
+  });
+
+  it("weighs only the rarest words of a long query, the same on every path", async () => {
+    // 400 words of memories 40-59, each in one memory (the rarest), beside common ones and words no memory holds.
+    const rare = Array.from({ length: 20 }, (_, k) => Array.from({ length: 20 }, (_, i) => `filler${k}x${40 + i}`)).flat();
+    const text = `tomatoes garden hiking ${rare.join(" ")} ${Array.from({ length: 300 }, (_, n) => `nowhere${n}`).join(" ")}`;
+    // Of words of equal idf, the first in code-unit order: filler0x40-59, then filler10x40-51.
+    const kept = [...rare].sort().slice(0, MAX_QUERY_WORDS);
+    expect(kept.at(-1)).toBe("filler10x51");
+    const expected = ranking(await recall(kept.join(" "), {}));
+    expect(expected.length).toBe(20);
+    expect(ranking(await recall(text, {}))).toEqual(expected);
+    // The word index's path: 400 words made the statement too deep to build (a RangeError, and a 500).
+    expect(ranking(await recall(text, { wordIndexMinCorpus: 0 }))).toEqual(expected);
+    if (runtime.residentMemories) {
+      const resident = { resident: runtime.residentMemories };
+      await recall("tomatoes", resident);
+      expect(await runtime.residentMemories.loaded({ appId: "default", userId: USER })).toBe(true);
+      expect(ranking(await recall(text, resident))).toEqual(ranking(await recall(kept.join(" "), resident)));
+      expect(ranking(await recall(text, resident))).toEqual(expected);
+    }
   });
 
   it("finds nothing for a query without words, and nothing for words no memory holds", async () => {

@@ -128,7 +128,8 @@ export async function countVisible(db: Pick<Database, "execute">, visible: SQL):
 export async function corpusStatistics(
   db: Pick<Database, "execute">,
   visible: SQL,
-  text: string,
+  /** The query's words (`queryLexemes`). */
+  lexemes: string[],
   known: KnownStatistics | undefined,
   limits: CountLimits = DEFAULT_COUNT_LIMITS,
   /** The corpus size when the caller has counted it already. */
@@ -140,7 +141,7 @@ export async function corpusStatistics(
   const rows = await queryRows<{ lexeme: string | null; n: number; avg_len: number; df: number | null }>(
     db,
     sql`WITH terms AS (
-          SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ${text}))) AS lexeme
+          SELECT DISTINCT value AS lexeme FROM jsonb_array_elements_text(${JSON.stringify(lexemes)}::jsonb)
         ),
         -- Materialized: n is read twice below, and an inlined CTE would count the corpus twice.
         corpus AS MATERIALIZED (

@@ -17,7 +17,7 @@ import type { QueryVectorCache } from "./query-vector-cache.js";
 import type { ResidentMemories } from "./resident/resident-memories.js";
 import type { ResidentRow } from "./resident/resident-slots.js";
 import { type Superseded, supersededSql, toSuperseded } from "./superseded.js";
-import { queryLexemes, rankByWords, smallCorpusStatistics } from "./text-ranking.js";
+import { queryLexemes, rankByWords, smallCorpusStatistics, wordsToCount } from "./text-ranking.js";
 
 /**
  * `hnsw.ef_search` for a vector arm of `pool` results: the pool itself, at least 64 and
@@ -228,7 +228,8 @@ async function rankByVector(
  * memories holding one of the query's essential words are read (`essentialTerms`), which leaves the
  * result as it was: a name in most of a conversation's turns no longer makes every query read most
  * of the user's memories. A word held by more than `TEXT_MATCHES_PER_WORD` memories brings only that
- * many of them (which ones is up to the plan).
+ * many of them (which ones is up to the plan). Of a long query, only the `MAX_QUERY_WORDS` rarest
+ * words are weighed (`bm25Weights`); a large corpus counts only as many (`wordsToCount`).
  */
 async function rankByText(
   db: Database,
@@ -245,11 +246,11 @@ async function rankByText(
   const known = statisticsKey ? statistics?.lookup(statisticsKey) : undefined;
   const minCoverage = settings.minTextCoverage ?? 0;
   const wordIndexMinCorpus = settings.wordIndexMinCorpus ?? WORD_INDEX_MIN_CORPUS;
+  const lexemes = await queryLexemes(db, query.text);
+  if (lexemes.length === 0) return [];
   // A corpus not known to be large is read row by row, in two passes whatever the number of words
   // (no transaction: neither statement costs enough for JIT); one that turns out large is not.
   if (!known || known.n < wordIndexMinCorpus) {
-    const lexemes = await queryLexemes(db, query.text);
-    if (lexemes.length === 0) return [];
     const corpus = await smallCorpusStatistics(db, visible, lexemes, wordIndexMinCorpus);
     if (corpus) {
       const weights = essentialTerms(bm25Weights(corpus), minCoverage);
@@ -262,7 +263,8 @@ async function rankByText(
     // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup.
     await tx.execute(JIT_OFF);
     const size = known?.n ?? (await countVisible(tx, visible));
-    const corpus = await corpusStatistics(tx, visible, query.text, known, DEFAULT_COUNT_LIMITS, size);
+    const words = await wordsToCount(tx, visible, lexemes, DEFAULT_COUNT_LIMITS.sample);
+    const corpus = await corpusStatistics(tx, visible, words, known, DEFAULT_COUNT_LIMITS, size);
     if (statisticsKey) statistics?.remember(statisticsKey, corpus);
     const weights = essentialTerms(bm25Weights(corpus), minCoverage);
     return rankByWords(tx, {

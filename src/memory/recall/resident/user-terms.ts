@@ -1,4 +1,4 @@
-import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE } from "../bm25.js";
+import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS, rarestWords } from "../bm25.js";
 import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, widen } from "./resident-slots.js";
 
 /** A memory found by its words, before ranks are given. */
@@ -75,9 +75,12 @@ export class UserTerms extends ResidentSlots {
   rank(query: TermQuery): TermHit[] {
     // Each query word's position in the query plus one, by lexeme id (0: not a query word); unknown words match nothing.
     const queryIds: number[] = [];
+    const queryWords: string[] = [];
     for (const lexeme of new Set(query.lexemes)) {
       const id = this.lexemeIds.get(lexeme);
-      if (id !== undefined) queryIds.push(id);
+      if (id === undefined) continue;
+      queryIds.push(id);
+      queryWords.push(lexeme);
     }
     if (queryIds.length === 0) return [];
     if (this.marks.length < this.lexemeIds.size) this.marks = new Uint32Array(Math.max(1024, this.lexemeIds.size * 2));
@@ -86,13 +89,14 @@ export class UserTerms extends ResidentSlots {
       marks[id] = index + 1;
     });
     try {
-      return this.score(query, marks, queryIds.length);
+      return this.score(query, marks, queryWords);
     } finally {
       for (const id of queryIds) marks[id] = 0;
     }
   }
 
-  private score(query: TermQuery, marks: Uint32Array, terms: number): TermHit[] {
+  private score(query: TermQuery, marks: Uint32Array, words: string[]): TermHit[] {
+    const terms = words.length;
     const { nowMs, types } = query;
     const { pool, wordStart, wordLength } = this;
     // First pass: the statistics of the visible memories, and which of them hold a query word.
@@ -119,6 +123,7 @@ export class UserTerms extends ResidentSlots {
     const idf = Float64Array.from(df, (count) =>
       count > 0 && count <= visibleCount * MAX_DOCUMENT_SHARE ? bm25Idf(visibleCount, count) : 0,
     );
+    keepRarest(idf, words);
     const totalIdf = idf.reduce((sum, value) => sum + value, 0);
     if (!(totalIdf > 0)) return [];
     const avgLength = totalLength / visibleCount || 1;
@@ -237,4 +242,12 @@ class BestHits {
       at = worst;
     }
   }
+}
+
+/** Zeroes the idf of every weighed word but the `MAX_QUERY_WORDS` rarest, as SQL's ranking keeps them (`bm25Weights`). */
+function keepRarest(idf: Float64Array, words: string[]): void {
+  const weighed = words.flatMap((lexeme, index) => ((idf[index] as number) > 0 ? [{ lexeme, idf: idf[index] as number, index }] : []));
+  if (weighed.length <= MAX_QUERY_WORDS) return;
+  const kept = new Set(rarestWords(weighed).map((word) => word.index));
+  for (const word of weighed) if (!kept.has(word.index)) idf[word.index] = 0;
 }
