@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { connectDatabase } from "../../src/db/connect.js";
 import { type Database, queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
+import { annIndexName, HNSW_BUILD } from "../../src/memory/recall/ann-index.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
 import {
   type ReconcileReport,
@@ -256,5 +258,79 @@ describe.runIf(onPostgres)("per-user vector indexes kept by the service (real Po
     // The upkeep does not build it again: the user has no memories left.
     await started.ann?.reconcileUsers();
     expect(await indexes()).toEqual([]);
+  });
+
+  it("one process builds at a time, and a replica that found its model's index still building starts using it once valid", async () => {
+    const database = await freshDatabase();
+    const url = database.url as string;
+    const session = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return client;
+    };
+    const env = { ...database.env, ANN_USER_INDEX_MIN_MEMORIES: "300", ANN_USER_INDEX_INTERVAL: "1s" };
+    const clients: pg.Client[] = [];
+    let first: Runtime | undefined;
+    let replica: Runtime | undefined;
+    try {
+      first = await startTestRuntime(env);
+      const { db } = first.database;
+      const { model, dimensions } = first.providers.embedder;
+      const userIndexes = async () =>
+        (
+          await queryRows<{ n: number }>(
+            db,
+            sql`SELECT count(*)::int AS n FROM pg_class WHERE starts_with(relname, 'memories_user_ann_') OR starts_with(relname, 'memories_user_words_')`,
+          )
+        )[0]?.n;
+      // Another process's build cycle holds the lock: the upkeep skips its turns.
+      const otherProcess = await session();
+      clients.push(otherProcess);
+      await otherProcess.query("SELECT pg_advisory_lock(x'6d6e656d6f01'::bigint)");
+      const values = Array.from(
+        { length: 320 },
+        (_, i) =>
+          sql`(gen_random_uuid(), 'default', 'lock-large', 'episodic', 'turn', ${`memory ${i}`}, ${`lock-${i}`}, ${toVectorLiteral(vectorOf(i % 20, i, dimensions))}::halfvec, ${model}, now())`,
+      );
+      await db.execute(
+        sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, embedding, embedding_model, embedded_at) VALUES ${sql.join(values, sql`, `)}`,
+      );
+      await first.ann?.reconcileUsers();
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(await userIndexes()).toBe(0);
+      await otherProcess.query("SELECT pg_advisory_unlock(x'6d6e656d6f01'::bigint)");
+      await waitUntil(async () => (await userIndexes()) === 2, "the upkeep builds once the lock is free");
+      await first.close();
+      first = undefined;
+
+      // A replica starts while another process's build of the model's index waits for an old snapshot.
+      const modelIndex = annIndexName({ model, dimensions });
+      const reader = await session();
+      const builder = await session();
+      const watcher = await session();
+      clients.push(reader, builder, watcher);
+      await reader.query(`DROP INDEX "${modelIndex}"`);
+      await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      await reader.query("SELECT count(*) FROM memories");
+      const build = builder.query(
+        `CREATE INDEX CONCURRENTLY "${modelIndex}" ON memories USING hnsw ((embedding::halfvec(${dimensions})) halfvec_cosine_ops)
+           WITH (m = ${HNSW_BUILD.m}, ef_construction = ${HNSW_BUILD.efConstruction}) WHERE embedding_model = '${model}'`,
+      );
+      await waitUntil(
+        async () => (await watcher.query(`SELECT 1 FROM pg_stat_progress_create_index`)).rowCount === 1,
+        "the other process's build is under way",
+      );
+      replica = await startTestRuntime(env);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(replica.ann?.dimensionsFor(model)).toBeUndefined();
+      await reader.query("COMMIT");
+      await build;
+      await waitUntil(async () => replica?.ann?.dimensionsFor(model) === dimensions, "the replica takes the index once it is valid");
+    } finally {
+      await replica?.close();
+      await first?.close();
+      for (const client of clients) await client.end().catch(() => undefined);
+      await database.drop();
+    }
   });
 });

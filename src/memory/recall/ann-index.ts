@@ -78,9 +78,13 @@ export interface HnswIndexSpec {
   predicate: string;
 }
 
+/** Whether pgvector can index vectors of this many dimensions (`halfvec`). */
+export const indexableDimensions = (dimensions: number) =>
+  Number.isInteger(dimensions) && dimensions >= 1 && dimensions <= HNSW_MAX_DIMENSIONS;
+
 /** Builds `spec` concurrently unless a valid index of that name exists (see {@link ensureIndex}). */
 export async function ensureHnswIndex(db: Database, spec: HnswIndexSpec, options: AnnBuildOptions = {}): Promise<boolean> {
-  if (!Number.isInteger(spec.dimensions) || spec.dimensions < 1 || spec.dimensions > HNSW_MAX_DIMENSIONS) return false;
+  if (!indexableDimensions(spec.dimensions)) return false;
   return ensureIndex(
     db,
     spec.name,

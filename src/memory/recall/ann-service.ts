@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Database, type DatabaseHandle, queryRows } from "../../db/database.js";
-import { type AnnIndex, type AnnTarget, annIndexName, ensureAnnIndex } from "./ann-index.js";
+import { type AnnIndex, type AnnTarget, annIndexName, ensureAnnIndex, indexableDimensions } from "./ann-index.js";
 import { dropUserAnnIndex, reconcileUserAnnIndexes, type UserAnnPolicy, type UserScope } from "./user-ann-indexes.js";
 
 type Log = (message: string, fields?: Record<string, unknown>) => void;
@@ -24,13 +24,29 @@ export interface AnnService extends AnnIndex {
 }
 
 /**
+ * Held by the one process building indexes on a database, on its build connection (session-level:
+ * `CREATE INDEX CONCURRENTLY` cannot run in a transaction). Two concurrent builds on `memories`
+ * wait for each other's snapshots (expression and partial indexes, which a concurrent build cannot
+ * ignore), and two replicas reconciling at the same moment deadlocked; now the second skips its turn.
+ */
+const BUILD_LOCK = 0x6d6e656d6f01n;
+
+/**
+ * How soon a process that found no valid index of its model (another process building it, a failed
+ * build) checks again, at most: a look at the catalog, while recall takes the slower path.
+ */
+const MODEL_INDEX_RETRY_MS = 5_000;
+
+/**
  * The configured model's index. While the model has no vectors yet (a new deployment, a new
  * model) the build takes milliseconds and is finished before the service starts serving: a build
  * still running in the background could deadlock with whatever the first users do to the table
  * (`ANALYZE` takes the same lock, and a concurrent build waits for every older transaction). Over
  * existing vectors it builds in the background: until it is valid, recall takes the
- * binary-quantised path (correct, slower at scale); once it is, the indexed one. After it, and
- * then every `users.intervalMs`, the largest users' own indexes are reconciled.
+ * binary-quantised path (correct, slower at scale); once it is, the indexed one. An index another
+ * replica is building, or a build that failed, is checked again every 5 s (or `users.intervalMs`
+ * if sooner) until it is valid. Then, every `users.intervalMs`, the largest users' own indexes are
+ * reconciled. One process at a time builds (`BUILD_LOCK`); another skips its turn.
  */
 export async function startAnnService(db: Database, target: AnnTarget, log: Log, options: AnnServiceOptions): Promise<AnnService> {
   let ready = false;
@@ -39,14 +55,29 @@ export async function startAnnService(db: Database, target: AnnTarget, log: Log,
   /** The backend of the build connection in use, so that stopping can cancel a build that may run for minutes. */
   let builderPid: number | undefined;
   const memory = options.memory ? { memory: options.memory } : {};
-  /** Runs `work` on a build connection, one at a time (two builds would compete for the same memory). */
+  /**
+   * Runs `work` on a build connection holding `BUILD_LOCK`, one at a time in this process too (two
+   * builds would compete for the same memory); undefined when another process holds the lock.
+   */
   let queue: Promise<unknown> = Promise.resolve();
-  const onBuildConnection = <T>(work: (builder: Database) => Promise<T>): Promise<T> => {
+  let skipLogged = false;
+  const onBuildConnection = <T>(work: (builder: Database) => Promise<T>): Promise<T | undefined> => {
     const next = queue.then(async () => {
       if (stopped) throw new Error("the vector index service is stopped");
       const connection = await options.connect();
       try {
-        [{ pid: builderPid }] = (await queryRows<{ pid: number }>(connection.db, sql`SELECT pg_backend_pid() AS pid`)) as [{ pid: number }];
+        const [held] = await queryRows<{ pid: number; locked: boolean }>(
+          connection.db,
+          sql`SELECT pg_backend_pid() AS pid, pg_try_advisory_lock(${BUILD_LOCK}) AS locked`,
+        );
+        if (!held?.locked) {
+          if (!skipLogged) log("vector index upkeep skipped while another process builds; checked again later");
+          skipLogged = true;
+          return undefined;
+        }
+        skipLogged = false;
+        builderPid = held.pid;
+        // Closing the connection releases the lock, however the work ends.
         return await work(connection.db);
       } finally {
         builderPid = undefined;
@@ -57,31 +88,41 @@ export async function startAnnService(db: Database, target: AnnTarget, log: Log,
     return next;
   };
 
+  const started = Date.now();
+  let missingLogged = false;
+  const ensureModelIndex = async () => {
+    const valid = await onBuildConnection((builder) => ensureAnnIndex(builder, target, memory));
+    if (valid === undefined) return;
+    ready = valid;
+    if (valid) log("vector index ready", { index: annIndexName(target), ms: Date.now() - started });
+    else if (!missingLogged)
+      log("no valid vector index for this embedding model yet", { model: target.model, dimensions: target.dimensions });
+    missingLogged = !valid;
+  };
   const reconcileUsers = async () => {
     const users = options.users;
     if (!users || stopped || !ready) return;
     const report = await onBuildConnection((builder) => reconcileUserAnnIndexes(builder, target, users, memory));
-    if (report.built.length > 0 || report.wordsBuilt.length > 0 || report.dropped.length > 0 || report.pending > 0)
+    if (report && (report.built.length > 0 || report.wordsBuilt.length > 0 || report.dropped.length > 0 || report.pending > 0))
       log("per-user vector and word indexes reconciled", { ...report });
   };
-  const checkUsers = () =>
-    reconcileUsers().catch((error: unknown) =>
-      log("per-user vector index upkeep failed; retried at the next check", { error: String(error) }),
+  const check = () =>
+    (ready ? reconcileUsers() : ensureModelIndex().then(reconcileUsers)).catch((error: unknown) =>
+      log("vector index upkeep failed; retried at the next check", { error: String(error) }),
     );
+  const schedule = () => {
+    const usersInterval = options.users?.intervalMs;
+    // A model pgvector cannot index is never checked again.
+    const retry = indexableDimensions(target.dimensions)
+      ? Math.min(MODEL_INDEX_RETRY_MS, usersInterval ?? MODEL_INDEX_RETRY_MS)
+      : undefined;
+    const delay = ready ? usersInterval : retry;
+    if (stopped || delay === undefined) return;
+    timer = setTimeout(() => void check().then(schedule), delay);
+    timer.unref();
+  };
 
-  const started = Date.now();
-  const building = onBuildConnection((builder) => ensureAnnIndex(builder, target, memory)).then(
-    (valid) => {
-      ready = valid;
-      if (valid) log("vector index ready", { index: annIndexName(target), ms: Date.now() - started });
-      else log("no vector index for this embedding model", { model: target.model, dimensions: target.dimensions });
-      if (!valid || !options.users || stopped) return;
-      void checkUsers();
-      timer = setInterval(checkUsers, options.users.intervalMs);
-      timer.unref();
-    },
-    (error: unknown) => log("vector index build failed; recall stays on the binary-quantised path", { error: String(error) }),
-  );
+  const building = check().then(schedule);
   // Unreachable database: the build in the background logs its own failure; start-up goes on.
   const noVectorsYet = await queryRows(db, sql`SELECT 1 FROM memories WHERE embedding_model = ${target.model} LIMIT 1`).then(
     (rows) => rows.length === 0,
@@ -94,7 +135,7 @@ export async function startAnnService(db: Database, target: AnnTarget, log: Log,
     reconcileUsers,
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       // A cancelled concurrent build leaves an invalid index, which the next start drops and builds again.
       if (builderPid !== undefined) await db.execute(sql`SELECT pg_cancel_backend(${builderPid})`).catch(() => undefined);
       await queue;
