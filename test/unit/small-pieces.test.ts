@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { durationMs, parseEnv } from "../../src/config/env.js";
 import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
+import { bpeTokenizer } from "../../src/context/tokenizer.js";
 import { chooseDriver } from "../../src/db/connect.js";
 import { isTransactionConflict, retryOnConflict } from "../../src/db/connection-errors.js";
 import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
@@ -90,6 +91,36 @@ describe("tokenizer and importance", () => {
     expect("alpha beta gamma delta epsilon".startsWith(cut)).toBe(true);
     expect(o200kTokenizer.count(cut)).toBeLessThanOrEqual(3);
     expect(o200kTokenizer.truncate("🚲🚲🚲🚲", 3)).not.toContain("\uFFFD");
+  });
+  it("keeps the counts of short texts, the most recently used 10,000", () => {
+    let counted = 0;
+    const encoding = {
+      countTokens: (text: string) => {
+        counted++;
+        return o200kTokenizer.count(text);
+      },
+      encode: () => [],
+      decode: () => "",
+    };
+    const tokenizer = bpeTokenizer("counting", encoding);
+    expect(tokenizer.count("- we talked about jazz\n")).toBe(o200kTokenizer.count("- we talked about jazz\n"));
+    expect(tokenizer.count("- we talked about jazz\n")).toBe(o200kTokenizer.count("- we talked about jazz\n"));
+    expect(counted).toBe(1);
+    const long = "jazz ".repeat(200);
+    tokenizer.count(long);
+    tokenizer.count(long);
+    expect(counted).toBe(3);
+    // 10,000 other texts, the first one used again half-way: it stays, the oldest of the others goes.
+    for (let i = 0; i < 10_000; i++) {
+      tokenizer.count(`memory ${i}`);
+      if (i === 5_000) tokenizer.count("- we talked about jazz\n");
+    }
+    counted = 0;
+    tokenizer.count("- we talked about jazz\n");
+    tokenizer.count("memory 9999");
+    expect(counted).toBe(0);
+    tokenizer.count("memory 0");
+    expect(counted).toBe(1);
   });
   it("rates explicit requests and personal facts above small talk", () => {
     expect(ruleImportance(["nice weather today"])).toBeLessThan(ruleImportance(["Please remember my birthday is May 3rd, I love cake"]));
