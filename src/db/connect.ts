@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { durationMs, type Env } from "../config/env.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
-import { enablePreparedStatements } from "./prepared-statements.js";
+import { registerServerPool } from "./pool-statements.js";
 import { releaseClientOnFailedBegin } from "./release-failed-begin.js";
 import * as schema from "./schema/index.js";
 
@@ -114,7 +114,7 @@ async function connectNodePostgres(settings: PoolSettings, log: ConnectionLog): 
   });
   survivePoolErrors(pool, log);
   const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
-  if (settings.preparedStatements) enablePreparedStatements(db, pool);
+  registerServerPool(db, pool, { prepared: settings.preparedStatements });
   return { db, kind: "pg", close: () => pool.end() };
 }
 
@@ -136,6 +136,6 @@ async function connectNeon(settings: PoolSettings, wsProxy: string | undefined, 
   const pool = new Pool({ connectionString: settings.url, max: settings.max, connectionTimeoutMillis: settings.connectTimeoutMs });
   survivePoolErrors(pool as unknown as EventedPool, log);
   const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
-  if (settings.preparedStatements) enablePreparedStatements(db, pool);
+  registerServerPool(db, pool, { prepared: settings.preparedStatements });
   return { db, kind: "neon", close: () => pool.end() };
 }

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
-import { queryRowsPrepared } from "../../db/prepared-statements.js";
+import { queryRowsPrepared, queryRowsWithSettings } from "../../db/pool-statements.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
@@ -208,16 +208,11 @@ async function rankByVector(
     const resident = await residentNeighbours(db, residentScope(query, readAfter), vector, pool, settings.resident);
     if (resident) return { hits: resident, approximate: true };
   }
-  const { annDimensions } = vector;
-  const hits = await db.transaction(async (tx) => {
-    await tx.execute(
-      annDimensions
-        ? sql`SELECT set_config('jit', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
-                     set_config('hnsw.ef_search', ${String(annEfSearch(pool))}, true)`
-        : JIT_OFF,
-    );
-    return queryRows<RankedHit>(tx, vectorArmSql(visible, vector, pool));
-  });
+  // JIT off as in the text arm; the HNSW scan goes on until the pool is full (relaxed order, re-sorted by the statement).
+  const scan: Record<string, string> = vector.annDimensions
+    ? { jit: "off", "hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": String(annEfSearch(pool)) }
+    : { jit: "off" };
+  const hits = await queryRowsWithSettings<RankedHit>(db, scan, vectorArmSql(visible, vector, pool));
   return { hits, approximate: false };
 }
 

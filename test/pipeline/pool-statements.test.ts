@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { connectDatabase } from "../../src/db/connect.js";
 import { queryRows } from "../../src/db/database.js";
-import { queryRowsPrepared } from "../../src/db/prepared-statements.js";
+import { queryRowsPrepared, queryRowsWithSettings } from "../../src/db/pool-statements.js";
 import { freshDatabase, onPostgres } from "../fixtures/database.js";
 import { testEnv } from "../fixtures/runtime.js";
 
@@ -35,6 +35,38 @@ describe("named statements (the final read of a recall)", () => {
     try {
       expect(await queryRowsPrepared(handle.db, sql`SELECT ${7}::int AS n`)).toEqual([{ n: 7 }]);
       expect(await queryRows(handle.db, sql`SELECT name FROM pg_prepared_statements`)).toEqual([]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
+});
+
+describe("statements with settings of their own (the vector arm)", () => {
+  it("runs with its settings in force for it alone, its values inlined whatever standard_conforming_strings says", async () => {
+    const database = await freshDatabase();
+    // One connection: what the statement set would still be there for the next one if it leaked.
+    const handle = await connectDatabase({ ...testEnv(database.env), DATABASE_POOL_MAX: 1 });
+    const awkward = ["it's", "back\\slash \\' and '' quotes", "ünïcødé 😀", "$1 -- ; SELECT 1"];
+    const statement = sql`SELECT current_setting('jit') AS jit, current_setting('work_mem') AS work_mem,
+                                 ARRAY[${sql.join(
+                                   awkward.map((text) => sql`${text}::text`),
+                                   sql`, `,
+                                 )}] AS texts, ${42}::int AS n`;
+    const setting = async (name: string) =>
+      (await queryRows<{ value: string }>(handle.db, sql`SELECT current_setting(${name}) AS value`))[0]?.value;
+    try {
+      const before = { jit: await setting("jit"), work_mem: await setting("work_mem") };
+      for (const conforming of ["on", "off"]) {
+        await handle.db.execute(sql.raw(`SET standard_conforming_strings = ${conforming}`));
+        const rows = await queryRowsWithSettings<{ jit: string; work_mem: string; texts: string[]; n: number }>(
+          handle.db,
+          { jit: "off", work_mem: "7MB" },
+          statement,
+        );
+        expect(rows).toEqual([{ jit: "off", work_mem: "7MB", texts: awkward, n: 42 }]);
+        expect({ jit: await setting("jit"), work_mem: await setting("work_mem") }).toEqual(before);
+      }
     } finally {
       await handle.close();
       await database.drop();
