@@ -83,3 +83,10 @@ export async function queryRowsWithSettings<Row>(db: Database, settings: Record<
   const results = (await server.pool.query(text)) as { rows: unknown[] }[];
   return (results.at(-1)?.rows ?? []) as Row[];
 }
+
+/** `db` as a query surface whose every statement runs with `settings` of its own (`queryRowsWithSettings`). */
+export function withSettings(db: Database, settings: Record<string, string>): Pick<Database, "execute"> {
+  const execute = (query: SQL) => queryRowsWithSettings(db, settings, query).then((rows) => ({ rows }));
+  // queryRows reads only `rows`, whatever the driver: the one part of a result this surface has.
+  return { execute } as unknown as Pick<Database, "execute">;
+}

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
-import { queryRowsPrepared, queryRowsWithSettings } from "../../db/pool-statements.js";
+import { queryRowsPrepared, queryRowsWithSettings, withSettings } from "../../db/pool-statements.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { SourceRef } from "../provenance.js";
@@ -219,7 +219,7 @@ async function rankByVector(
 /**
  * The BM25 ranking of the visible memories: corpus statistics, then the ranking itself. A small
  * corpus (under `wordIndexMinCorpus`) is read row by row, once for the statistics and once for the
- * ranking. A large one goes through the word index, in one transaction, its statistics cached; only
+ * ranking. A large one goes through the word index, JIT off, its statistics cached; only
  * memories holding one of the query's essential words are read (`essentialTerms`), which leaves the
  * result as it was: a name in most of a conversation's turns no longer makes every query read most
  * of the user's memories. A word held by more than `TEXT_MATCHES_PER_WORD` memories brings only that
@@ -252,25 +252,24 @@ async function rankByText(
       return rankByWords(db, { visible, weights, avgLength: corpus.avgLength, minCoverage, pool, turnSeq: TURN_SEQ });
     }
   }
-  return db.transaction(async (tx) => {
-    // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
-    // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
-    // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup.
-    await tx.execute(JIT_OFF);
-    const size = known?.n ?? (await countVisible(tx, visible));
-    const words = await wordsToCount(tx, visible, lexemes, DEFAULT_COUNT_LIMITS.sample);
-    const corpus = await corpusStatistics(tx, visible, words, known, DEFAULT_COUNT_LIMITS, size);
-    if (statisticsKey) statistics?.remember(statisticsKey, corpus);
-    const weights = essentialTerms(bm25Weights(corpus), minCoverage);
-    return rankByWords(tx, {
-      visible,
-      weights,
-      avgLength: corpus.avgLength,
-      minCoverage,
-      pool,
-      turnSeq: TURN_SEQ,
-      matchesPerWord: Math.max(TEXT_MATCHES_PER_WORD, pool),
-    });
+  // The planner's cost of the text arm (it cannot know how few rows the weights match) passes
+  // jit_above_cost at scale, and compiling the statement then took 70 of its 107 ms on a real
+  // Postgres with 100K memories; JIT pays off for analytics, never for a 10 ms lookup. Each
+  // statement carries the setting (one round trip each, no transaction around them).
+  const jitOff = withSettings(db, { jit: "off" });
+  const size = known?.n ?? (await countVisible(jitOff, visible));
+  const words = await wordsToCount(jitOff, visible, lexemes, DEFAULT_COUNT_LIMITS.sample);
+  const corpus = await corpusStatistics(jitOff, visible, words, known, DEFAULT_COUNT_LIMITS, size);
+  if (statisticsKey) statistics?.remember(statisticsKey, corpus);
+  const weights = essentialTerms(bm25Weights(corpus), minCoverage);
+  return rankByWords(jitOff, {
+    visible,
+    weights,
+    avgLength: corpus.avgLength,
+    minCoverage,
+    pool,
+    turnSeq: TURN_SEQ,
+    matchesPerWord: Math.max(TEXT_MATCHES_PER_WORD, pool),
   });
 }
 
@@ -294,9 +293,6 @@ export function essentialTerms(
   }
   return weights.map((weight) => ({ ...weight, essential: !inessential.has(weight.lexeme) }));
 }
-
-/** Per transaction only (set_config's `true`), so it never leaks into a pooled connection's next user. */
-const JIT_OFF = sql`SELECT set_config('jit', 'off', true)`;
 
 type ResidentScope = { appId: string; userId: string; now: Date; types?: MemoryType[]; readAfter?: number };
 
