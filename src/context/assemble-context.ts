@@ -1,7 +1,7 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
-import { type RecallSettings, recallMemories } from "../memory/recall/hybrid-recall.js";
+import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
 import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
@@ -66,15 +66,16 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
 
   // Not awaited here: recall ranks by text while the query is being embedded.
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
-  const [ranked, history] = await Promise.all([
-    recallMemories(
+  const [{ ranked, anchors, following }, history] = await Promise.all([
+    recallWithFollowingTurns(
       deps.db,
       { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now },
       { ...deps.recall, neighbourWeight: deps.neighbourWeight },
+      deps.followingTurns,
     ),
     request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
-  const expanded = await withFollowingTurns(deps.db, scope, ranked, now, deps.followingTurns);
+  const expanded = withFollowingTurns(ranked, anchors, following);
   const recalled = demoteSuperseded(withoutRedundant(expanded));
   const asItem = (memory: (typeof recalled)[number]) => ({
     // An episode whose statement was replaced never reads as current: it says so, when, and what holds now.

@@ -1,36 +1,22 @@
-import type { Database } from "../db/database.js";
-import { followingTurns, type RecalledMemory } from "../memory/recall/hybrid-recall.js";
+import type { RecalledMemory, TurnAnchor } from "../memory/recall/hybrid-recall.js";
 
 /** Enough candidates to fill the memory share with short items (~15 tokens each), within bounds. */
 export const memoryCandidates = (budget: number) => Math.min(400, Math.max(30, Math.ceil(budget / 15)));
 
-/** Puts the turn that follows each of the `count` best turn hits right after it (CONTEXT_FOLLOWING_TURNS). */
-export async function withFollowingTurns(
-  db: Database,
-  scope: { appId: string; userId: string },
-  ranked: RecalledMemory[],
-  now: Date,
-  count: number,
-): Promise<RecalledMemory[]> {
-  if (count === 0) return ranked;
-  const anchors = ranked.filter((memory) => memory.subtype === "turn" && memory.sessionId && memory.seq !== null).slice(0, count);
-  const following = await followingTurns(
-    db,
-    scope,
-    anchors.map((memory) => ({ sessionId: memory.sessionId as string, seq: memory.seq as number })),
-    now,
-  );
+/** Puts the turn that follows each anchor (one of the best turn hits) right after it (CONTEXT_FOLLOWING_TURNS). */
+export function withFollowingTurns(ranked: RecalledMemory[], anchors: TurnAnchor[], following: RecalledMemory[]): RecalledMemory[] {
   if (following.length === 0) return ranked;
   // A follower recall found on its own keeps its own scores (the receipts show them).
   const recalled = new Map(ranked.map((memory) => [memory.id, memory]));
   const next = new Map(following.map((memory) => [`${memory.sessionId}:${memory.seq}`, recalled.get(memory.id) ?? memory]));
+  const anchorIds = new Set(anchors.map((anchor) => anchor.id));
   const result: RecalledMemory[] = [];
   const placed = new Set<string>();
   for (const memory of ranked) {
     if (placed.has(memory.id)) continue;
     placed.add(memory.id);
     result.push(memory);
-    const follower = anchors.includes(memory) ? next.get(`${memory.sessionId}:${(memory.seq as number) + 1}`) : undefined;
+    const follower = anchorIds.has(memory.id) ? next.get(`${memory.sessionId}:${(memory.seq as number) + 1}`) : undefined;
     // A follower ranked further down moves up next to its anchor.
     if (follower && !placed.has(follower.id)) {
       result.push(follower);

@@ -16,6 +16,9 @@ export interface RankedHit {
 /** A memory both rankings together put among the best, before its row is read. */
 export interface FusedHit {
   id: string;
+  session_id: string | null;
+  /** A turn's seq in its session (null for every other memory). */
+  turn_seq: number | null;
   created_at: string;
   /** RRF score over the two rankings. */
   fused: number;
@@ -26,11 +29,6 @@ export interface FusedHit {
   coverage: number;
   vector_rank: number | null;
   text_rank: number | null;
-}
-
-interface Fusing extends FusedHit {
-  session_id: string | null;
-  turn_seq: number | null;
 }
 
 /**
@@ -44,7 +42,7 @@ interface Fusing extends FusedHit {
  * follows reads only the rows returned (fusing in SQL read all of them, 10-30 ms at 100K memories).
  */
 export function fuseRankings(rankings: { vector: RankedHit[]; text: RankedHit[] }, neighbourWeight: number, limit: number): FusedHit[] {
-  const fused = new Map<string, Fusing>();
+  const fused = new Map<string, FusedHit>();
   for (const arm of ["vector", "text"] as const) {
     for (const hit of rankings[arm]) {
       const entry = fused.get(hit.id) ?? {
@@ -72,15 +70,15 @@ export function fuseRankings(rankings: { vector: RankedHit[]; text: RankedHit[] 
   if (neighbourWeight > 0) boostNeighbours(entries, neighbourWeight);
   for (const entry of entries) entry.score = entry.fused + entry.neighbour_boost;
   entries.sort((a, b) => b.score - a.score || compareText(b.created_at, a.created_at));
-  return entries.slice(0, limit).map(({ session_id: _session, turn_seq: _turn, ...hit }) => hit);
+  return entries.slice(0, limit);
 }
 
 /** Gives each turn `weight` of the better fused score of the turns right before and after it in its session, among the hits. */
-function boostNeighbours(entries: Fusing[], weight: number): void {
-  const turns = new Map<string, Map<number, Fusing>>();
+function boostNeighbours(entries: FusedHit[], weight: number): void {
+  const turns = new Map<string, Map<number, FusedHit>>();
   for (const entry of entries) {
     if (entry.session_id === null || entry.turn_seq === null) continue;
-    const session = turns.get(entry.session_id) ?? new Map<number, Fusing>();
+    const session = turns.get(entry.session_id) ?? new Map<number, FusedHit>();
     session.set(entry.turn_seq, entry);
     turns.set(entry.session_id, session);
   }

@@ -12,7 +12,7 @@ import {
   DEFAULT_COUNT_LIMITS,
   WORD_INDEX_MIN_CORPUS,
 } from "./corpus-statistics.js";
-import { fuseRankings, type RankedHit } from "./fusion.js";
+import { type FusedHit, fuseRankings, type RankedHit } from "./fusion.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
 import type { ResidentMemories } from "./resident/resident-memories.js";
 import type { ResidentRow } from "./resident/resident-slots.js";
@@ -145,6 +145,47 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
  * a transaction of its own, so the embedded database is free for other requests in between.
  */
 export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
+  return readHits(db, query, await fuseHits(db, query, settings));
+}
+
+/** A turn among recall's best hits, whose next turn in its session a context window brings along. */
+export interface TurnAnchor {
+  id: string;
+  sessionId: string;
+  seq: number;
+}
+
+/**
+ * Recall, and the turn after each of the `count` best turn hits (CONTEXT_FOLLOWING_TURNS): which
+ * turns those are is known once the rankings are fused, so the two reads run side by side (on a
+ * server, on two connections) instead of one after the other. An anchor may have been replaced
+ * since it was ranked; its follower is then read but has nothing to follow in `ranked`.
+ */
+export async function recallWithFollowingTurns(
+  db: Database,
+  query: RecallQuery,
+  settings: RecallSettings,
+  count: number,
+): Promise<{ ranked: RecalledMemory[]; anchors: TurnAnchor[]; following: RecalledMemory[] }> {
+  const fused = await fuseHits(db, query, settings);
+  const anchors = fused.best
+    .flatMap((hit) =>
+      hit.session_id !== null && hit.turn_seq !== null ? [{ id: hit.id, sessionId: hit.session_id, seq: hit.turn_seq }] : [],
+    )
+    .slice(0, count);
+  const [ranked, following] = await Promise.all([readHits(db, query, fused), followingTurns(db, query, anchors, query.now)]);
+  return { ranked, anchors, following };
+}
+
+/** Both rankings fused: the best `limit` hits, and the query's vector when the exact similarity is still to be read. */
+interface FusedRecall {
+  best: FusedHit[];
+  visible: SQL;
+  /** The resident copy ranks by 8-bit vectors: the exact similarity is read with the rows returned. */
+  exact: string | undefined;
+}
+
+async function fuseHits(db: Database, query: RecallQuery, settings: RecallSettings): Promise<FusedRecall> {
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   const visible = visibleMemories(query, query);
   // Both resident arms catch up with writes committed before this point: one change-log read serves both.
@@ -157,9 +198,13 @@ export async function recallMemories(db: Database, query: RecallQuery, settings:
     })),
   ]);
   const best = fuseRankings({ vector: nearest.hits, text: texts }, settings.neighbourWeight ?? 0, query.limit);
-  if (best.length === 0) return [];
-  // The resident copy ranks by 8-bit vectors: the similarity returned is the exact one, of the rows returned only.
   const exact = nearest.approximate && nearest.vector ? toVectorLiteral(nearest.vector.values) : undefined;
+  return { best, visible, exact };
+}
+
+/** The fused hits' rows, in fusion's order, those no longer visible left out. */
+async function readHits(db: Database, query: RecallQuery, { best, visible, exact }: FusedRecall): Promise<RecalledMemory[]> {
+  if (best.length === 0) return [];
   // Only the ids go to the database: the scores stay here, and so does the order (fusion's). A
   // 48 KB JSON of scores took 1.5 ms of a real Postgres's parsing and planning on each request.
   const rows = await queryRowsPrepared<RecalledRow>(
