@@ -30,6 +30,8 @@ export interface AnnService extends AnnIndex {
  * ignore), and two replicas reconciling at the same moment deadlocked; now the second skips its turn.
  */
 const BUILD_LOCK = 0x6d6e656d6f01n;
+/** As text, cast in SQL: drivers differ in how they send a BigInt parameter. */
+const BUILD_LOCK_KEY = BUILD_LOCK.toString();
 
 /**
  * How soon a process that found no valid index of its model (another process building it, a failed
@@ -68,7 +70,7 @@ export async function startAnnService(db: Database, target: AnnTarget, log: Log,
       try {
         const [held] = await queryRows<{ pid: number; locked: boolean }>(
           connection.db,
-          sql`SELECT pg_backend_pid() AS pid, pg_try_advisory_lock(${BUILD_LOCK}) AS locked`,
+          sql`SELECT pg_backend_pid() AS pid, pg_try_advisory_lock(${BUILD_LOCK_KEY}::bigint) AS locked`,
         );
         if (!held?.locked) {
           if (!skipLogged) log("vector index upkeep skipped while another process builds; checked again later");
