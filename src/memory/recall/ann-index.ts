@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
+import { sha256Hex } from "../../util/hash.js";
 
 /** pgvector indexes `halfvec` up to this many dimensions. */
 const HNSW_MAX_DIMENSIONS = 4000;
@@ -38,10 +38,9 @@ export function annIndexName(target: AnnTarget): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
     .slice(0, 30);
-  const hash = createHash("sha256")
-    .update(`${target.model}\u0000${target.dimensions}\u0000m=${HNSW_BUILD.m},ef_construction=${HNSW_BUILD.efConstruction}`)
-    .digest("hex")
-    .slice(0, 8);
+  const hash = sha256Hex(
+    `${target.model}\u0000${target.dimensions}\u0000m=${HNSW_BUILD.m},ef_construction=${HNSW_BUILD.efConstruction}`,
+  ).slice(0, 8);
   return `memories_ann_${slug}_${target.dimensions}_${hash}`;
 }
 

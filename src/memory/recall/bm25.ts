@@ -1,3 +1,5 @@
+import { compareCodeUnits } from "../../util/compare-code-units.js";
+
 /** BM25 parameters, the usual defaults; term frequency is taken as 1 (memories are short). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -40,8 +42,6 @@ export function bm25Weights(corpus: { n: number; terms: { lexeme: string; df: nu
  */
 export function rarestWords<T extends { lexeme: string; idf: number }>(weights: T[], max = MAX_QUERY_WORDS): T[] {
   if (weights.length <= max) return weights;
-  const kept = new Set([...weights].sort((a, b) => b.idf - a.idf || compareLexemes(a.lexeme, b.lexeme)).slice(0, max));
+  const kept = new Set([...weights].sort((a, b) => b.idf - a.idf || compareCodeUnits(a.lexeme, b.lexeme)).slice(0, max));
   return weights.filter((weight) => kept.has(weight));
 }
-
-export const compareLexemes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,3 +1,5 @@
+import { compareCodeUnits } from "../../util/compare-code-units.js";
+
 /** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
 export const RRF_K = 60;
 
@@ -69,7 +71,7 @@ export function fuseRankings(rankings: { vector: RankedHit[]; text: RankedHit[] 
   const entries = [...fused.values()];
   if (neighbourWeight > 0) boostNeighbours(entries, neighbourWeight);
   for (const entry of entries) entry.score = entry.fused + entry.neighbour_boost;
-  entries.sort((a, b) => b.score - a.score || compareText(b.created_at, a.created_at));
+  entries.sort((a, b) => b.score - a.score || compareCodeUnits(b.created_at, a.created_at));
   return entries.slice(0, limit);
 }
 
@@ -88,5 +90,3 @@ function boostNeighbours(entries: FusedHit[], weight: number): void {
     }
   }
 }
-
-const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
-import { BM25_B, BM25_K1, compareLexemes, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS } from "./bm25.js";
+import { compareCodeUnits } from "../../util/compare-code-units.js";
+import { BM25_B, BM25_K1, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS } from "./bm25.js";
 import { type CorpusStatistics, wordMatch } from "./corpus-statistics.js";
 import type { RankedHit } from "./fusion.js";
 
@@ -103,7 +104,7 @@ export async function wordsToCount(db: Queryable, visible: SQL, lexemes: string[
   };
   return lexemes
     .map((lexeme) => ({ lexeme, standing: standing(lexeme) }))
-    .sort((a, b) => a.standing[0] - b.standing[0] || a.standing[1] - b.standing[1] || compareLexemes(a.lexeme, b.lexeme))
+    .sort((a, b) => a.standing[0] - b.standing[0] || a.standing[1] - b.standing[1] || compareCodeUnits(a.lexeme, b.lexeme))
     .slice(0, MAX_QUERY_WORDS)
     .map((word) => word.lexeme);
 }
