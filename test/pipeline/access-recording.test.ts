@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectDatabase } from "../../src/db/connect.js";
-import { type DatabaseHandle, queryRows } from "../../src/db/database.js";
+import { type Database, type DatabaseHandle, queryRows } from "../../src/db/database.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
@@ -68,5 +68,38 @@ describe("access recording", () => {
     expect(after.hot - before.hot).toBeGreaterThanOrEqual(143);
     const [accessed] = await queryRows<{ n: number }>(handle.db, sql`SELECT count(*)::int AS n FROM memories WHERE access_count = 1`);
     expect(accessed?.n).toBe(150);
+  });
+
+  it("writes a large flush in chunks: every count lands, and a reader gets the database between chunks", async () => {
+    const values = Array.from(
+      { length: 450 },
+      (_, i) => sql`(gen_random_uuid(), 'default', 'chunked', 'episodic', 'turn', ${`memory ${i} about chess`}, ${`chunked-${i}`})`,
+    );
+    await handle.db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash) VALUES ${sql.join(values, sql`, `)}`,
+    );
+    const ids = (await queryRows<{ id: string }>(handle.db, sql`SELECT id FROM memories WHERE user_id = 'chunked' ORDER BY id`)).map(
+      (row) => row.id,
+    );
+    const accessed = sql`SELECT count(*)::int AS n, coalesce(sum(access_count), 0)::int AS total FROM memories WHERE user_id = 'chunked' AND access_count > 0`;
+    // A reader that asks while the flush's first statement runs: it is queued behind that
+    // statement alone on the embedded database's one connection (and runs beside it on a server).
+    let probe: Promise<{ n: number; total: number }[]> | undefined;
+    const watched = {
+      execute: (statement: SQL) => {
+        // drizzle runs a statement once it is awaited: `then` sends it before the reader's.
+        const running = handle.db.execute(statement).then((result) => result);
+        probe ??= queryRows<{ n: number; total: number }>(handle.db, accessed);
+        return running;
+      },
+    } as unknown as Database;
+    const recorder = new AccessRecorder(watched, systemClock, 0, 100);
+    // The first 50 memories asked for twice, by two reads in the same window.
+    await Promise.all([recorder.record(ids), recorder.record(ids.slice(0, 50))]);
+    const [after] = await queryRows<{ n: number; total: number }>(handle.db, accessed);
+    expect(after).toEqual({ n: 450, total: 500 });
+    const [seen] = (await probe) ?? [];
+    if (handle.kind === "pglite") expect(seen?.n).toBe(100);
+    else expect(seen?.n).toBeLessThan(450);
   });
 });
