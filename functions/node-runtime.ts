@@ -6,6 +6,7 @@ import { durationMs, type Env } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../src/db/connect.js";
 import type { DatabaseHandle } from "../src/db/database.js";
+import { scheduleVacuum } from "../src/db/embedded-vacuum.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { LocalExecutor } from "../src/executor/local-executor.js";
 import { LiveEvents } from "../src/live/live-events.js";
@@ -175,6 +176,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     log: logger.error,
   });
   if (executor && env.EXECUTOR_ENABLED) await executor.start();
+  const vacuum =
+    database.kind === "pglite" ? scheduleVacuum(database.db, { intervalMs: durationMs(env.EMBEDDED_VACUUM_INTERVAL), logger }) : undefined;
   log("service ready", { database: database.kind, inngest: env.INNGEST_MODE, llm: providers.llm.id, embedder: providers.embedder.model });
 
   return {
@@ -191,6 +194,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       await ann?.stop();
       await background.settle();
       await executor?.stop();
+      await vacuum?.stop();
       await database.close();
     },
   };

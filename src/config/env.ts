@@ -188,6 +188,11 @@ export const EnvSchema = z.object({
   /** How often a live event stream (GET /v1/live) reads pipeline progress from the database. */
   LIVE_POLL_INTERVAL: DurationSchema.default("1s"),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  /**
+   * How often the embedded database (PGlite, which runs no autovacuum) checks for tables due a
+   * VACUUM or ANALYZE by autovacuum's default thresholds. Ignored on a server, which has its own.
+   */
+  EMBEDDED_VACUUM_INTERVAL: DurationSchema.default("1m"),
   /** Longest wait of the embedded executor between queue checks when nothing is due. */
   EXECUTOR_POLL_INTERVAL: DurationSchema.default("1s"),
   /** First retry delay of the embedded executor; doubles per attempt, with jitter, up to a minute. */

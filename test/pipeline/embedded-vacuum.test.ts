@@ -1,0 +1,109 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { connectDatabase } from "../../src/db/connect.js";
+import { type Database, type DatabaseHandle, queryRows } from "../../src/db/database.js";
+import { AUTOVACUUM_DEFAULTS, scheduleVacuum, vacuumWhereDue } from "../../src/db/embedded-vacuum.js";
+import { migrateDatabase } from "../../src/db/migrate.js";
+import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
+import { waitUntil } from "../fixtures/wait.js";
+
+/**
+ * PGlite runs no autovacuum: the service vacuums the embedded database itself, by autovacuum's
+ * rules. The same rules run here on a real Postgres too, with autovacuum off for the table so the
+ * server's own cannot do the work first.
+ */
+describe("vacuuming the embedded database", () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    // One connection: the statistics an update leaves are this session's, flushed before each read.
+    handle = await connectDatabase({
+      DATA_DIR: "memory://",
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
+      DATABASE_POOL_MAX: 1,
+    });
+    if (handle.kind === "pglite") await migrateDatabase(handle);
+    else await handle.db.execute(sql`ALTER TABLE memories SET (autovacuum_enabled = false)`);
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await database?.drop();
+  });
+
+  const flushStatistics = async () => {
+    await handle.db.execute(sql`SELECT pg_stat_force_next_flush()`);
+    await handle.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
+  };
+  const tableBytes = async () =>
+    Number((await queryRows<{ bytes: string }>(handle.db, sql`SELECT pg_table_size('memories') AS bytes`))[0]?.bytes);
+
+  it("analyzes new rows, vacuums after each daily pass over two months, and the table stops growing", async () => {
+    await handle.db.execute(
+      sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash)
+          SELECT gen_random_uuid(), 'default', 'vacuumed', 'episodic', 'turn', repeat('a long memory about sailing and tea ', 20) || i, 'vacuumed-' || i
+            FROM generate_series(1, 2000) AS i`,
+    );
+    await flushStatistics();
+    expect(await vacuumWhereDue(handle.db)).toMatchObject({ analyzed: expect.arrayContaining(["memories"]), frozen: false });
+    const seeded = await tableBytes();
+    // Sixty days of decay: every memory's retention rewritten once a day, as the daily pass does.
+    for (let day = 1; day <= 60; day++) {
+      await handle.db.execute(sql`UPDATE memories SET retention = retention * 0.99 WHERE user_id = 'vacuumed'`);
+      await flushStatistics();
+      const pass = await vacuumWhereDue(handle.db);
+      expect(pass.vacuumed, `day ${day}`).toContain("memories");
+    }
+    await flushStatistics();
+    const [after] = await queryRows<{ dead: number }>(
+      handle.db,
+      sql`SELECT n_dead_tup::int AS dead FROM pg_stat_user_tables WHERE relname = 'memories'`,
+    );
+    expect(after?.dead).toBe(0);
+    // 1.75× the seeded size; without the passes 2.5× (as checked), with every day's old rows kept.
+    expect(await tableBytes()).toBeLessThanOrEqual(2 * seeded);
+  });
+
+  it("vacuums and freezes the whole database once its oldest transaction id is old", async () => {
+    const age = async () =>
+      Number(
+        (
+          await queryRows<{ age: number }>(
+            handle.db,
+            sql`SELECT age(datfrozenxid) AS age FROM pg_database WHERE datname = current_database()`,
+          )
+        )[0]?.age,
+      );
+    const before = await age();
+    expect(before).toBeGreaterThan(0);
+    expect(await vacuumWhereDue(handle.db, { ...AUTOVACUUM_DEFAULTS, freezeTableAge: 0 })).toMatchObject({ frozen: true });
+    expect(await age()).toBeLessThan(before);
+  });
+
+  it("runs on a schedule, logs a failed pass and tries again, and stops after the pass in flight", async () => {
+    await handle.db.execute(sql`UPDATE memories SET retention = retention * 0.5 WHERE user_id = 'vacuumed'`);
+    await flushStatistics();
+    let failures = 1;
+    const flaky = new Proxy(handle.db, {
+      get(target, property, receiver) {
+        if (property === "execute" && failures > 0) {
+          failures--;
+          return () => Promise.reject(new Error("connection lost"));
+        }
+        return Reflect.get(target, property, receiver);
+      },
+    }) as Database;
+    const logger = { info: vi.fn(), warn: vi.fn() };
+    const schedule = scheduleVacuum(flaky, { intervalMs: 20, logger });
+    try {
+      await waitUntil(() => logger.info.mock.calls.length > 0, "a vacuum pass after the failed one");
+    } finally {
+      await schedule.stop();
+    }
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining("failed"), { error: "Error: connection lost" });
+    expect(logger.info).toHaveBeenCalledWith("embedded database vacuumed", expect.objectContaining({ vacuumed: ["memories"] }));
+    const calls = logger.info.mock.calls.length + logger.warn.mock.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(logger.info.mock.calls.length + logger.warn.mock.calls.length).toBe(calls);
+  });
+});
