@@ -1,12 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDatabase } from "../../src/db/connect.js";
 import { type Database, type DatabaseHandle, queryRows } from "../../src/db/database.js";
-import { migrateDatabase } from "../../src/db/migrate.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
 import { systemClock } from "../../src/util/clock.js";
-import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
+import { oneConnectionDatabase, onPostgres } from "../fixtures/database.js";
 
 /**
  * Every context window and search records the accesses of what it recalled. Those updates touch
@@ -14,21 +12,15 @@ import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/databa
  * large user, the words' GIN) gets a new entry per recalled memory per request.
  */
 describe("access recording", () => {
-  let database: TestDatabase;
+  let database: Awaited<ReturnType<typeof oneConnectionDatabase>>;
   let handle: DatabaseHandle;
   beforeAll(async () => {
-    database = await freshDatabase();
     // One connection, so its statistics can be flushed and read back at once.
-    handle = await connectDatabase({
-      DATA_DIR: "memory://",
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
-      DATABASE_POOL_MAX: 1,
-    });
-    if (handle.kind === "pglite") await migrateDatabase(handle);
+    database = await oneConnectionDatabase();
+    handle = database.handle;
   });
   afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+    await database?.close();
   });
 
   it("leaves room on each page of memories for updated rows", async () => {

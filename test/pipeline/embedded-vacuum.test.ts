@@ -1,10 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { connectDatabase } from "../../src/db/connect.js";
 import { type Database, type DatabaseHandle, queryRows } from "../../src/db/database.js";
 import { AUTOVACUUM_DEFAULTS, scheduleVacuum, vacuumWhereDue } from "../../src/db/embedded-vacuum.js";
-import { migrateDatabase } from "../../src/db/migrate.js";
-import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
+import { oneConnectionDatabase } from "../fixtures/database.js";
 import { waitUntil } from "../fixtures/wait.js";
 
 /**
@@ -13,22 +11,16 @@ import { waitUntil } from "../fixtures/wait.js";
  * server's own cannot do the work first.
  */
 describe("vacuuming the embedded database", () => {
-  let database: TestDatabase;
+  let database: Awaited<ReturnType<typeof oneConnectionDatabase>>;
   let handle: DatabaseHandle;
   beforeAll(async () => {
-    database = await freshDatabase();
     // One connection: the statistics an update leaves are this session's, flushed before each read.
-    handle = await connectDatabase({
-      DATA_DIR: "memory://",
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
-      DATABASE_POOL_MAX: 1,
-    });
-    if (handle.kind === "pglite") await migrateDatabase(handle);
-    else await handle.db.execute(sql`ALTER TABLE memories SET (autovacuum_enabled = false)`);
+    database = await oneConnectionDatabase();
+    handle = database.handle;
+    if (handle.kind !== "pglite") await handle.db.execute(sql`ALTER TABLE memories SET (autovacuum_enabled = false)`);
   });
   afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+    await database?.close();
   });
 
   const flushStatistics = async () => {
