@@ -111,6 +111,9 @@ describe("live events (V1, server-sent events)", () => {
 describe("a live stream's memory", () => {
   it("reports what changed after the stream opened at its first read, which waits for the first poll", async () => {
     const reader = new PipelineProgressReader(runtime.database.db, { appId: "default", userId: "late-reader" }, 0);
+    // PGlite's clock counts whole milliseconds: a row written within one of the opening could be
+    // stamped before it (once in CI). A stream's default lookback (10 s) covers that; this one has none.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     // Changed between the opening and the first read (a poll later), or before the opening.
     await runtime.database.db.execute(
       sql`INSERT INTO consolidation_jobs (id, app_id, user_id, job_type, status, started_at, completed_at) VALUES
