@@ -5,15 +5,13 @@ import { type Database, queryRows } from "./database.js";
 /**
  * When a table is due, as Postgres's autovacuum decides with its defaults: vacuum past
  * `vacuumThreshold` + `vacuumScaleFactor` × rows dead tuples, analyze past `analyzeThreshold` +
- * `analyzeScaleFactor` × rows changed rows, and vacuum everything once the oldest unfrozen
- * transaction id is `freezeTableAge` old (`vacuum_freeze_table_age`), freezing every row.
+ * `analyzeScaleFactor` × rows changed rows.
  */
 export interface VacuumPolicy {
   vacuumThreshold: number;
   vacuumScaleFactor: number;
   analyzeThreshold: number;
   analyzeScaleFactor: number;
-  freezeTableAge: number;
 }
 
 export const AUTOVACUUM_DEFAULTS: VacuumPolicy = {
@@ -21,35 +19,27 @@ export const AUTOVACUUM_DEFAULTS: VacuumPolicy = {
   vacuumScaleFactor: 0.2,
   analyzeThreshold: 50,
   analyzeScaleFactor: 0.1,
-  freezeTableAge: 150_000_000,
 };
 
 export interface VacuumPass {
-  /** Tables vacuumed (and analyzed); every table when `frozen`. */
+  /** Tables vacuumed (and analyzed). */
   vacuumed: string[];
   /** Tables only analyzed. */
   analyzed: string[];
-  /** The whole database was vacuumed to freeze old transaction ids. */
-  frozen: boolean;
 }
 
 /**
  * Vacuums and analyzes the tables that are due (`VacuumPolicy`). For the embedded database:
- * PGlite runs no autovacuum (one process, no background workers), so without this every
- * update left its old row behind for good. Sixty daily decay passes over 20,000 memories grew
+ * PGlite runs no autovacuum (one process, no background workers), so without this only
+ * opportunistic page pruning ever reclaimed the old rows updates leave. Sixty daily decay passes over 20,000 memories grew
  * the table fourfold (39 → 156 MB) and a scan of it 3-12× slower; with a vacuum after each pass
- * it stays at 78 MB, its scan 1.2× slower. And a busy embedded service would, after two billion transactions, stop
- * taking writes to protect itself from transaction id wraparound.
+ * it stays at 78 MB, its scan 1.2× slower.
+ *
+ * No freezing: Postgres stops taking writes as its oldest database nears transaction id
+ * wraparound, and the template databases age with this one. PGlite opens one database, so
+ * vacuuming this one alone would not move that limit (2^31 write transactions: 250 days at 100 a second).
  */
 export async function vacuumWhereDue(db: Database, policy: VacuumPolicy = AUTOVACUUM_DEFAULTS): Promise<VacuumPass> {
-  const [database] = await queryRows<{ age: number }>(
-    db,
-    sql`SELECT age(datfrozenxid)::float8 AS age FROM pg_database WHERE datname = current_database()`,
-  );
-  if (Number(database?.age ?? 0) > policy.freezeTableAge) {
-    await db.execute(sql`VACUUM (FREEZE, ANALYZE)`);
-    return { vacuumed: [], analyzed: [], frozen: true };
-  }
   // reltuples is -1 until a table is first vacuumed or analyzed.
   const rows = sql`greatest(c.reltuples, 0)`;
   const tables = await queryRows<{ name: string; vacuum: boolean; analyze: boolean }>(
@@ -61,7 +51,7 @@ export async function vacuumWhereDue(db: Database, policy: VacuumPolicy = AUTOVA
          WHERE s.schemaname = current_schema()
          ORDER BY s.relname`,
   );
-  const pass: VacuumPass = { vacuumed: [], analyzed: [], frozen: false };
+  const pass: VacuumPass = { vacuumed: [], analyzed: [] };
   for (const table of tables) {
     if (table.vacuum) {
       await db.execute(sql`VACUUM (ANALYZE) ${sql.identifier(table.name)}`);
@@ -91,7 +81,7 @@ export function scheduleVacuum(
       const started = performance.now();
       try {
         const pass = await vacuumWhereDue(db, options.policy);
-        if (pass.frozen || pass.vacuumed.length > 0 || pass.analyzed.length > 0)
+        if (pass.vacuumed.length > 0 || pass.analyzed.length > 0)
           options.logger.info("embedded database vacuumed", { ...pass, ms: Math.round(performance.now() - started) });
       } catch (error) {
         options.logger.warn("vacuuming the embedded database failed; the next pass tries again", { error: String(error) });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Database, type DatabaseHandle, queryRows } from "../../src/db/database.js";
-import { AUTOVACUUM_DEFAULTS, scheduleVacuum, vacuumWhereDue } from "../../src/db/embedded-vacuum.js";
+import { scheduleVacuum, vacuumWhereDue } from "../../src/db/embedded-vacuum.js";
 import { oneConnectionDatabase } from "../fixtures/database.js";
 import { waitUntil } from "../fixtures/wait.js";
 
@@ -37,7 +37,7 @@ describe("vacuuming the embedded database", () => {
             FROM generate_series(1, 2000) AS i`,
     );
     await flushStatistics();
-    expect(await vacuumWhereDue(handle.db)).toMatchObject({ analyzed: expect.arrayContaining(["memories"]), frozen: false });
+    expect((await vacuumWhereDue(handle.db)).analyzed).toContain("memories");
     const seeded = await tableBytes();
     // Sixty days of decay: every memory's retention rewritten once a day, as the daily pass does.
     for (let day = 1; day <= 60; day++) {
@@ -54,22 +54,6 @@ describe("vacuuming the embedded database", () => {
     expect(after?.dead).toBe(0);
     // 1.75× the seeded size; without the passes 2.5× (as checked), with every day's old rows kept.
     expect(await tableBytes()).toBeLessThanOrEqual(2 * seeded);
-  });
-
-  it("vacuums and freezes the whole database once its oldest transaction id is old", async () => {
-    const age = async () =>
-      Number(
-        (
-          await queryRows<{ age: number }>(
-            handle.db,
-            sql`SELECT age(datfrozenxid) AS age FROM pg_database WHERE datname = current_database()`,
-          )
-        )[0]?.age,
-      );
-    const before = await age();
-    expect(before).toBeGreaterThan(0);
-    expect(await vacuumWhereDue(handle.db, { ...AUTOVACUUM_DEFAULTS, freezeTableAge: 0 })).toMatchObject({ frozen: true });
-    expect(await age()).toBeLessThan(before);
   });
 
   it("runs on a schedule, logs a failed pass and tries again, and stops after the pass in flight", async () => {
