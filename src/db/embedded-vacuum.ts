@@ -31,13 +31,14 @@ export interface VacuumPass {
 /**
  * Vacuums and analyzes the tables that are due (`VacuumPolicy`). For the embedded database:
  * PGlite runs no autovacuum (one process, no background workers), so without this only
- * opportunistic page pruning ever reclaimed the old rows updates leave. Sixty daily decay passes over 20,000 memories grew
- * the table fourfold (39 → 156 MB) and a scan of it 3-12× slower; with a vacuum after each pass
- * it stays at 78 MB, its scan 1.2× slower.
+ * opportunistic page pruning ever reclaimed the old rows updates leave. Sixty daily decay
+ * passes over 20,000 memories grew the table fourfold (39 → 156 MB) and a scan of it 3-12×
+ * slower; with a vacuum after each pass it stays at 78 MB, its scan 1.2× slower.
  *
  * No freezing: Postgres stops taking writes as its oldest database nears transaction id
  * wraparound, and the template databases age with this one. PGlite opens one database, so
- * vacuuming this one alone would not move that limit (2^31 write transactions: 250 days at 100 a second).
+ * vacuuming this one alone would not move that limit (2^31 write transactions: 250 days at
+ * 100 a second).
  */
 export async function vacuumWhereDue(db: Database, policy: VacuumPolicy = AUTOVACUUM_DEFAULTS): Promise<VacuumPass> {
   // reltuples is -1 until a table is first vacuumed or analyzed.
