@@ -4,6 +4,7 @@ import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { LiveEvents } from "../src/live/live-events.js";
 import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
+import type { RetentionClock } from "../src/memory/lifecycle/retention.js";
 import type { AnnIndex } from "../src/memory/recall/ann-index.js";
 import type { RecallSettings } from "../src/memory/recall/hybrid-recall.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
@@ -63,3 +64,8 @@ export interface AppDeps {
 }
 
 export type AppEnv = { Variables: { deps: AppDeps; principal: Principal } };
+
+/** Retention as the API reports it: at the runtime's clock, at the scheduled decay's λ. */
+export function retentionClock(deps: Pick<AppDeps, "decay" | "clock">): RetentionClock {
+  return { lambda: deps.decay.lambda, now: deps.clock.now() };
+}

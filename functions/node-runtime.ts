@@ -153,6 +153,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      retentionLambda: scheduledDecay(settings).lambda,
       statistics: new CorpusStatisticsCache(),
       queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),
       ...(residentMemories ? { resident: residentMemories } : {}),

@@ -1,4 +1,5 @@
 import type { consolidationJobs, memoryHistory } from "../src/db/schema/index.js";
+import { currentRetention, type RetentionClock } from "../src/memory/lifecycle/retention.js";
 import type { InstructionRow } from "../src/memory/procedural/instructions.js";
 import type { MemoryRow } from "../src/memory/read/memory-read.js";
 import { roundScore, type ScoredMemory } from "../src/memory/recall/scoring.js";
@@ -46,7 +47,11 @@ export function eventJson(row: SessionEventRow) {
   };
 }
 
-export function memoryJson(row: MemoryRow, sources?: { session_id: string; event_id: string; seq: number }[]) {
+/**
+ * A memory's public JSON, with its retention computed at `at` (nothing stores it); without `at`
+ * (the export: what is stored, the same in two exports of the same data) no retention.
+ */
+export function memoryJson(row: MemoryRow, at: RetentionClock | null, sources?: { session_id: string; event_id: string; seq: number }[]) {
   return {
     id: row.id,
     app_id: row.appId,
@@ -67,7 +72,7 @@ export function memoryJson(row: MemoryRow, sources?: { session_id: string; event
     superseded_by: row.supersededBy,
     access_count: row.accessCount,
     last_accessed_at: row.lastAccessedAt.toISOString(),
-    retention: row.retention,
+    ...(at ? { retention: currentRetention(row, at) } : {}),
     pinned: row.pinned,
     metadata: row.metadata,
     ...(row.type === "trait"

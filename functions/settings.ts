@@ -32,6 +32,7 @@ export function pipelineSettings(env: Env): PipelineSettings {
     sweepCron: env.SWEEP_CRON,
     decayCron: env.DECAY_CRON,
     decayBatchSize: env.DECAY_BATCH_SIZE,
+    decayStepBudgetMs: durationMs(env.DECAY_STEP_BUDGET),
     decayParameters: {
       preset: env.DECAY_PRESET,
       min_age_days: env.DECAY_MIN_AGE_DAYS,

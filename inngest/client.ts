@@ -26,6 +26,8 @@ export interface PipelineSettings {
   sweepCron: string;
   decayCron: string;
   decayBatchSize: number;
+  /** Milliseconds one decay step runs batches for before it returns its cursor (0: one batch). */
+  decayStepBudgetMs: number;
   decayParameters: DecayParameters;
   sweepMinAgeMs: number;
   /** Consecutive failed runs of a stage before it is parked (dead letters). */

@@ -6,7 +6,7 @@ import { getMemory, getMemoryHistory, ListMemoriesQuerySchema, listMemories } fr
 import { ExpandMemoriesSchema, expandMemories, MemoryIndexQuerySchema, memoryIndex } from "../../src/memory/recall/memory-index.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
 import { CreateMemorySchema, createMemory, deleteMemory, PatchMemorySchema, setPinned } from "../../src/memory/write/memory-commands.js";
-import type { AppEnv } from "../deps.js";
+import { type AppEnv, retentionClock } from "../deps.js";
 import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
 import { historyJson, leftOutJson, memoryJson, scoredMemoryJson } from "../serializers.js";
@@ -39,27 +39,27 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
   .post("/expand", validate("json", ExpandMemoriesSchema), async (c) => {
     const { memories, missing } = await expandMemories(c.var.deps.db, c.req.valid("json"));
-    return c.json({ memories: memories.map(({ row, sources }) => memoryJson(row, sources)), missing });
+    return c.json({ memories: memories.map(({ row, sources }) => memoryJson(row, retentionClock(c.var.deps), sources)), missing });
   })
   .post("/", validate("json", CreateMemorySchema), async (c) => {
     const { db, embedder } = c.var.deps;
     const operation = await createMemory({ db, embedder, clock: c.var.deps.clock, redaction: c.var.deps.redaction }, c.req.valid("json"));
     const { row, sources } = await getMemory(db, operation.memory_id);
     return c.json(
-      { operation: operation.op, reason: operation.reason, memory: memoryJson(row, sources) },
+      { operation: operation.op, reason: operation.reason, memory: memoryJson(row, retentionClock(c.var.deps), sources) },
       operation.op === "NOOP" ? 200 : 201,
     );
   })
   .get("/", validate("query", ListMemoriesQuerySchema), async (c) => {
     const rows = await listMemories(c.var.deps.db, c.req.valid("query"), c.var.deps.clock.now());
-    return c.json({ memories: rows.map((row) => memoryJson(row)) });
+    return c.json({ memories: rows.map((row) => memoryJson(row, retentionClock(c.var.deps))) });
   })
   .get("/health", validate("query", RetentionQuerySchema), async (c) => {
     const query = c.req.valid("query");
     return c.json({
       user_id: query.user_id,
       app_id: query.app_id,
-      ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id }, c.var.deps.clock.now())),
+      ...(await memoryHealth(c.var.deps.db, { appId: query.app_id, userId: query.user_id }, retentionClock(c.var.deps))),
       decay: c.var.deps.decay,
     });
   })
@@ -68,16 +68,16 @@ export const memoryRoutes = new Hono<AppEnv>()
     return c.json({
       user_id: query.user_id,
       app_id: query.app_id,
-      ...(await retentionStats(c.var.deps.db, { appId: query.app_id, userId: query.user_id })),
+      ...(await retentionStats(c.var.deps.db, { appId: query.app_id, userId: query.user_id }, retentionClock(c.var.deps))),
     });
   })
   .patch("/:id", validate("json", PatchMemorySchema), async (c) => {
     const row = await setPinned(c.var.deps.db, c.req.param("id"), c.req.valid("json").pinned, c.var.deps.clock.now());
-    return c.json(memoryJson(row));
+    return c.json(memoryJson(row, retentionClock(c.var.deps)));
   })
   .get("/:id", async (c) => {
     const { row, sources } = await getMemory(c.var.deps.db, c.req.param("id"));
-    return c.json(memoryJson(row, sources));
+    return c.json(memoryJson(row, retentionClock(c.var.deps), sources));
   })
   .get("/:id/history", async (c) => {
     const { memory, entries } = await getMemoryHistory(c.var.deps.db, c.req.param("id"));
@@ -85,5 +85,5 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
   .delete("/:id", async (c) => {
     const row = await deleteMemory(c.var.deps.db, c.req.param("id"), c.var.deps.clock.now());
-    return c.json(memoryJson(row));
+    return c.json(memoryJson(row, retentionClock(c.var.deps)));
   });

@@ -55,6 +55,7 @@ export const userRoutes = new Hono<AppEnv>()
     );
   });
 
+/** An export record: what is stored, so a memory has no retention (computed when read, from its access count and time). */
 function exportJson(record: ExportRecord) {
   switch (record.kind) {
     case "session":
@@ -62,7 +63,7 @@ function exportJson(record: ExportRecord) {
     case "event":
       return { kind: record.kind, ...eventJson(record.row) };
     case "memory":
-      return { kind: record.kind, ...memoryJson(record.row, record.sources) };
+      return { kind: record.kind, ...memoryJson(record.row, null, record.sources) };
     case "history":
       return { kind: record.kind, memory_id: record.row.memoryId, ...historyJson(record.row) };
   }

@@ -78,6 +78,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     // The statistics and query caches are kept per isolate, which serves many requests.
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      retentionLambda: scheduledDecay(settings).lambda,
       statistics: new CorpusStatisticsCache(),
       queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),
     },

@@ -5,18 +5,22 @@ import type { PipelineClient } from "../client.js";
 import { DecayRequestedSchema, decayRequested } from "../events.js";
 import { parsePayload } from "./payload.js";
 
-/** Batches per run before it hands over to a new run; keeps each run's step count modest. */
-const MAX_BATCHES_PER_RUN = 200;
+/** Steps per run before it hands over to a new run; keeps each run's step count modest. */
+const MAX_STEPS_PER_RUN = 200;
 
 /**
- * Scheduled decay (R1, R3): recompute retention of every current memory and forget what is old,
+ * Scheduled decay (R1, R3): judge every current memory's retention and forget what is old,
  * unimportant and below the threshold (see `decayBatch`), then enforce the quota, dissolve traits
- * and purge. Each batch is a step that returns its cursor, so a crash resumes after the last
- * committed batch; a pass larger than one run continues in a new run from its cursor.
+ * and purge. A step runs batches (each its own transaction) for up to `decayStepBudgetMs` and
+ * returns its cursor, so a crash resumes after the last step; the batches of the step that crashed
+ * run again, which is harmless (a forgotten memory is no longer current). Every step costs a round
+ * of the durable protocol that replays the steps before it: at one batch per step, 100 steps for
+ * 100K memories on the embedded database cost more than the batches. A pass larger than one run
+ * continues in a new run from its cursor.
  */
 export function createDecay(
   inngest: PipelineClient,
-  settings: { decayCron: string; decayParameters: DecayParameters; decayBatchSize: number },
+  settings: { decayCron: string; decayParameters: DecayParameters; decayBatchSize: number; decayStepBudgetMs: number },
 ) {
   return inngest.createFunction(
     { id: "decay", name: "Scheduled decay", triggers: [cron(settings.decayCron), decayRequested], concurrency: { limit: 1 }, retries: 2 },
@@ -30,10 +34,25 @@ export function createDecay(
       let cursor = request?.cursor ?? null;
       let recomputed = 0;
       let forgotten = 0;
-      for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+      for (let batch = 0; batch < MAX_STEPS_PER_RUN; batch++) {
+        const from = cursor;
         const result = await step.run(`decay-batch-${batch}`, async () => {
-          const done = await decayBatch(deps.db, scope, settings.decayParameters, cursor, deps.clock.now(), settings.decayBatchSize);
-          return { cursor: done.cursor, recomputed: done.recomputed, forgotten: done.forgotten.length };
+          const started = Date.now();
+          const judged = { cursor: from, recomputed: 0, forgotten: 0 };
+          do {
+            const done = await decayBatch(
+              deps.db,
+              scope,
+              settings.decayParameters,
+              judged.cursor,
+              deps.clock.now(),
+              settings.decayBatchSize,
+            );
+            judged.cursor = done.cursor;
+            judged.recomputed += done.recomputed;
+            judged.forgotten += done.forgotten.length;
+          } while (judged.cursor !== null && Date.now() - started < settings.decayStepBudgetMs);
+          return judged;
         });
         recomputed += result.recomputed;
         forgotten += result.forgotten;

@@ -174,8 +174,10 @@ export const EnvSchema = z.object({
   DECAY_CRON: z.string().min(9).default("0 3 * * *"),
   DECAY_PRESET: z.enum(["default", "high_interaction", "low_interaction", "sensitive", "knowledge"]).default("default"),
   DECAY_MIN_AGE_DAYS: z.coerce.number().min(0).max(3650).default(7),
-  /** Memories per decay batch: each batch is one short transaction and one durable step. */
+  /** Memories per decay batch: each batch is one short transaction. */
   DECAY_BATCH_SIZE: z.coerce.number().int().min(10).max(50_000).default(1000),
+  /** How long one durable step of a decay pass runs batches before it saves its cursor (0: one batch per step). */
+  DECAY_STEP_BUDGET: DurationSchema.default("1s"),
   /** Days a forgotten memory stays recoverable before decay deletes it for good. */
   DECAY_PURGE_AFTER_DAYS: z.coerce.number().min(0).max(3650).default(30),
   /** Most current memories per user (R5); 0 means no quota. */

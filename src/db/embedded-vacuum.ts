@@ -31,9 +31,10 @@ export interface VacuumPass {
 /**
  * Vacuums and analyzes the tables that are due (`VacuumPolicy`). For the embedded database:
  * PGlite runs no autovacuum (one process, no background workers), so without this only
- * opportunistic page pruning ever reclaimed the old rows updates leave. Sixty daily decay
- * passes over 20,000 memories grew the table fourfold (39 → 156 MB) and a scan of it 3-12×
- * slower; with a vacuum after each pass it stays at 78 MB, its scan 1.2× slower.
+ * opportunistic page pruning ever reclaimed the old rows updates leave. Sixty daily rewrites of
+ * 20,000 memories (the decay pass's, while it stored retention) grew the table fourfold (39 →
+ * 156 MB) and a scan of it 3-12× slower; with a vacuum after each pass it stays at 78 MB, its scan
+ * 1.2× slower.
  *
  * No freezing: Postgres stops taking writes as its oldest database nears transaction id
  * wraparound, and the template databases age with this one. PGlite opens one database, so

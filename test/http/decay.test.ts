@@ -60,13 +60,18 @@ const decay = (body: Record<string, unknown>) => call(runtime.app, "POST", "/v1/
 
 describe("decay (R1, R3)", () => {
   it("dry run reports exactly what would go and changes nothing", async () => {
-    const before = await call(runtime.app, "GET", "/v1/memories?user_id=zoe&include_expired=true&limit=50");
+    // Retention is computed when read, so it moves with the clock between two reads: left out.
+    const stored = async () => {
+      const { body } = await call(runtime.app, "GET", "/v1/memories?user_id=zoe&include_expired=true&limit=50");
+      return (body.memories as Record<string, unknown>[]).map(({ retention, ...memory }) => memory);
+    };
+    const before = await stored();
     const { status, body } = await decay({});
     expect(status).toBe(200);
     expect(body).toMatchObject({ dry_run: true, lambda: 0.1, threshold: 0.1, min_age_days: 7 });
     expect(body.forgotten.map((memory: { id: string }) => memory.id)).toEqual([ids["covered"]]);
     expect(body.forgotten[0].retention).toBeCloseTo(0.2 * Math.exp(-3), 3);
-    expect(await call(runtime.app, "GET", "/v1/memories?user_id=zoe&include_expired=true&limit=50")).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("ranks everything but forgets only what a kept memory still carries: an old, unimportant turn a summary quotes", async () => {
@@ -88,6 +93,26 @@ describe("decay (R1, R3)", () => {
     expect(important).toBeCloseTo(0.2 * Math.exp(-3), 3);
     // A second pass finds nothing more.
     expect((await decay({ dry_run: false })).body.forgotten).toEqual([]);
+  });
+
+  it("computes retention when it is read: a use raises it at once, time lowers it, with no pass in between", async () => {
+    const retention = async () => (await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}`)).body.retention as number;
+    // Unused for 30 days, never used: e^−3 / 5.
+    expect(await retention()).toBeCloseTo(0.2 * Math.exp(-3), 4);
+    const search = await call(runtime.app, "POST", "/v1/memories/search", { user_id: "zoe", query: "weather" });
+    expect(search.body.memories.map((memory: { id: string }) => memory.id)).toContain(ids["stale"]);
+    await runtime.background.settle();
+    // Used once, just now: (1 + ln 2) / 5.
+    expect(await retention()).toBeCloseTo((1 + Math.log(2)) / 5, 4);
+    // Ten days later (the last use moved back): e^−1 of that.
+    await runtime.database.db.execute(sql`UPDATE memories SET last_accessed_at = now() - interval '10 days' WHERE id = ${ids["stale"]}`);
+    expect(await retention()).toBeCloseTo((Math.exp(-1) * (1 + Math.log(2))) / 5, 4);
+    // The distribution and the health panel read the same values.
+    const distribution = (await call(runtime.app, "GET", "/v1/memories/retention?user_id=zoe")).body;
+    const health = (await call(runtime.app, "GET", "/v1/memories/health?user_id=zoe")).body;
+    expect(distribution.total).toBe(9);
+    expect(health.average_retention).toBeCloseTo(distribution.average, 3);
+    expect(health.retention_histogram.reduce((sum: number, n: number) => sum + n, 0)).toBe(9);
   });
 
   it("reports the retention distribution", async () => {
@@ -152,14 +177,18 @@ describe("decay maintenance (R5, C8)", () => {
     expect((history as unknown as { rows: { n: number }[] }).rows[0]?.n).toBeGreaterThan(0);
   });
 
-  it("ranks a memory untouched for a year under the sensitive preset, and for months at λ 10, as 0 rather than failing", async () => {
+  it("judges a memory untouched for a year under the sensitive preset, and for months at λ 10, as 0 rather than failing", async () => {
     await runtime.database.db.execute(sql`UPDATE memories SET last_accessed_at = now() - interval '400 days' WHERE id = ${ids["stale"]}`);
     // λ·days: 0.3·400 = 120 (e^−120 underflows a real), 10·400 = 4000 (e^−4000 underflows exp itself).
     for (const parameters of [{ preset: "sensitive" }, { lambda: 10 }]) {
-      const { status, body } = await decay({ dry_run: false, ...parameters });
-      expect(status, JSON.stringify(body)).toBe(200);
-      expect((await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}`)).body.retention).toBe(0);
+      for (const dryRun of [true, false]) {
+        const { status, body } = await decay({ dry_run: dryRun, ...parameters });
+        expect(status, JSON.stringify(body)).toBe(200);
+      }
     }
+    // Read at the scheduled λ (0.1): e^−40 / 5, and the distribution over it answers.
+    expect((await call(runtime.app, "GET", `/v1/memories/${ids["stale"]}`)).body.retention).toBeCloseTo(Math.exp(-40) / 5, 20);
+    expect((await call(runtime.app, "GET", "/v1/memories/retention?user_id=zoe")).status).toBe(200);
   });
 
   it("takes fractional days: a minimum age of 29.5 days and a half-day grace period", async () => {

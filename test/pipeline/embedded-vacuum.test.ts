@@ -39,9 +39,9 @@ describe("vacuuming the embedded database", () => {
     await flushStatistics();
     expect((await vacuumWhereDue(handle.db)).analyzed).toContain("memories");
     const seeded = await tableBytes();
-    // Sixty days of decay: every memory's retention rewritten once a day, as the daily pass does.
+    // Sixty days of every memory rewritten once a day (as a user whose every memory is read daily).
     for (let day = 1; day <= 60; day++) {
-      await handle.db.execute(sql`UPDATE memories SET retention = retention * 0.99 WHERE user_id = 'vacuumed'`);
+      await handle.db.execute(sql`UPDATE memories SET access_count = access_count + 1 WHERE user_id = 'vacuumed'`);
       await flushStatistics();
       const pass = await vacuumWhereDue(handle.db);
       expect(pass.vacuumed, `day ${day}`).toContain("memories");
@@ -57,7 +57,7 @@ describe("vacuuming the embedded database", () => {
   });
 
   it("runs on a schedule, logs a failed pass and tries again, and stops after the pass in flight", async () => {
-    await handle.db.execute(sql`UPDATE memories SET retention = retention * 0.5 WHERE user_id = 'vacuumed'`);
+    await handle.db.execute(sql`UPDATE memories SET access_count = access_count + 1 WHERE user_id = 'vacuumed'`);
     await flushStatistics();
     let failures = 1;
     const flaky = new Proxy(handle.db, {

@@ -47,28 +47,34 @@ const runOf = (runtime: Runtime, functionId: string) =>
     sql`SELECT r.id, r.status, (SELECT count(*)::int FROM executor_steps s WHERE s.run_id = r.id) AS steps FROM executor_runs r WHERE r.function_id = ${`memory-pipeline-${functionId}`}`,
   );
 
+/**
+ * 300 turns, each quoted by a summary of its own: the even turns are old, unimportant and
+ * untouched (forgettable), the odd ones important; summaries are never forgotten.
+ */
+async function seedDecayer(runtime: Runtime): Promise<void> {
+  await runtime.database.db.execute(sql`
+    WITH said AS (
+      SELECT i, gen_random_uuid() AS event_id, gen_random_uuid() AS turn_id, gen_random_uuid() AS summary_id FROM generate_series(1, 300) AS i
+    ), turns AS (
+      INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
+      SELECT turn_id, 'default', 'decayer', 'episodic', 'turn', 'user: note ' || i || '.', md5('note ' || i),
+             CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.9 END, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
+        FROM said
+    ), summaries AS (
+      INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
+      SELECT summary_id, 'default', 'decayer', 'episodic', 'summary', 'The user said: note ' || i || '.', md5('summary ' || i),
+             0.9, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
+        FROM said
+    )
+    INSERT INTO memory_sources (memory_id, event_id, session_id, seq)
+    SELECT turn_id, event_id, '00000000-0000-4000-8000-00000000000d'::uuid, i FROM said
+    UNION ALL SELECT summary_id, event_id, '00000000-0000-4000-8000-00000000000d'::uuid, i FROM said`);
+}
+
 describe("a decay pass that crashes half-way", () => {
   it("resumes after its last committed batch and forgets every qualifying memory exactly once", async () => {
-    const first = await start({ DECAY_BATCH_SIZE: "10" });
-    // 300 turns, each quoted by a summary of its own: the even turns are old, unimportant and
-    // untouched (forgettable), the odd ones important; summaries are never forgotten.
-    await first.database.db.execute(sql`
-      WITH said AS (
-        SELECT i, gen_random_uuid() AS event_id, gen_random_uuid() AS turn_id, gen_random_uuid() AS summary_id FROM generate_series(1, 300) AS i
-      ), turns AS (
-        INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
-        SELECT turn_id, 'default', 'decayer', 'episodic', 'turn', 'user: note ' || i || '.', md5('note ' || i),
-               CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.9 END, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
-          FROM said
-      ), summaries AS (
-        INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, created_at, valid_at, last_accessed_at)
-        SELECT summary_id, 'default', 'decayer', 'episodic', 'summary', 'The user said: note ' || i || '.', md5('summary ' || i),
-               0.9, now() - interval '40 days', now() - interval '40 days', now() - interval '40 days'
-          FROM said
-      )
-      INSERT INTO memory_sources (memory_id, event_id, session_id, seq)
-      SELECT turn_id, event_id, '00000000-0000-4000-8000-00000000000d'::uuid, i FROM said
-      UNION ALL SELECT summary_id, event_id, '00000000-0000-4000-8000-00000000000d'::uuid, i FROM said`);
+    const first = await start({ DECAY_BATCH_SIZE: "10", DECAY_STEP_BUDGET: "0ms" });
+    await seedDecayer(first);
     await first.inngest.send(decayRequested.create({ user_id: "decayer", cursor: null }));
     await waitFor(async () => ((await runOf(first, "decay"))[0]?.steps ?? 0) >= 5, "five decay batches");
     const [before] = await runOf(first, "decay");
@@ -81,7 +87,7 @@ describe("a decay pass that crashes half-way", () => {
     expect(forgottenBeforeCrash).toBeLessThan(150);
     await crash(first);
 
-    const second = await start({ DECAY_BATCH_SIZE: "10" });
+    const second = await start({ DECAY_BATCH_SIZE: "10", DECAY_STEP_BUDGET: "0ms" });
     await waitFor(async () => (await runOf(second, "decay"))[0]?.status === "completed", "the decay run to complete");
     const runs = await runOf(second, "decay");
     expect(runs).toHaveLength(1);
@@ -105,8 +111,23 @@ describe("a decay pass that crashes half-way", () => {
     );
     expect(history).toHaveLength(150);
     expect(history.every((row) => Number(row.n) === 1)).toBe(true);
-    // Every current memory carries the recomputed value, the crashed batch included.
-    expect(await count(second, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND retention = 1`)).toBe(0);
+  });
+});
+
+describe("a decay pass's steps", () => {
+  it("run batches for their time budget, each batch its own transaction, and forget every qualifying memory once", async () => {
+    const runtime = await start({ DECAY_BATCH_SIZE: "10" });
+    await seedDecayer(runtime);
+    await runtime.inngest.send(decayRequested.create({ user_id: "decayer", cursor: null }));
+    await waitFor(async () => (await runOf(runtime, "decay"))[0]?.status === "completed", "the decay run to complete");
+    // 60 batches of 10; at one batch per step the run would have 61 steps.
+    expect((await runOf(runtime, "decay"))[0]?.steps).toBeLessThanOrEqual(10);
+    expect(await count(runtime, sql`SELECT count(*)::int AS n FROM memories WHERE user_id = 'decayer' AND expired_at IS NOT NULL`)).toBe(
+      150,
+    );
+    expect(
+      await count(runtime, sql`SELECT count(*)::int AS n FROM memory_history WHERE user_id = 'decayer' AND operation = 'DELETE'`),
+    ).toBe(150);
   });
 });
 

@@ -176,9 +176,9 @@ describe("resident memories on the embedded database", () => {
     expect(reads).toBe(4);
   });
 
-  it("does not hear about retention or access counts (the decay pass stays free)", async () => {
+  it("does not hear about access counts (the access recorder stays free)", async () => {
     const before = await queryRows<{ seq: string }>(db, sql`SELECT max(change_seq)::text AS seq FROM memories`);
-    await db.execute(sql`UPDATE memories SET retention = retention * 0.5, access_count = access_count + 1 WHERE user_id = 'writes'`);
+    await db.execute(sql`UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE user_id = 'writes'`);
     expect(await queryRows<{ seq: string }>(db, sql`SELECT max(change_seq)::text AS seq FROM memories`)).toEqual(before);
   });
 

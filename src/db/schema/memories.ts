@@ -40,7 +40,9 @@ export const memories = pgTable(
     contentHash: text("content_hash").notNull(),
     accessCount: integer("access_count").notNull().default(0),
     lastAccessedAt: timestampTz("last_accessed_at").notNull().defaultNow(),
-    retention: float4("retention").notNull().default(1),
+    // No `retention` here: it is computed when read (`currentRetention`, `retentionSql`). The
+    // column of 0001 stays in the database, unread and unwritten, until no running version of the
+    // service reads it; `npm run db:generate` then writes the migration that drops it.
     pinned: boolean("pinned").notNull().default(false),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     embedding: halfvec("embedding"),

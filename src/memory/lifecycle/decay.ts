@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, type Queryable, queryRows } from "../../db/database.js";
 import { lockUser } from "../user-lock.js";
-import { type DecayParameters, decayedTraitConfidenceSql, resolveParameters, retentionSql } from "./retention.js";
+import { type DecayParameters, decayedTraitConfidenceSql, type RetentionClock, resolveParameters, retentionSql } from "./retention.js";
 
 export interface DecayScope {
   appId?: string;
@@ -46,9 +46,9 @@ function usersOverQuota(scope: DecayScope, quota: number): SQL {
  * The quota is the only hard bound (R5): above it a user's lowest-retention episodes and insights
  * go — covered turns first, then by retention, importance and age.
  */
-function overQuota(scope: DecayScope, quota: number, now: Date): SQL {
+function overQuota(scope: DecayScope, quota: number, retention: SQL, now: Date): SQL {
   return sql`SELECT r.id FROM (
-               SELECT m.id, c.n, row_number() OVER (PARTITION BY m.app_id, m.user_id ORDER BY (${coveredTurn()}) DESC, m.retention, m.importance, m.valid_at) AS rank
+               SELECT m.id, c.n, row_number() OVER (PARTITION BY m.app_id, m.user_id ORDER BY (${coveredTurn()}) DESC, ${retention}, m.importance, m.valid_at) AS rank
                  FROM memories m
                  JOIN (SELECT app_id, user_id, count(*) AS n FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}
                         GROUP BY app_id, user_id HAVING count(*) > ${quota}) c ON c.app_id = m.app_id AND c.user_id = m.user_id
@@ -110,21 +110,22 @@ function scopeSql(scope: DecayScope): SQL {
   return sql.join(parts, sql` AND `);
 }
 
-/** Stored retention is refreshed when it is off by at least this much (most old rows barely move). */
-const RETENTION_TOLERANCE = 0.001;
 export const DEFAULT_DECAY_BATCH_SIZE = 1000;
 
 export interface DecayBatch {
   /** The last memory id of this batch, from which the next batch starts; null when done. */
   cursor: string | null;
+  /** Current memories judged (their retention computed). */
   recomputed: number;
   forgotten: DecayReport["forgotten"];
 }
 
 /**
- * One batch of a decay pass: up to `batchSize` current memories after `cursor` (in id order) get
- * their retention recomputed and, when they qualify, are forgotten with a DELETE history row — all
- * in one short transaction, so a crash loses at most this batch and appends wait at most for it.
+ * One batch of a decay pass: up to `batchSize` current memories after `cursor` (in id order) have
+ * their retention computed and, when they qualify, are forgotten with a DELETE history row — in one
+ * short transaction, so a crash loses at most this batch and appends wait at most for it. Nothing
+ * else is written: retention is computed wherever it is read, so the pass does not rewrite every
+ * row (which at 100K memories was most of its time, and most of the table's dead rows).
  * Re-running a batch is harmless: retention depends only on access count and last access, and a
  * forgotten memory is no longer current.
  */
@@ -147,21 +148,16 @@ export async function decayBatch(
       tx,
       sql`WITH batch AS (
             SELECT m.id FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)} AND ${after} ORDER BY m.id LIMIT ${batchSize}
-          ),
-          refreshed AS (
-            UPDATE memories AS m SET retention = ${expression}
-              FROM batch b WHERE m.id = b.id AND abs(m.retention - ${expression}) >= ${RETENTION_TOLERANCE}
           )
           SELECT (SELECT count(*) FROM batch)::int AS size, (SELECT id FROM batch ORDER BY id DESC LIMIT 1) AS last`,
     );
     const size = Number(batch?.size ?? 0);
     if (size === 0 || !batch?.last) return { cursor: null, recomputed: 0, forgotten: [] };
-    // Judged on the exact value: the stored one may lag by the tolerance.
     const forgotten = await updateWithHistory<{ type: string; content: string }>(
       tx,
-      sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)}, retention = ${expression}
+      sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)}
            WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression, now)}
-          RETURNING m.id, m.app_id, m.user_id, m.retention, m.type, m.content`,
+          RETURNING m.id, m.app_id, m.user_id, ${expression} AS retention, m.type, m.content`,
       {
         operation: "DELETE",
         after: { expired: true },
@@ -188,6 +184,7 @@ export interface DecayFinish {
  * then trait dissolution and purge.
  */
 export async function finishDecay(db: Database, scope: DecayScope, parameters: DecayParameters, now: Date): Promise<DecayFinish> {
+  const retention = retentionSql(resolveParameters(parameters).lambda, at(now));
   const overQuotaRows: Changed[] = [];
   if (parameters.quota) {
     const quota = parameters.quota;
@@ -197,7 +194,7 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
         await lockScope(tx, userScope);
         return updateWithHistory(
           tx,
-          sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)} WHERE m.id IN (${overQuota(userScope, quota, now)}) RETURNING m.id, m.app_id, m.user_id, m.retention`,
+          sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)} WHERE m.id IN (${overQuota(userScope, quota, retention, now)}) RETURNING m.id, m.app_id, m.user_id, ${retention} AS retention`,
           { operation: "DELETE", after: { expired: true }, reason: `over the quota of ${quota} memories`, at: now },
         );
       });
@@ -208,7 +205,7 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
     await lockScope(tx, scope);
     const dissolved = await updateWithHistory(
       tx,
-      sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = ${at(now)} WHERE ${dissolvable(scope, now)} RETURNING m.id, m.app_id, m.user_id, m.retention`,
+      sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = ${at(now)} WHERE ${dissolvable(scope, now)} RETURNING m.id, m.app_id, m.user_id, ${retention} AS retention`,
       {
         operation: "STAGE_CHANGE",
         after: { traitStage: "dissolved" },
@@ -237,7 +234,7 @@ export async function previewDecay(db: Database, scope: DecayScope, parameters: 
     sql`SELECT count(*)::int AS count FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`,
   );
   const traits = await queryRows<{ id: string }>(db, sql`SELECT m.id FROM memories m WHERE ${dissolvable(scope, now)}`);
-  const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota, now)) : [];
+  const quota = parameters.quota ? await queryRows<{ id: string }>(db, overQuota(scope, parameters.quota, expression, now)) : [];
   const [purge] = await queryRows<{ count: number }>(
     db,
     sql`SELECT count(*)::int AS count FROM memories m WHERE ${purgeable(scope, parameters.purge_after_days, now)}`,
@@ -285,9 +282,9 @@ export async function runDecay(
 type Changed = { id: string; app_id: string; user_id: string; retention: number };
 
 /**
- * Runs an `UPDATE … RETURNING m.id, m.app_id, m.user_id, m.retention[, …]` and writes one decay
- * history row per changed memory in the same statement, so changed rows never travel through
- * JS and back.
+ * Runs an `UPDATE … RETURNING m.id, m.app_id, m.user_id, <retention> AS retention[, …]` and
+ * writes one decay history row per changed memory in the same statement, so changed rows never
+ * travel through JS and back.
  */
 async function updateWithHistory<Extra extends Record<string, unknown> = Record<never, never>>(
   tx: Queryable,
@@ -314,16 +311,18 @@ export interface RetentionStats {
   average: number;
 }
 
-/** Retention distribution of current memories (R3): high ≥ 0.7, low < 0.3, medium between. */
-export async function retentionStats(db: Database, scope: DecayScope): Promise<RetentionStats> {
+/** Retention distribution of current memories at the clock's now (R3): high ≥ 0.7, low < 0.3, medium between. */
+export async function retentionStats(db: Database, scope: DecayScope, clock: RetentionClock): Promise<RetentionStats> {
   const [row] = await queryRows<RetentionStats>(
     db,
-    sql`SELECT count(*)::int AS total,
-               count(*) FILTER (WHERE m.retention >= 0.7)::int AS high,
-               count(*) FILTER (WHERE m.retention >= 0.3 AND m.retention < 0.7)::int AS medium,
-               count(*) FILTER (WHERE m.retention < 0.3)::int AS low,
-               coalesce(avg(m.retention), 0)::float8 AS average
-          FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)}`,
+    sql`WITH r AS (SELECT ${retentionSql(clock.lambda, at(clock.now))} AS retention
+                     FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)})
+        SELECT count(*)::int AS total,
+               count(*) FILTER (WHERE r.retention >= 0.7)::int AS high,
+               count(*) FILTER (WHERE r.retention >= 0.3 AND r.retention < 0.7)::int AS medium,
+               count(*) FILTER (WHERE r.retention < 0.3)::int AS low,
+               coalesce(avg(r.retention), 0)::float8 AS average
+          FROM r`,
   );
   return {
     total: Number(row?.total ?? 0),

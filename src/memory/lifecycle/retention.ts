@@ -73,7 +73,35 @@ export function traitLambda(subtype: string | null, reinforcements: number): num
   return base / (1 + 0.1 * reinforcements);
 }
 
-/** The same formula in SQL over a `memories` row aliased `m` at `now`, for batch recomputation. */
+/** What a memory's retention is computed from: its last use, its uses, and for a trait its own rate. */
+export interface RetentionInputs {
+  type: string;
+  subtype: string | null;
+  accessCount: number;
+  lastAccessedAt: Date;
+  reinforcementCount: number;
+}
+
+/** When and at what rate retention is read: the runtime's clock and the scheduled decay's λ. */
+export interface RetentionClock {
+  lambda: number;
+  now: Date;
+}
+
+/**
+ * A memory's retention at `now` (R1, R2). Nothing stores it: it is a function of the last use and
+ * the count of uses, so a use raises it at once, and time lowers it without a pass rewriting every
+ * row (at 100K memories that rewrite was most of a decay pass).
+ */
+export function currentRetention(memory: RetentionInputs, { lambda, now }: RetentionClock): number {
+  return retentionScore({
+    accessCount: memory.accessCount,
+    daysSinceAccess: Math.max(0, (now.getTime() - memory.lastAccessedAt.getTime()) / 86_400_000),
+    lambda: memory.type === "trait" ? traitLambda(memory.subtype, memory.reinforcementCount) : lambda,
+  });
+}
+
+/** The same formula in SQL over a `memories` row aliased `m` at `now`, for statements over many rows. */
 export function retentionSql(lambda: number, now: SQL): SQL {
   const traitRate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
   const rate = sql`(CASE WHEN m.type = 'trait' THEN ${traitRate} ELSE ${sql.raw(String(lambda))}::float8 END)`;

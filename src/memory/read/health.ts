@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
+import { type RetentionClock, retentionSql } from "../lifecycle/retention.js";
 
 export interface MemoryHealth {
   total: number;
@@ -13,8 +14,10 @@ export interface MemoryHealth {
 }
 
 /** One user's memory at a glance (V1, R3): what the dashboard's health panel shows. */
-export async function memoryHealth(db: Database, scope: { appId: string; userId: string }, now: Date): Promise<MemoryHealth> {
+export async function memoryHealth(db: Database, scope: { appId: string; userId: string }, at: RetentionClock): Promise<MemoryHealth> {
+  const { now } = at;
   const current = sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.expired_at IS NULL`;
+  const retention = retentionSql(at.lambda, sql`${now.toISOString()}::timestamptz`);
   const [summary] = await queryRows<{
     total: number;
     average: number;
@@ -23,12 +26,13 @@ export async function memoryHealth(db: Database, scope: { appId: string; userId:
     histogram: number[] | null;
   }>(
     db,
-    sql`SELECT count(*)::int AS total, coalesce(avg(m.retention), 0)::float8 AS average,
-               count(*) FILTER (WHERE m.retention < 0.3)::int AS low,
-               (SELECT jsonb_object_agg(type, n) FROM (SELECT m.type, count(*)::int AS n FROM memories m WHERE ${current} GROUP BY m.type) t) AS by_type,
+    sql`WITH r AS (SELECT m.type, ${retention} AS retention FROM memories m WHERE ${current})
+        SELECT count(*)::int AS total, coalesce(avg(r.retention), 0)::float8 AS average,
+               count(*) FILTER (WHERE r.retention < 0.3)::int AS low,
+               (SELECT jsonb_object_agg(type, n) FROM (SELECT r.type, count(*)::int AS n FROM r GROUP BY r.type) t) AS by_type,
                (SELECT array_agg(coalesce(b.n, 0) ORDER BY g.bucket) FROM generate_series(0, 9) AS g(bucket)
-                  LEFT JOIN (SELECT least(9, floor(m.retention * 10))::int AS bucket, count(*)::int AS n FROM memories m WHERE ${current} GROUP BY 1) b ON b.bucket = g.bucket) AS histogram
-          FROM memories m WHERE ${current}`,
+                  LEFT JOIN (SELECT least(9, floor(r.retention * 10))::int AS bucket, count(*)::int AS n FROM r GROUP BY 1) b ON b.bucket = g.bucket) AS histogram
+          FROM r`,
   );
   const [forgotten] = await queryRows<{ n: number }>(
     db,
@@ -36,7 +40,7 @@ export async function memoryHealth(db: Database, scope: { appId: string; userId:
   );
   const top = await queryRows<MemoryHealth["top_accessed"][number]>(
     db,
-    sql`SELECT m.id, m.type, m.content, m.access_count, m.retention FROM memories m WHERE ${current} AND m.access_count > 0 ORDER BY m.access_count DESC, m.last_accessed_at DESC LIMIT 5`,
+    sql`SELECT m.id, m.type, m.content, m.access_count, ${retention} AS retention FROM memories m WHERE ${current} AND m.access_count > 0 ORDER BY m.access_count DESC, m.last_accessed_at DESC LIMIT 5`,
   );
   return {
     total: Number(summary?.total ?? 0),

@@ -3,6 +3,7 @@ import { type Database, queryRows } from "../../db/database.js";
 import { queryRowsPrepared, queryRowsWithSettings, withSettings } from "../../db/pool-statements.js";
 import type { MemoryType } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
+import { currentRetention, RETENTION_PRESETS, type RetentionClock } from "../lifecycle/retention.js";
 import type { SourceRef } from "../provenance.js";
 import { bm25Weights } from "./bm25.js";
 import {
@@ -107,6 +108,8 @@ export interface RecallSettings {
   queryVectors?: QueryVectorCache;
   /** Corpora of at least this many memories are matched through the word index (default WORD_INDEX_MIN_CORPUS); smaller ones row by row. */
   wordIndexMinCorpus?: number;
+  /** The scheduled decay's λ, at which a recalled memory's retention is computed (default: the default preset's). */
+  retentionLambda?: number;
 }
 
 /** The memories a query may see: the user's, valid now (or at `asOf`), not dissolved, filtered. */
@@ -145,7 +148,12 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
  * a transaction of its own, so the embedded database is free for other requests in between.
  */
 export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
-  return readHits(db, query, await fuseHits(db, query, settings));
+  return readHits(db, query, await fuseHits(db, query, settings), retentionClock(query, settings));
+}
+
+/** Recalled memories' retention: at the query's time, at the service's decay λ. */
+export function retentionClock(query: { now: Date }, settings: RecallSettings): RetentionClock {
+  return { lambda: settings.retentionLambda ?? RETENTION_PRESETS.default.lambda, now: query.now };
 }
 
 /** A turn among recall's best hits, whose next turn in its session a context window brings along. */
@@ -173,7 +181,8 @@ export async function recallWithFollowingTurns(
       hit.session_id !== null && hit.turn_seq !== null ? [{ id: hit.id, sessionId: hit.session_id, seq: hit.turn_seq }] : [],
     )
     .slice(0, count);
-  const [ranked, following] = await Promise.all([readHits(db, query, fused), followingTurns(db, query, anchors, query.now)]);
+  const clock = retentionClock(query, settings);
+  const [ranked, following] = await Promise.all([readHits(db, query, fused, clock), followingTurns(db, query, anchors, clock)]);
   return { ranked, anchors, following };
 }
 
@@ -203,7 +212,12 @@ async function fuseHits(db: Database, query: RecallQuery, settings: RecallSettin
 }
 
 /** The fused hits' rows, in fusion's order, those no longer visible left out. */
-async function readHits(db: Database, query: RecallQuery, { best, visible, exact }: FusedRecall): Promise<RecalledMemory[]> {
+async function readHits(
+  db: Database,
+  query: RecallQuery,
+  { best, visible, exact }: FusedRecall,
+  clock: RetentionClock,
+): Promise<RecalledMemory[]> {
   if (best.length === 0) return [];
   // Only the ids go to the database: the scores stay here, and so does the order (fusion's). A
   // 48 KB JSON of scores took 1.5 ms of a real Postgres's parsing and planning on each request.
@@ -223,7 +237,7 @@ async function readHits(db: Database, query: RecallQuery, { best, visible, exact
     if (!row) return [];
     const similarity = hit.vector_rank !== null && row.exact_similarity != null ? Number(row.exact_similarity) : hit.similarity;
     const { score, fused, neighbour_boost, coverage, vector_rank, text_rank } = hit;
-    return [toRecalled({ ...row, score, fused, neighbour_boost, similarity, coverage, vector_rank, text_rank })];
+    return [toRecalled({ ...row, score, fused, neighbour_boost, similarity, coverage, vector_rank, text_rank }, clock)];
   });
 }
 
@@ -428,8 +442,8 @@ function vectorArmSql(visible: SQL, vector: QueryVector, pool: number): SQL {
 /** A turn's place in its session (null for every other memory): what makes two turns neighbours. */
 const TURN_SEQ = sql`CASE WHEN m.subtype = 'turn' THEN (m.metadata ->> 'seq')::int END`;
 
-const RECALLED_COLUMNS = sql`m.id, m.app_id, m.user_id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance, m.retention,
-       m.access_count, m.valid_at, m.created_at,
+const RECALLED_COLUMNS = sql`m.id, m.app_id, m.user_id, m.type, m.subtype, m.session_id, (m.metadata ->> 'seq')::int AS seq, m.content, m.importance,
+       m.access_count, m.last_accessed_at, m.reinforcement_count, m.valid_at, m.created_at,
        (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
           FROM memory_sources s WHERE s.memory_id = m.id) AS sources`;
 
@@ -441,8 +455,9 @@ type RecalledRow = {
   seq: number | null;
   content: string;
   importance: number;
-  retention: number;
   access_count: number;
+  last_accessed_at: string | Date;
+  reinforcement_count: number;
   valid_at: string | Date;
   created_at: string | Date;
   score: number;
@@ -457,7 +472,8 @@ type RecalledRow = {
   exact_similarity?: number | null;
 };
 
-function toRecalled(row: RecalledRow): RecalledMemory {
+function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
+  const accessCount = Number(row.access_count);
   return {
     id: row.id,
     type: row.type,
@@ -466,8 +482,17 @@ function toRecalled(row: RecalledRow): RecalledMemory {
     seq: row.seq === null ? null : Number(row.seq),
     content: row.content,
     importance: Number(row.importance),
-    retention: Number(row.retention),
-    accessCount: Number(row.access_count),
+    retention: currentRetention(
+      {
+        type: row.type,
+        subtype: row.subtype,
+        accessCount,
+        lastAccessedAt: new Date(row.last_accessed_at),
+        reinforcementCount: Number(row.reinforcement_count),
+      },
+      clock,
+    ),
+    accessCount,
     validAt: new Date(row.valid_at),
     createdAt: new Date(row.created_at),
     score: Number(row.score),
@@ -490,9 +515,10 @@ export async function followingTurns(
   db: Database,
   scope: { appId: string; userId: string },
   anchors: { sessionId: string; seq: number }[],
-  now: Date,
+  clock: RetentionClock,
 ): Promise<RecalledMemory[]> {
   if (anchors.length === 0) return [];
+  const { now } = clock;
   const pairs = JSON.stringify(anchors.map((anchor) => ({ session_id: anchor.sessionId, seq: anchor.seq + 1 })));
   const rows = await queryRows<RecalledRow>(
     db,
@@ -504,7 +530,7 @@ export async function followingTurns(
            WHERE ${visibleMemories(scope, { now })} AND m.subtype = 'turn'
         ) r`,
   );
-  return rows.map(toRecalled);
+  return rows.map((row) => toRecalled(row, clock));
 }
 
 /** Current memories by id, in the shape recall returns (to bring in what replaced a stale hit). */
@@ -512,9 +538,10 @@ export async function recallByIds(
   db: Database,
   scope: { appId: string; userId: string },
   ids: string[],
-  now: Date,
+  clock: RetentionClock,
 ): Promise<RecalledMemory[]> {
   if (ids.length === 0) return [];
+  const { now } = clock;
   const rows = await queryRows<RecalledRow>(
     db,
     sql`SELECT r.*, NULL::json AS superseded FROM (
@@ -523,5 +550,5 @@ export async function recallByIds(
             FROM memories m WHERE m.id IN ${ids} AND ${visibleMemories(scope, { now })}
         ) r`,
   );
-  return rows.map(toRecalled);
+  return rows.map((row) => toRecalled(row, clock));
 }

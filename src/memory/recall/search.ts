@@ -5,8 +5,9 @@ import type { Embedder } from "../../providers/types.js";
 import { NO_REDACTION } from "../../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
 import type { Clock } from "../../util/clock.js";
+import type { RetentionClock } from "../lifecycle/retention.js";
 import type { AnnIndex } from "./ann-index.js";
-import { type RecallSettings, recallByIds, recallMemories } from "./hybrid-recall.js";
+import { type RecallSettings, recallByIds, recallMemories, retentionClock } from "./hybrid-recall.js";
 import { embedQueryForRecall } from "./query-vector.js";
 import { roundScore, type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
@@ -87,7 +88,12 @@ export async function searchMemory(
   const scored = scoreMemories(recalled, now);
   const relevant = scored.filter((memory) => memory.relevance >= input.min_relevance);
   const results = (
-    await withWhatReplacedThem(deps.db, { appId: input.app_id, userId: input.user_id }, relevant.slice(0, input.limit), now)
+    await withWhatReplacedThem(
+      deps.db,
+      { appId: input.app_id, userId: input.user_id },
+      relevant.slice(0, input.limit),
+      retentionClock({ now }, deps.recall ?? {}),
+    )
   ).slice(0, input.limit);
   const returned = new Set(results.map((memory) => memory.id));
   const leftOut = scored
@@ -107,7 +113,7 @@ async function withWhatReplacedThem(
   db: Database,
   scope: { appId: string; userId: string },
   hits: ScoredMemory[],
-  now: Date,
+  clock: RetentionClock,
 ): Promise<ScoredMemory[]> {
   const present = new Set(hits.map((hit) => hit.id));
   const missing = [
@@ -118,7 +124,7 @@ async function withWhatReplacedThem(
     ),
   ];
   if (missing.length === 0) return hits;
-  const newer = new Map((await recallByIds(db, scope, missing, now)).map((memory) => [memory.id, memory]));
+  const newer = new Map((await recallByIds(db, scope, missing, clock)).map((memory) => [memory.id, memory]));
   const results: ScoredMemory[] = [];
   for (const hit of hits) {
     for (const { byId } of hit.superseded ?? []) {

@@ -14,7 +14,7 @@ import { type Database, queryRows } from "../../../db/database.js";
  * reader had moved past it, and that change would be missed. The server has its HNSW index instead.
  *
  * The trigger fires only for updates that name a column a recall reads from the resident copy, so
- * the decay pass (retention) and the access recorder (counts) pay nothing for it.
+ * the access recorder (counts) pays nothing for it.
  */
 const CHANGE_LOG_DDL = [
   `CREATE SEQUENCE IF NOT EXISTS memories_change_seq`,
