@@ -14,10 +14,10 @@ export interface MemoryHealth {
 }
 
 /** One user's memory at a glance (V1, R3): what the dashboard's health panel shows. */
-export async function memoryHealth(db: Database, scope: { appId: string; userId: string }, at: RetentionClock): Promise<MemoryHealth> {
-  const { now } = at;
+export async function memoryHealth(db: Database, scope: { appId: string; userId: string }, clock: RetentionClock): Promise<MemoryHealth> {
+  const { now } = clock;
   const current = sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.expired_at IS NULL`;
-  const retention = retentionSql(at.lambda, sql`${now.toISOString()}::timestamptz`);
+  const retention = retentionSql(clock.lambda, sql`${now.toISOString()}::timestamptz`);
   const [summary] = await queryRows<{
     total: number;
     average: number;

@@ -148,11 +148,11 @@ export function visibleMemories(scope: { appId: string; userId: string }, filter
  * a transaction of its own, so the embedded database is free for other requests in between.
  */
 export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
-  return readHits(db, query, await fuseHits(db, query, settings), retentionClock(query, settings));
+  return readHits(db, query, await fuseHits(db, query, settings), retentionAtQuery(query, settings));
 }
 
 /** Recalled memories' retention: at the query's time, at the service's decay λ. */
-export function retentionClock(query: { now: Date }, settings: RecallSettings): RetentionClock {
+export function retentionAtQuery(query: { now: Date }, settings: RecallSettings): RetentionClock {
   return { lambda: settings.retentionLambda ?? RETENTION_PRESETS.default.lambda, now: query.now };
 }
 
@@ -181,7 +181,7 @@ export async function recallWithFollowingTurns(
       hit.session_id !== null && hit.turn_seq !== null ? [{ id: hit.id, sessionId: hit.session_id, seq: hit.turn_seq }] : [],
     )
     .slice(0, count);
-  const clock = retentionClock(query, settings);
+  const clock = retentionAtQuery(query, settings);
   const [ranked, following] = await Promise.all([readHits(db, query, fused, clock), followingTurns(db, query, anchors, clock)]);
   return { ranked, anchors, following };
 }

@@ -7,7 +7,7 @@ import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
 import type { Clock } from "../../util/clock.js";
 import type { RetentionClock } from "../lifecycle/retention.js";
 import type { AnnIndex } from "./ann-index.js";
-import { type RecallSettings, recallByIds, recallMemories, retentionClock } from "./hybrid-recall.js";
+import { type RecallSettings, recallByIds, recallMemories, retentionAtQuery } from "./hybrid-recall.js";
 import { embedQueryForRecall } from "./query-vector.js";
 import { roundScore, type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
@@ -92,7 +92,7 @@ export async function searchMemory(
       deps.db,
       { appId: input.app_id, userId: input.user_id },
       relevant.slice(0, input.limit),
-      retentionClock({ now }, deps.recall ?? {}),
+      retentionAtQuery({ now }, deps.recall ?? {}),
     )
   ).slice(0, input.limit);
   const returned = new Set(results.map((memory) => memory.id));
