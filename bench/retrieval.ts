@@ -77,8 +77,57 @@ export const QUERY_EMBEDDING = "embedding the query alone (part of both)";
 /** A context window asked again for the same message, as each step of an agent's tool loop does: the query's vector is cached. */
 export const REPEATED_CONTEXT = "the same context window again (query vector cached)";
 
-/** Context assembly and search top-10 latency next to a raw top-10 vector query on the same data. */
-export async function benchRetrieval(runtime: Runtime, count: number, iterations: number): Promise<{ raw: Summary; rows: Summary[] }> {
+/** Concurrent clients of the throughput figure: enough to keep the embedder's interactive lane busy. */
+export const THROUGHPUT_CLIENTS = 8;
+/** Requests each client sends for it. */
+const THROUGHPUT_REQUESTS_PER_CLIENT = 25;
+
+export interface Throughput {
+  clients: number;
+  /** Searches answered per second, every client sending its next as soon as its last is answered. */
+  searchPerSecond: number;
+  /** The same clients embedding their queries alone: the most search could reach. */
+  embedderPerSecond: number;
+}
+
+/** Requests per second of `clients` each doing `work` `THROUGHPUT_REQUESTS_PER_CLIENT` times, one after another. */
+async function perSecond(clients: number, work: (client: number, request: number) => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let request = 0; request < THROUGHPUT_REQUESTS_PER_CLIENT; request++) await work(client, request);
+    }),
+  );
+  return (clients * THROUGHPUT_REQUESTS_PER_CLIENT) / ((performance.now() - started) / 1000);
+}
+
+/**
+ * Search throughput for one user of `count` memories from `THROUGHPUT_CLIENTS` clients, each query
+ * a text of its own, next to the same clients embedding their queries alone (the floor of a search's
+ * work, and so the ceiling of its throughput).
+ */
+async function benchSearchThroughput(runtime: Runtime, userId: string, queries: string[]): Promise<Throughput> {
+  const text = (client: number, request: number) => `${queries[(client + request) % queries.length]} (client ${client}, #${request})`;
+  const embedderPerSecond = await perSecond(THROUGHPUT_CLIENTS, async (client, request) => {
+    await runtime.providers.embedder.embed([`${text(client, request)} alone`]);
+  });
+  const searchPerSecond = await perSecond(THROUGHPUT_CLIENTS, async (client, request) => {
+    const response = await runtime.app.request("/v1/memories/search", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ user_id: userId, query: text(client, request), limit: 10 }),
+    });
+    if (response.status !== 200) throw new Error(`search failed: ${await response.text()}`);
+  });
+  return { clients: THROUGHPUT_CLIENTS, searchPerSecond, embedderPerSecond };
+}
+
+/** Context assembly and search top-10 latency next to a raw top-10 vector query on the same data, and search throughput. */
+export async function benchRetrieval(
+  runtime: Runtime,
+  count: number,
+  iterations: number,
+): Promise<{ raw: Summary; rows: Summary[]; throughput: Throughput }> {
   const userId = `bench-${count}`;
   const model = runtime.providers.embedder.model;
   await seedMemories(runtime, userId, count, model);
@@ -146,8 +195,10 @@ export async function benchRetrieval(runtime: Runtime, count: number, iterations
     search.push(searchTime);
     slice.push(sliceTime);
   }
+  const throughput = await benchSearchThroughput(runtime, userId, queries);
   await runtime.background.settle();
   return {
+    throughput,
     raw: summarize(`raw top-10 vector query, ${count} memories (floor)`, raw),
     rows: [
       ...(loading.length ? [summarize(`load a user's memories into the process (once), ${count} memories`, loading)] : []),

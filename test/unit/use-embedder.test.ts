@@ -31,3 +31,33 @@ describe("the offline embedder's input", () => {
     }
   });
 });
+
+describe("the offline embedder under concurrent requests", () => {
+  const embedder = createUseEmbedder();
+  afterAll(() => embedder.embed([]));
+
+  it("gives each caller the vectors of its own texts when requests wait and leave together", async () => {
+    const texts = [
+      "my dog is called Rex",
+      "the cello lesson moved to Friday",
+      "we hiked above Lisbon",
+      "espresso, no sugar",
+      "chess at noon",
+    ];
+    const alone: number[][] = [];
+    for (const text of texts) alone.push(((await embedder.embed([text])) as number[][])[0] as number[]);
+    // One request in flight, the rest waiting: they leave together, in two sizes of request.
+    const together = await Promise.all([
+      embedder.embed([texts[0] as string]),
+      embedder.embed(texts.slice(1, 3)),
+      embedder.embed(texts.slice(3)),
+    ]);
+    const flat = together.flat();
+    expect(flat).toHaveLength(texts.length);
+    flat.forEach((vector, i) => {
+      expect(cosine(vector, alone[i] as number[])).toBeGreaterThan(0.99999);
+      // And not a neighbour's vector: distinct texts are far from identical.
+      if (i > 0) expect(cosine(vector, alone[i - 1] as number[])).toBeLessThan(0.99);
+    });
+  });
+});
