@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { durationMs, type Env } from "../config/env.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
-import { registerServerPool } from "./pool-statements.js";
+import { registerEmbeddedSession, registerServerPool } from "./pool-statements.js";
 import { releaseClientOnFailedBegin } from "./release-failed-begin.js";
 import * as schema from "./schema/index.js";
 
@@ -26,7 +26,7 @@ export type ConnectionLog = (message: string, fields?: Record<string, unknown>) 
  */
 export async function connectDatabase(env: ConnectOptions, log: ConnectionLog = () => undefined): Promise<DatabaseHandle> {
   const kind = chooseDriver(env);
-  if (kind === "pglite") return connectPglite(env.DATA_DIR);
+  if (kind === "pglite") return connectPglite(env.DATA_DIR, env.DATABASE_PREPARED_STATEMENTS ?? true);
   const url = env.DATABASE_URL;
   if (!url) throw new Error(`DATABASE_DRIVER=${kind} needs DATABASE_URL`);
   const pool = {
@@ -44,7 +44,7 @@ export function chooseDriver(env: Pick<Env, "DATABASE_URL" | "DATABASE_DRIVER">)
   return new URL(env.DATABASE_URL).hostname.endsWith(".neon.tech") ? "neon" : "pg";
 }
 
-async function connectPglite(dataDir: string): Promise<DatabaseHandle> {
+async function connectPglite(dataDir: string, preparedStatements: boolean): Promise<DatabaseHandle> {
   const [{ PGlite }, { vector }, { btree_gin }, { drizzle }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite-pgvector"),
@@ -59,6 +59,7 @@ async function connectPglite(dataDir: string): Promise<DatabaseHandle> {
   try {
     const client = await PGlite.create(dataDir, { extensions: { vector, btree_gin } });
     const db = drizzle(client, { schema }) as unknown as Database;
+    if (preparedStatements) registerEmbeddedSession(db);
     return {
       db,
       kind: "pglite",

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { connectDatabase } from "../../src/db/connect.js";
 import { queryRows } from "../../src/db/database.js";
 import { queryRowsPrepared, queryRowsWithSettings } from "../../src/db/pool-statements.js";
-import { freshDatabase, onPostgres } from "../fixtures/database.js";
+import { freshDatabase } from "../fixtures/database.js";
 import { testEnv } from "../fixtures/runtime.js";
 
 describe("named statements (the final read of a recall)", () => {
-  it("prepares each shape of a statement once per connection on a server, and returns what queryRows returns", async () => {
+  it("prepares each shape of a statement once per connection (PGlite: once per session), and returns what queryRows returns", async () => {
     const database = await freshDatabase();
     // One connection, so the statements it prepared are the ones pg_prepared_statements lists.
     const handle = await connectDatabase({ ...testEnv(database.env), DATABASE_POOL_MAX: 1 });
@@ -19,10 +19,32 @@ describe("named statements (the final read of a recall)", () => {
         handle.db,
         sql`SELECT name, statement FROM pg_prepared_statements ORDER BY statement`,
       );
-      // PGlite's driver has no named statements: the same rows, through queryRows.
-      expect(prepared.map((row) => row.name.startsWith("mnemo_"))).toEqual(onPostgres ? [true, true] : []);
-      if (onPostgres)
-        expect(prepared.map((row) => row.statement)).toEqual([expect.stringContaining("another shape"), expect.stringContaining("doc")]);
+      // PGlite's driver has no named statements: there they are prepared with PREPARE.
+      expect(prepared.map((row) => row.name.startsWith("mnemo_"))).toEqual([true, true]);
+      expect(prepared.map((row) => row.statement)).toEqual([expect.stringContaining("another shape"), expect.stringContaining("doc")]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
+
+  it("passes every kind of value as the statement's own types, and prepares a shape once when its first uses arrive together", async () => {
+    const database = await freshDatabase();
+    const handle = await connectDatabase({ ...testEnv(database.env), DATABASE_POOL_MAX: 1 });
+    const at = new Date("2026-03-01T12:34:56.789Z");
+    const shaped = (text: string | null, n: number, flag: boolean) =>
+      sql`SELECT ${text}::text AS text, ${n}::float8 AS n, ${flag}::boolean AS flag, ${at}::timestamptz AS at,
+                 ${`{${[1, 2].map((i) => `00000000-0000-4000-8000-00000000000${i}`).join(",")}}`}::uuid[] AS ids`;
+    try {
+      const awkward = ["it's", "back\\slash \\' and '' quotes", "ünïcødé 😀", "$1 -- ; SELECT 1", null];
+      for (const [i, text] of awkward.entries()) {
+        expect(await queryRowsPrepared(handle.db, shaped(text, i + 0.5, i % 2 === 0))).toEqual(
+          await queryRows(handle.db, shaped(text, i + 0.5, i % 2 === 0)),
+        );
+      }
+      const first = sql`SELECT ${"together"}::text AS label, ${1}::int AS n`;
+      const answers = await Promise.all([1, 2, 3].map(() => queryRowsPrepared(handle.db, first)));
+      expect(answers).toEqual([1, 2, 3].map(() => [{ label: "together", n: 1 }]));
     } finally {
       await handle.close();
       await database.drop();
