@@ -100,7 +100,7 @@ export abstract class ResidentSlots {
   }
 }
 
-type TypedArray = Uint8Array | Int8Array | Uint32Array | Float32Array | Float64Array;
+type TypedArray = Uint8Array | Int8Array | Uint32Array | Int32Array | Float32Array | Float64Array;
 
 /** A copy of `array` with room for `length` elements (`array.length` of them kept). */
 export function widen<T extends TypedArray>(array: T, length: number): T {

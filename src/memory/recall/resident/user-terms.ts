@@ -1,5 +1,6 @@
 import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS, rarestWords } from "../bm25.js";
 import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, widen } from "./resident-slots.js";
+import { WordPostings } from "./word-postings.js";
 
 /** A memory found by its words, before ranks are given. */
 export interface TermHit extends ResidentRow {
@@ -21,14 +22,14 @@ const ROW_OVERHEAD_BYTES = 160;
 
 /**
  * One user's live memories as the lexemes each holds (its `content_tsv`), for BM25 in the
- * process: a scan of every memory's word ids counts the statistics of exactly the memories the
- * query may see, and a second pass scores the ones that match, with no cache and no sample. Every
- * memory is here, with or without a vector: one not embedded yet is found by its words.
+ * process, with no cache and no sample: the statistics are of exactly the memories the query may
+ * see. A pass over the memories' visibility counts them and their words; the query's words are
+ * then looked up in an inverted index (`WordPostings`), so only the memories that hold one are
+ * touched. Every memory is here, with or without a vector: one not embedded yet is found by its words.
  *
- * The word ids of all memories sit in one pool, each memory's a range of it, so the scan reads
- * memory in order (a typed array per memory made the same scan three times slower at 100K). A
- * replaced or removed memory leaves its range behind; the pool is compacted once more than half
- * of it is such garbage.
+ * The word ids of all memories sit in one pool, each memory's a range of it (its length is BM25's
+ * document length, and the lists are rebuilt from it). A replaced or removed memory leaves its
+ * range behind; the pool is compacted once more than half of it is such garbage.
  */
 export class UserTerms extends ResidentSlots {
   private wordStart = new Uint32Array(0);
@@ -39,12 +40,16 @@ export class UserTerms extends ResidentSlots {
   private liveWords = 0;
   /** Lexeme ids, never reused: a user's vocabulary only grows, and far slower than their memories. */
   private readonly lexemeIds = new Map<string, number>();
-  /** Scratch for `rank`, indexed by lexeme id; all zero between queries. */
-  private marks = new Uint32Array(0);
+  private readonly postings = new WordPostings();
+  /** Scratch for `rank`, by slot: whether the memory is visible to the query, and the idf it matched (all zero between queries). */
+  private visibleNow = new Uint8Array(0);
+  private matchedIdf = new Float64Array(0);
 
   get bytes(): number {
     // A lexeme id is 4 bytes (the pool keeps up to as much again of garbage); a vocabulary entry about 60.
-    return this.size * ROW_OVERHEAD_BYTES + this.pool.length * 4 + this.lexemeIds.size * 60;
+    return (
+      this.size * ROW_OVERHEAD_BYTES + this.pool.length * 4 + this.lexemeIds.size * 60 + this.postings.bytes + 9 * this.visibleNow.length
+    );
   }
 
   /** Adds or replaces a memory with its distinct lexemes. */
@@ -65,6 +70,13 @@ export class UserTerms extends ResidentSlots {
       this.pool[this.poolUsed++] = id;
     }
     this.liveWords += lexemes.length;
+    this.postings.add(slot, this.wordsOf(slot));
+    if (this.postings.needsRebuild) this.postings.rebuild(this.size, (held) => this.wordsOf(held));
+  }
+
+  private wordsOf(slot: number): Uint32Array {
+    const start = this.wordStart[slot] as number;
+    return this.pool.subarray(start, start + (this.wordLength[slot] as number));
   }
 
   /**
@@ -73,7 +85,7 @@ export class UserTerms extends ResidentSlots {
    * A memory must match `minCoverage` of the query's idf mass. Ties go to the newer memory.
    */
   rank(query: TermQuery): TermHit[] {
-    // Each query word's position in the query plus one, by lexeme id (0: not a query word); unknown words match nothing.
+    // The query's words by lexeme id; unknown words match nothing.
     const queryIds: number[] = [];
     const queryWords: string[] = [];
     for (const lexeme of new Set(query.lexemes)) {
@@ -83,43 +95,37 @@ export class UserTerms extends ResidentSlots {
       queryWords.push(lexeme);
     }
     if (queryIds.length === 0) return [];
-    if (this.marks.length < this.lexemeIds.size) this.marks = new Uint32Array(Math.max(1024, this.lexemeIds.size * 2));
-    const marks = this.marks;
-    queryIds.forEach((id, index) => {
-      marks[id] = index + 1;
-    });
-    try {
-      return this.score(query, marks, queryWords);
-    } finally {
-      for (const id of queryIds) marks[id] = 0;
+    if (this.visibleNow.length < this.size) {
+      this.visibleNow = new Uint8Array(this.wordLength.length);
+      this.matchedIdf = new Float64Array(this.wordLength.length);
     }
+    return this.score(query, queryIds, queryWords);
   }
 
-  private score(query: TermQuery, marks: Uint32Array, words: string[]): TermHit[] {
-    const terms = words.length;
+  private score(query: TermQuery, queryIds: number[], words: string[]): TermHit[] {
     const { nowMs, types } = query;
-    const { pool, wordStart, wordLength } = this;
-    // First pass: the statistics of the visible memories, and which of them hold a query word.
-    const df = new Float64Array(terms);
-    const matched = new Uint32Array(this.size);
-    let matchedCount = 0;
+    const { wordLength, visibleNow, matchedIdf } = this;
+    // The statistics of the visible memories: how many, and their words.
     let visibleCount = 0;
     let totalLength = 0;
     for (let slot = 0; slot < this.size; slot++) {
-      if (!this.visible(slot, nowMs, types)) continue;
-      const start = wordStart[slot] as number;
-      const end = start + (wordLength[slot] as number);
+      const visible = this.visible(slot, nowMs, types);
+      visibleNow[slot] = visible ? 1 : 0;
+      if (!visible) continue;
       visibleCount++;
-      totalLength += end - start;
-      let holds = false;
-      for (let i = start; i < end; i++) {
-        const mark = marks[pool[i] as number] as number;
-        if (mark === 0) continue;
-        df[mark - 1] = (df[mark - 1] as number) + 1;
-        holds = true;
-      }
-      if (holds) matched[matchedCount++] = slot;
+      totalLength += wordLength[slot] as number;
     }
+    // Each word's document frequency among them, from its list.
+    const slots = this.postings.slots;
+    const df = Float64Array.from(queryIds, (word) => {
+      const { entries, count } = this.postings.of(word);
+      let holding = 0;
+      for (let i = 0; i < count; i++) {
+        const slot = slots[entries[i] as number] as number;
+        if (slot >= 0 && visibleNow[slot] === 1) holding++;
+      }
+      return holding;
+    });
     const idf = Float64Array.from(df, (count) =>
       count > 0 && count <= visibleCount * MAX_DOCUMENT_SHARE ? bm25Idf(visibleCount, count) : 0,
     );
@@ -127,19 +133,26 @@ export class UserTerms extends ResidentSlots {
     const totalIdf = idf.reduce((sum, value) => sum + value, 0);
     if (!(totalIdf > 0)) return [];
     const avgLength = totalLength / visibleCount || 1;
-    // Second pass, over the matches only: score, and keep the best `limit` in a heap.
-    const best = new BestHits(query.limit, (a, b) => (this.rows[a] as ResidentRow).createdMs - (this.rows[b] as ResidentRow).createdMs);
-    for (let m = 0; m < matchedCount; m++) {
-      const slot = matched[m] as number;
-      const start = wordStart[slot] as number;
-      const length = wordLength[slot] as number;
-      let matchedIdf = 0;
-      for (let i = start; i < start + length; i++) {
-        const mark = marks[pool[i] as number] as number;
-        if (mark !== 0) matchedIdf += idf[mark - 1] as number;
+    // The idf each visible memory matches, summed over the lists of the weighed words.
+    const touched: number[] = [];
+    queryIds.forEach((word, index) => {
+      const weight = idf[index] as number;
+      if (!(weight > 0)) return;
+      const { entries, count } = this.postings.of(word);
+      for (let i = 0; i < count; i++) {
+        const slot = slots[entries[i] as number] as number;
+        if (slot < 0 || visibleNow[slot] === 0) continue;
+        if (matchedIdf[slot] === 0) touched.push(slot);
+        matchedIdf[slot] = (matchedIdf[slot] as number) + weight;
       }
-      if (matchedIdf === 0 || matchedIdf < query.minCoverage * totalIdf) continue;
-      best.offer(slot, matchedIdf * bm25LengthNorm(length, avgLength), matchedIdf / totalIdf);
+    });
+    // Score them, keeping the best `limit` in a heap (and leaving the scratch at zero).
+    const best = new BestHits(query.limit, (a, b) => (this.rows[a] as ResidentRow).createdMs - (this.rows[b] as ResidentRow).createdMs);
+    for (const slot of touched) {
+      const matched = matchedIdf[slot] as number;
+      matchedIdf[slot] = 0;
+      if (matched < query.minCoverage * totalIdf) continue;
+      best.offer(slot, matched * bm25LengthNorm(wordLength[slot] as number, avgLength), matched / totalIdf);
     }
     return best.sorted().map((hit) => ({ ...(this.rows[hit.slot] as ResidentRow), score: hit.score, coverage: hit.coverage }));
   }
@@ -164,16 +177,19 @@ export class UserTerms extends ResidentSlots {
 
   protected released(slot: number): void {
     this.liveWords -= this.wordLength[slot] as number;
+    this.postings.drop(slot, this.wordLength[slot] as number);
   }
 
   protected moved(from: number, to: number): void {
     this.wordStart[to] = this.wordStart[from] as number;
     this.wordLength[to] = this.wordLength[from] as number;
+    this.postings.moved(from, to);
   }
 
   protected grown(capacity: number): void {
     this.wordStart = widen(this.wordStart, capacity);
     this.wordLength = widen(this.wordLength, capacity);
+    this.postings.grow(capacity);
   }
 }
 
