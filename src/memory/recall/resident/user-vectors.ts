@@ -1,3 +1,4 @@
+import { HammingScanner } from "./hamming-scan.js";
 import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, widen } from "./resident-slots.js";
 
 export interface ResidentHit extends ResidentRow {
@@ -24,15 +25,17 @@ const ROW_OVERHEAD_BYTES = 240;
  */
 export class UserVectors extends ResidentSlots {
   readonly dimensions: number;
+  /** 32-bit words of sign bits per memory, in WebAssembly memory for the Hamming pass. */
+  private readonly signs: HammingScanner;
   private readonly words: number;
-  private bits = new Uint32Array(0);
   private codes = new Int8Array(0);
   private scales = new Float32Array(0);
 
   constructor(dimensions: number) {
     super();
     this.dimensions = dimensions;
-    this.words = Math.ceil(dimensions / 32);
+    this.signs = new HammingScanner(dimensions);
+    this.words = this.signs.words;
   }
 
   get bytes(): number {
@@ -60,11 +63,12 @@ export class UserVectors extends ResidentSlots {
     this.scales[slot] = step;
     const codeOffset = slot * this.dimensions;
     const bitOffset = slot * this.words;
-    this.bits.fill(0, bitOffset, bitOffset + this.words);
+    const bits = this.signs.bits;
+    bits.fill(0, bitOffset, bitOffset + this.words);
     for (let i = 0; i < this.dimensions; i++) {
       const value = vector[i] as number;
       this.codes[codeOffset + i] = Math.round(value / norm / step);
-      if (value > 0) this.bits[bitOffset + (i >>> 5)] = ((this.bits[bitOffset + (i >>> 5)] as number) | (1 << (31 - (i & 31)))) >>> 0;
+      if (value > 0) bits[bitOffset + (i >>> 5)] = ((bits[bitOffset + (i >>> 5)] as number) | (1 << (31 - (i & 31)))) >>> 0;
     }
   }
 
@@ -81,12 +85,11 @@ export class UserVectors extends ResidentSlots {
       if ((unit[i] as number) > 0) queryBits[i >>> 5] = ((queryBits[i >>> 5] as number) | (1 << (31 - (i & 31)))) >>> 0;
     // Distances of the visible memories, and how many lie at each distance, to find the cut-off.
     const invisible = this.dimensions + 1;
-    const distances = new Uint16Array(this.size);
+    const distances = this.signs.distances(queryBits, this.size);
     const counts = new Uint32Array(this.dimensions + 2);
-    const { bits, words } = this;
     for (let slot = 0; slot < this.size; slot++) {
-      const distance = this.visible(slot, nowMs, types) ? hammingDistance(bits, slot * words, queryBits) : invisible;
-      distances[slot] = distance;
+      if (!this.visible(slot, nowMs, types)) distances[slot] = invisible;
+      const distance = distances[slot] as number;
       counts[distance] = (counts[distance] as number) + 1;
     }
     let cutoff = 0;
@@ -132,40 +135,12 @@ export class UserVectors extends ResidentSlots {
   protected moved(from: number, to: number): void {
     this.scales[to] = this.scales[from] as number;
     this.codes.copyWithin(to * this.dimensions, from * this.dimensions, (from + 1) * this.dimensions);
-    this.bits.copyWithin(to * this.words, from * this.words, (from + 1) * this.words);
+    this.signs.bits.copyWithin(to * this.words, from * this.words, (from + 1) * this.words);
   }
 
   protected grown(capacity: number): void {
-    this.bits = widen(this.bits, capacity * this.words);
+    this.signs.grow(capacity);
     this.codes = widen(this.codes, capacity * this.dimensions);
     this.scales = widen(this.scales, capacity);
   }
-}
-
-/**
- * Differing bits of the `query.length` words at `offset` in `bits` and `query`. Four words are
- * counted together (SWAR): each byte of a word's partial count is at most 8, so four such sums
- * still fit a byte and one multiply adds them all; a third faster than a popcount per word.
- */
-function hammingDistance(bits: Uint32Array, offset: number, query: Uint32Array): number {
-  const words = query.length;
-  let distance = 0;
-  let w = 0;
-  for (; w + 4 <= words; w += 4) {
-    const sum =
-      bytePopCounts((bits[offset + w] as number) ^ (query[w] as number)) +
-      bytePopCounts((bits[offset + w + 1] as number) ^ (query[w + 1] as number)) +
-      bytePopCounts((bits[offset + w + 2] as number) ^ (query[w + 2] as number)) +
-      bytePopCounts((bits[offset + w + 3] as number) ^ (query[w + 3] as number));
-    distance += Math.imul(sum, 0x01010101) >>> 24;
-  }
-  for (; w < words; w++) distance += Math.imul(bytePopCounts((bits[offset + w] as number) ^ (query[w] as number)), 0x01010101) >>> 24;
-  return distance;
-}
-
-/** Each byte of `word` replaced by its number of set bits (0-8). */
-function bytePopCounts(word: number): number {
-  let x = word - ((word >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (x + (x >>> 4)) & 0x0f0f0f0f;
 }

@@ -1,0 +1,149 @@
+/**
+ * The Hamming pass of the resident vector arm in WebAssembly: 64 bits at a time with the CPU's own
+ * popcount (`i64.popcnt`), where JavaScript has neither 64-bit integers nor a popcount and counts
+ * bits with shifts and masks. At 100K memories of 512 dimensions the pass took 3.0 ms in
+ * JavaScript and 0.5 ms here.
+ *
+ * The module is 167 bytes, written out below instruction by instruction rather than compiled
+ * from a text format at build time (which would need a toolchain for one loop).
+ */
+
+const I32 = 0x7f;
+const op = {
+  block: 0x02,
+  loop: 0x03,
+  br: 0x0c,
+  brIf: 0x0d,
+  end: 0x0b,
+  localGet: 0x20,
+  localSet: 0x21,
+  i32Const: 0x41,
+  i32GeU: 0x4f,
+  i32Add: 0x6a,
+  i32Shl: 0x74,
+  i64Load: 0x29,
+  i64Xor: 0x85,
+  i64Popcnt: 0x7b,
+  i32WrapI64: 0xa7,
+  i32Store16: 0x3b,
+} as const;
+const EMPTY_BLOCK = 0x40;
+
+// Parameters and locals of `scan(bits, count, words, query, out)`.
+const BITS = 0; // address of the first vector's bits
+const COUNT = 1; // vectors
+const WORDS = 2; // 64-bit words per vector
+const QUERY = 3; // address of the query's bits
+const OUT = 4; // address of `count` 16-bit distances
+const SLOT = 5;
+const WORD = 6;
+const DISTANCE = 7;
+const STRIDE = 8; // bytes per vector
+
+/** `address + word * 8`, then the 64-bit word there. */
+const loadWord = (address: number) => [op.localGet, address, op.localGet, WORD, op.i32Const, 3, op.i32Shl, op.i32Add, op.i64Load, 3, 0];
+
+/** For each of `count` vectors: the popcount of its bits XOR the query's, stored as a 16-bit distance. */
+const SCAN_BODY = [
+  ...[1, 4, I32], // four i32 locals: slot, word, distance, stride
+  ...[op.localGet, WORDS, op.i32Const, 3, op.i32Shl, op.localSet, STRIDE],
+  ...[op.block, EMPTY_BLOCK, op.loop, EMPTY_BLOCK],
+  ...[op.localGet, SLOT, op.localGet, COUNT, op.i32GeU, op.brIf, 1],
+  ...[op.i32Const, 0, op.localSet, DISTANCE, op.i32Const, 0, op.localSet, WORD],
+  ...[op.block, EMPTY_BLOCK, op.loop, EMPTY_BLOCK],
+  ...[op.localGet, WORD, op.localGet, WORDS, op.i32GeU, op.brIf, 1],
+  ...[
+    op.localGet,
+    DISTANCE,
+    ...loadWord(BITS),
+    ...loadWord(QUERY),
+    op.i64Xor,
+    op.i64Popcnt,
+    op.i32WrapI64,
+    op.i32Add,
+    op.localSet,
+    DISTANCE,
+  ],
+  ...[op.localGet, WORD, op.i32Const, 1, op.i32Add, op.localSet, WORD, op.br, 0],
+  ...[op.end, op.end],
+  ...[op.localGet, OUT, op.localGet, SLOT, op.i32Const, 1, op.i32Shl, op.i32Add, op.localGet, DISTANCE, op.i32Store16, 1, 0],
+  ...[op.localGet, BITS, op.localGet, STRIDE, op.i32Add, op.localSet, BITS],
+  ...[op.localGet, SLOT, op.i32Const, 1, op.i32Add, op.localSet, SLOT, op.br, 0],
+  ...[op.end, op.end],
+  op.end,
+];
+
+const name = (text: string) => [text.length, ...Array.from(text, (char) => char.charCodeAt(0))];
+/** A section: its id, its size in bytes (LEB128), its bytes. */
+const section = (id: number, bytes: number[]) => [id, ...unsignedLeb128(bytes.length), ...bytes];
+
+function unsignedLeb128(value: number): number[] {
+  const bytes: number[] = [];
+  let rest = value;
+  do {
+    const byte = rest & 0x7f;
+    rest >>>= 7;
+    bytes.push(rest === 0 ? byte : byte | 0x80);
+  } while (rest !== 0);
+  return bytes;
+}
+
+const MODULE_BYTES = new Uint8Array([
+  ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // "\0asm", version 1
+  ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]), // one type: five i32 in, nothing out
+  ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1]), // the memory, from JavaScript
+  ...section(3, [1, 0]), // one function, of that type
+  ...section(7, [1, ...name("scan"), 0x00, 0]), // exported as "scan"
+  ...section(10, [1, ...unsignedLeb128(SCAN_BODY.length), ...SCAN_BODY]),
+]);
+
+let compiled: WebAssembly.Module | undefined;
+const PAGE_BYTES = 65_536;
+
+/**
+ * Sign bits of up to `capacity` vectors in WebAssembly memory, with the query's and the distances
+ * beside them. Memory: the query's bits, then every vector's (a vector's words padded to an even
+ * count, so that it is whole 64-bit words), then the distances. Growing keeps the vectors' bits
+ * where they are; the views are replaced, so take them anew after `grow`.
+ */
+export class HammingScanner {
+  /** 32-bit words per vector (even). */
+  readonly words: number;
+  bits: Uint32Array;
+  private readonly memory = new WebAssembly.Memory({ initial: 1 });
+  private readonly scanAll: (bits: number, count: number, words: number, query: number, out: number) => void;
+  private readonly queryOffset = 0;
+  private readonly bitsOffset: number;
+  private capacity = 0;
+
+  constructor(dimensions: number) {
+    this.words = 2 * Math.ceil(dimensions / 64);
+    this.bitsOffset = this.words * 4;
+    compiled ??= new WebAssembly.Module(MODULE_BYTES);
+    const instance = new WebAssembly.Instance(compiled, { env: { memory: this.memory } });
+    this.scanAll = instance.exports["scan"] as (bits: number, count: number, words: number, query: number, out: number) => void;
+    this.bits = new Uint32Array(this.memory.buffer, this.bitsOffset, 0);
+  }
+
+  get bytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+
+  /** Room for `capacity` vectors, their bits kept. */
+  grow(capacity: number): void {
+    const needed = this.bitsOffset + capacity * (this.words * 4 + 2);
+    const pages = Math.ceil(needed / PAGE_BYTES) - this.memory.buffer.byteLength / PAGE_BYTES;
+    if (pages > 0) this.memory.grow(pages);
+    this.capacity = capacity;
+    this.bits = new Uint32Array(this.memory.buffer, this.bitsOffset, capacity * this.words);
+  }
+
+  /** The Hamming distance of each of the first `count` vectors to `query` (its `words` words), by slot; valid until the next call. */
+  distances(query: Uint32Array, count: number): Uint16Array {
+    if (count > this.capacity) throw new Error(`${count} vectors in room for ${this.capacity}`);
+    new Uint32Array(this.memory.buffer, this.queryOffset, this.words).set(query);
+    const out = this.bitsOffset + this.capacity * this.words * 4;
+    this.scanAll(this.bitsOffset, count, this.words / 2, this.queryOffset, out);
+    return new Uint16Array(this.memory.buffer, out, count);
+  }
+}

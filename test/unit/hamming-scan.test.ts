@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { HammingScanner } from "../../src/memory/recall/resident/hamming-scan.js";
+
+/** Set bits of a 32-bit word, one at a time: slow and plainly right. */
+const popcount = (word: number) => {
+  let count = 0;
+  for (let rest = word >>> 0; rest !== 0; rest = (rest & (rest - 1)) >>> 0) count++;
+  return count;
+};
+
+describe("HammingScanner", () => {
+  it("counts the differing bits of every vector, its bits kept through growth, for dimensions that fill no 64-bit word", () => {
+    let seed = 11;
+    const random32 = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return (seed * 2 + (seed >>> 7)) >>> 0;
+    };
+    for (const dimensions of [512, 100, 64]) {
+      const scanner = new HammingScanner(dimensions);
+      expect(scanner.words % 2).toBe(0);
+      expect(scanner.words * 32).toBeGreaterThanOrEqual(dimensions);
+      const used = Math.ceil(dimensions / 32);
+      const written: number[][] = [];
+      // Written in three rounds, growing between them: past the first 64 KB page, then well past it.
+      for (const capacity of [10, 1_000, 5_000]) {
+        scanner.grow(capacity);
+        for (let slot = written.length; slot < capacity; slot++) {
+          // Only the words the dimensions use; the padding stays zero, as UserVectors leaves it.
+          const words = Array.from({ length: scanner.words }, (_, w) => (w < used ? random32() : 0));
+          scanner.bits.set(words, slot * scanner.words);
+          written.push(words);
+        }
+      }
+      const query = Uint32Array.from({ length: scanner.words }, (_, w) => (w < used ? random32() : 0));
+      const distances = scanner.distances(query, written.length);
+      const expected = written.map((words) => words.reduce((sum, word, w) => sum + popcount(word ^ (query[w] as number)), 0));
+      expect([...distances]).toEqual(expected);
+      // Fewer than held: only those.
+      expect([...scanner.distances(query, 3)]).toEqual(expected.slice(0, 3));
+      expect(() => scanner.distances(query, 5_001)).toThrow(/room for 5000/);
+    }
+  });
+});
