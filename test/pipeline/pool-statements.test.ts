@@ -32,8 +32,9 @@ describe("named statements (the final read of a recall)", () => {
     const database = await freshDatabase();
     const handle = await connectDatabase({ ...testEnv(database.env), DATABASE_POOL_MAX: 1 });
     const at = new Date("2026-03-01T12:34:56.789Z");
+    // As text: a server's driver parses a timestamp into a Date where drizzle leaves a string.
     const shaped = (text: string | null, n: number, flag: boolean) =>
-      sql`SELECT ${text}::text AS text, ${n}::float8 AS n, ${flag}::boolean AS flag, ${at}::timestamptz AS at,
+      sql`SELECT ${text}::text AS text, ${n}::float8 AS n, ${flag}::boolean AS flag, (${at}::timestamptz)::text AS at,
                  ${`{${[1, 2].map((i) => `00000000-0000-4000-8000-00000000000${i}`).join(",")}}`}::uuid[] AS ids`;
     try {
       const awkward = ["it's", "back\\slash \\' and '' quotes", "ünïcødé 😀", "$1 -- ; SELECT 1", null];
