@@ -2,6 +2,7 @@ import { serve as serveInngest } from "inngest/hono";
 import { createPipelineClient } from "../../inngest/client.js";
 import { createPipelineFunctions } from "../../inngest/index.js";
 import { durationMs, parseEnv } from "../../src/config/env.js";
+import { registerServerPool } from "../../src/db/pool-statements.js";
 import { LiveEvents } from "../../src/live/live-events.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
 import { CorpusStatisticsCache } from "../../src/memory/recall/corpus-statistics.js";
@@ -17,7 +18,7 @@ import { type App, createApp } from "../app.js";
 import type { AppDeps } from "../deps.js";
 import { securityFromEnv } from "../security.js";
 import { inngestConnection, pipelineSettings, scheduledDecay } from "../settings.js";
-import { currentScope, scopedDatabase } from "./request-scope.js";
+import { currentScope, scopedConnection, scopedDatabase } from "./request-scope.js";
 import { type AssetFetcher, loadTokenizer } from "./tokenizer-asset.js";
 
 /** Cloudflare bindings: Hyperdrive for Postgres (Neon behind it), the static assets, plain string vars and secrets. */
@@ -48,6 +49,8 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
   if (!env.INNGEST_SIGNING_KEY)
     throw new Error("INNGEST_SIGNING_KEY is required on Workers: /api/inngest must verify Inngest's signatures");
   const logger = createLogger(env.LOG_LEVEL);
+  // No named statements: whether a pooler in front (Hyperdrive) keeps them across requests is not ours to rely on.
+  registerServerPool(scopedDatabase, scopedConnection, { prepared: false });
   const settings = pipelineSettings(env);
   const clock = clockFromEnv(env);
   const tokenizer = await loadTokenizer(bindings.ASSETS);

@@ -32,7 +32,11 @@ export default {
       logger.error("database unavailable", { error: String(error) });
       return unavailable();
     }
-    const scope = { db: drizzle(client, { schema }) as unknown as Database, background: new BackgroundTasks(logger.error) };
+    const scope = {
+      db: drizzle(client, { schema }) as unknown as Database,
+      connection: client,
+      background: new BackgroundTasks(logger.error),
+    };
     let response: Response;
     try {
       response = await runInScope(scope, () => app.fetch(request, bindings, ctx));

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database } from "../../src/db/database.js";
+import type { ServerPool } from "../../src/db/pool-statements.js";
 import type { BackgroundTasks } from "../background.js";
 
 /**
@@ -10,6 +11,8 @@ import type { BackgroundTasks } from "../background.js";
  */
 export interface RequestScope {
   db: Database;
+  /** The same connection as `db`, for the statements `pool-statements.ts` sends itself. */
+  connection: ServerPool;
   background: BackgroundTasks;
 }
 
@@ -37,3 +40,16 @@ export const scopedDatabase: Database = new Proxy({} as Database, {
     return typeof value === "function" ? value.bind(db) : value;
   },
 });
+
+/**
+ * The connection of the request in progress, as `scopedDatabase`'s server pool: a statement with
+ * settings of its own (recall's vector arm, each statement of the text arm) goes over it as one
+ * simple query, one round trip, instead of a transaction of four (BEGIN, the settings, the
+ * statement, COMMIT). Registered with `registerServerPool` once per isolate.
+ */
+export const scopedConnection: ServerPool = {
+  query(config: string | { name: string; text: string; values: unknown[] }) {
+    const connection = currentScope().connection;
+    return typeof config === "string" ? connection.query(config) : connection.query(config);
+  },
+} as ServerPool;

@@ -288,5 +288,19 @@ describe.runIf(onPostgres)("the Worker in workerd", () => {
     await live.close();
     // The stream's connection was released: the Worker goes on serving.
     expect((await request("GET", "/healthz", undefined, {})).status).toBe(200);
+
+    // A search ranks by vector too: its statement carries settings of its own, sent over the
+    // request's connection as one simple query (the settings and the statement).
+    const created = await request("POST", "/v1/memories", {
+      user_id: "eve",
+      type: "insight",
+      content: "Eve's sister Ana runs a bakery in Braga.",
+    });
+    expect(created.status).toBe(201);
+    const found = await request("POST", "/v1/memories/search", { user_id: "eve", query: "sister bakery Braga", explain: true });
+    expect(found.status).toBe(200);
+    const [best] = found.body.memories as { content: string; signals: { vector_rank: number | null } }[];
+    expect(best?.content).toContain("Braga");
+    expect(best?.signals.vector_rank).toBe(1);
   });
 });
