@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HammingScanner } from "../../src/memory/recall/resident/hamming-scan.js";
+import { HammingScanner, SCANNER_MIN_CAPACITY, SignBits } from "../../src/memory/recall/resident/hamming-scan.js";
 
 /** Set bits of a 32-bit word, one at a time: slow and plainly right. */
 const popcount = (word: number) => {
@@ -8,13 +8,14 @@ const popcount = (word: number) => {
   return count;
 };
 
+let seed = 11;
+const random32 = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return (seed * 2 + (seed >>> 7)) >>> 0;
+};
+
 describe("HammingScanner", () => {
   it("counts the differing bits of every vector, its bits kept through growth, for dimensions that fill no 64-bit word", () => {
-    let seed = 11;
-    const random32 = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return (seed * 2 + (seed >>> 7)) >>> 0;
-    };
     for (const dimensions of [512, 100, 64]) {
       const scanner = new HammingScanner(dimensions);
       expect(scanner.words % 2).toBe(0);
@@ -39,5 +40,36 @@ describe("HammingScanner", () => {
       expect([...scanner.distances(query, 3)]).toEqual(expected.slice(0, 3));
       expect(() => scanner.distances(query, 5_001)).toThrow(/room for 5000/);
     }
+  });
+});
+
+describe("SignBits", () => {
+  it("counts the same distances in JavaScript while small and in WebAssembly once grown, the bits carried across", () => {
+    const dimensions = 100;
+    const signs = new SignBits(dimensions);
+    const used = Math.ceil(dimensions / 32);
+    const written: number[][] = [];
+    const query = Uint32Array.from({ length: signs.words }, (_, w) => (w < used ? random32() : 0));
+    for (const capacity of [16, 4_096, SCANNER_MIN_CAPACITY, SCANNER_MIN_CAPACITY * 2]) {
+      signs.grow(capacity);
+      for (let slot = written.length; slot < capacity - 3; slot++) {
+        const words = Array.from({ length: signs.words }, (_, w) => (w < used ? random32() : 0));
+        signs.bits.set(words, slot * signs.words);
+        written.push(words);
+      }
+      const expected = written.map((words) => words.reduce((sum, word, w) => sum + popcount(word ^ (query[w] as number)), 0));
+      expect([...signs.distances(query, written.length)]).toEqual(expected);
+    }
+  });
+
+  it("lets a process hold more small copies than it could WebAssembly memories (~13,000)", () => {
+    const copies = Array.from({ length: 20_000 }, () => {
+      const signs = new SignBits(512);
+      signs.grow(64);
+      signs.bits[0] = 1;
+      return signs;
+    });
+    const query = new Uint32Array(copies[0]?.words ?? 0);
+    expect(copies.every((signs) => signs.distances(query, 1)[0] === 1)).toBe(true);
   });
 });

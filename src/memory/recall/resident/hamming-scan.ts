@@ -1,12 +1,24 @@
+import { widen } from "./resident-slots.js";
+
 /**
- * The Hamming pass of the resident vector arm in WebAssembly: 64 bits at a time with the CPU's own
- * popcount (`i64.popcnt`), where JavaScript has neither 64-bit integers nor a popcount and counts
- * bits with shifts and masks. At 100K memories of 512 dimensions the pass took 3.0 ms in
- * JavaScript and 0.5 ms here.
+ * The Hamming pass of the resident vector arm: over a small copy in JavaScript, over a large one in
+ * WebAssembly, 64 bits at a time with the CPU's own popcount (`i64.popcnt`), where JavaScript has
+ * neither 64-bit integers nor a popcount and counts bits with shifts and masks. At 100K memories of
+ * 512 dimensions the pass took 3.0 ms in JavaScript and 0.6 ms in WebAssembly.
  *
  * The module is 167 bytes, written out below instruction by instruction rather than compiled
  * from a text format at build time (which would need a toolchain for one loop).
  */
+
+/**
+ * Copies this large get WebAssembly memory of their own. Each `WebAssembly.Memory` reserves
+ * gigabytes of address space (V8's bounds checks), and a process could make only ~13,000 of them:
+ * one per resident user would fail with that many users. Below this a pass costs < 0.3 ms anyway.
+ */
+export const SCANNER_MIN_CAPACITY = 8_192;
+
+/** 32-bit words of sign bits per vector: whole 64-bit words, the padding zero. */
+export const wordsFor = (dimensions: number) => 2 * Math.ceil(dimensions / 64);
 
 const I32 = 0x7f;
 const op = {
@@ -117,7 +129,7 @@ export class HammingScanner {
   private capacity = 0;
 
   constructor(dimensions: number) {
-    this.words = 2 * Math.ceil(dimensions / 64);
+    this.words = wordsFor(dimensions);
     this.bitsOffset = this.words * 4;
     compiled ??= new WebAssembly.Module(MODULE_BYTES);
     const instance = new WebAssembly.Instance(compiled, { env: { memory: this.memory } });
@@ -146,4 +158,64 @@ export class HammingScanner {
     this.scanAll(this.bitsOffset, count, this.words / 2, this.queryOffset, out);
     return new Uint16Array(this.memory.buffer, out, count);
   }
+}
+
+/**
+ * The sign bits of a user's vectors, `words` per slot, with their Hamming pass: in a plain array
+ * while the copy is small, moved into a `HammingScanner` once it grows to `SCANNER_MIN_CAPACITY`.
+ */
+export class SignBits {
+  readonly words: number;
+  private scanner: HammingScanner | undefined;
+  private plain = new Uint32Array(0);
+
+  constructor(private readonly dimensions: number) {
+    this.words = wordsFor(dimensions);
+  }
+
+  /** Every slot's words; take it anew after `grow`. */
+  get bits(): Uint32Array {
+    return this.scanner?.bits ?? this.plain;
+  }
+
+  /** Room for `capacity` slots, the bits kept. */
+  grow(capacity: number): void {
+    if (this.scanner) {
+      this.scanner.grow(capacity);
+      return;
+    }
+    if (capacity < SCANNER_MIN_CAPACITY) {
+      this.plain = widen(this.plain, capacity * this.words);
+      return;
+    }
+    const scanner = new HammingScanner(this.dimensions);
+    scanner.grow(capacity);
+    scanner.bits.set(this.plain);
+    this.scanner = scanner;
+    this.plain = new Uint32Array(0);
+  }
+
+  /** The Hamming distance of each of the first `count` slots to `query`, by slot; valid until the next call. */
+  distances(query: Uint32Array, count: number): Uint16Array {
+    return this.scanner ? this.scanner.distances(query, count) : plainDistances(this.plain, this.words, query, count);
+  }
+}
+
+/** The pass in JavaScript, for a small copy. */
+function plainDistances(bits: Uint32Array, words: number, query: Uint32Array, count: number): Uint16Array {
+  const distances = new Uint16Array(count);
+  for (let slot = 0; slot < count; slot++) {
+    const offset = slot * words;
+    let distance = 0;
+    for (let w = 0; w < words; w++) distance += popcount32((bits[offset + w] as number) ^ (query[w] as number));
+    distances[slot] = distance;
+  }
+  return distances;
+}
+
+/** Set bits of a 32-bit word (SWAR: pairs, nibbles, then one multiply adds the four byte counts). */
+function popcount32(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }

@@ -1,4 +1,4 @@
-import { HammingScanner } from "./hamming-scan.js";
+import { SignBits } from "./hamming-scan.js";
 import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, widen } from "./resident-slots.js";
 
 export interface ResidentHit extends ResidentRow {
@@ -25,8 +25,8 @@ const ROW_OVERHEAD_BYTES = 240;
  */
 export class UserVectors extends ResidentSlots {
   readonly dimensions: number;
-  /** 32-bit words of sign bits per memory, in WebAssembly memory for the Hamming pass. */
-  private readonly signs: HammingScanner;
+  /** 32-bit words of sign bits per memory, and the Hamming pass over them. */
+  private readonly signs: SignBits;
   private readonly words: number;
   private codes = new Int8Array(0);
   private scales = new Float32Array(0);
@@ -34,7 +34,7 @@ export class UserVectors extends ResidentSlots {
   constructor(dimensions: number) {
     super();
     this.dimensions = dimensions;
-    this.signs = new HammingScanner(dimensions);
+    this.signs = new SignBits(dimensions);
     this.words = this.signs.words;
   }
 
