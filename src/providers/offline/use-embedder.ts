@@ -54,11 +54,20 @@ function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> 
   const start = (): Worker => {
     const started = new Worker(new URL("./use-worker.mjs", import.meta.url));
     started.on("message", (message: unknown) => {
-      const reply = ReplySchema.parse(message);
-      const answered = inFlight?.id === reply.id ? inFlight.requests : [];
+      // One message is in flight: whatever comes back settles its requests (a malformed reply
+      // rejects them instead of leaving them waiting, or throwing in this listener).
+      const answered = inFlight?.requests ?? [];
+      const expected = inFlight?.id;
       inFlight = undefined;
-      if ("error" in reply) for (const request of answered) request.reject(new Error(`offline embedder: ${reply.error}`));
-      else deliver(answered, reply.vectors);
+      const reply = ReplySchema.safeParse(message);
+      if (!reply.success || reply.data.id !== expected) {
+        const error = new Error(
+          `offline embedder: a reply to no message in flight (${reply.success ? `id ${reply.data.id}` : reply.error.message})`,
+        );
+        for (const request of answered) request.reject(error);
+      } else if ("error" in reply.data) {
+        for (const request of answered) request.reject(new Error(`offline embedder: ${reply.data.error}`));
+      } else deliver(answered, reply.data.vectors);
       send();
     });
     started.on("error", (error) => failAll(error));
