@@ -44,20 +44,24 @@ describe("HammingScanner", () => {
 });
 
 describe("SignBits", () => {
-  it("counts the same distances in JavaScript while small and in WebAssembly once grown, the bits carried across", () => {
+  it("counts the components of differing sign, in JavaScript while small and in WebAssembly once grown, the bits carried across", () => {
     const dimensions = 100;
     const signs = new SignBits(dimensions);
-    const used = Math.ceil(dimensions / 32);
+    // Components of both signs, and zeros (not positive: the bit of a negative one).
+    const vector = () => Array.from({ length: dimensions }, () => [-1, 0, 0.5][random32() % 3] as number);
     const written: number[][] = [];
-    const query = Uint32Array.from({ length: signs.words }, (_, w) => (w < used ? random32() : 0));
+    const query = vector();
     for (const capacity of [16, 4_096, SCANNER_MIN_CAPACITY, SCANNER_MIN_CAPACITY * 2]) {
       signs.grow(capacity);
       for (let slot = written.length; slot < capacity - 3; slot++) {
-        const words = Array.from({ length: signs.words }, (_, w) => (w < used ? random32() : 0));
-        signs.bits.set(words, slot * signs.words);
-        written.push(words);
+        const components = vector();
+        signs.set(slot, components);
+        written.push(components);
       }
-      const expected = written.map((words) => words.reduce((sum, word, w) => sum + popcount(word ^ (query[w] as number)), 0));
+      // A move, as a removal makes: the last slot's bits into slot 0.
+      signs.move(written.length - 1, 0);
+      written[0] = written[written.length - 1] as number[];
+      const expected = written.map((components) => components.filter((value, i) => value > 0 !== (query[i] as number) > 0).length);
       expect([...signs.distances(query, written.length)]).toEqual(expected);
     }
   });
@@ -66,10 +70,9 @@ describe("SignBits", () => {
     const copies = Array.from({ length: 20_000 }, () => {
       const signs = new SignBits(512);
       signs.grow(64);
-      signs.bits[0] = 1;
+      signs.set(0, [1]);
       return signs;
     });
-    const query = new Uint32Array(copies[0]?.words ?? 0);
-    expect(copies.every((signs) => signs.distances(query, 1)[0] === 1)).toBe(true);
+    expect(copies.every((signs) => signs.distances([], 1)[0] === 1)).toBe(true);
   });
 });

@@ -161,8 +161,9 @@ export class HammingScanner {
 }
 
 /**
- * The sign bits of a user's vectors, `words` per slot, with their Hamming pass: in a plain array
- * while the copy is small, moved into a `HammingScanner` once it grows to `SCANNER_MIN_CAPACITY`.
+ * The sign bits of a user's vectors, `words` per slot (a bit per positive component, the first
+ * component in the first word's top bit), with their Hamming pass: in a plain array while the copy
+ * is small, moved into a `HammingScanner` once it grows to `SCANNER_MIN_CAPACITY`.
  */
 export class SignBits {
   readonly words: number;
@@ -176,6 +177,16 @@ export class SignBits {
   /** Every slot's words; take it anew after `grow`. */
   get bits(): Uint32Array {
     return this.scanner?.bits ?? this.plain;
+  }
+
+  /** Sets `slot`'s bits to the signs of `vector`. */
+  set(slot: number, vector: ArrayLike<number>): void {
+    writeSigns(vector, this.bits, slot * this.words, this.words);
+  }
+
+  /** The slot `from`'s bits copied to slot `to`. */
+  move(from: number, to: number): void {
+    this.bits.copyWithin(to * this.words, from * this.words, (from + 1) * this.words);
   }
 
   /** Room for `capacity` slots, the bits kept. */
@@ -195,10 +206,19 @@ export class SignBits {
     this.plain = new Uint32Array(0);
   }
 
-  /** The Hamming distance of each of the first `count` slots to `query`, by slot; valid until the next call. */
-  distances(query: Uint32Array, count: number): Uint16Array {
+  /** The Hamming distance of the signs of `vector` to each of the first `count` slots', by slot; valid until the next call. */
+  distances(vector: ArrayLike<number>, count: number): Uint16Array {
+    const query = new Uint32Array(this.words);
+    writeSigns(vector, query, 0, this.words);
     return this.scanner ? this.scanner.distances(query, count) : plainDistances(this.plain, this.words, query, count);
   }
+}
+
+/** The signs of `vector` into the `words` words of `bits` at `offset` (the padding zero). */
+function writeSigns(vector: ArrayLike<number>, bits: Uint32Array, offset: number, words: number): void {
+  bits.fill(0, offset, offset + words);
+  for (let i = 0; i < vector.length; i++)
+    if ((vector[i] as number) > 0) bits[offset + (i >>> 5)] = ((bits[offset + (i >>> 5)] as number) | (1 << (31 - (i & 31)))) >>> 0;
 }
 
 /** The pass in JavaScript, for a small copy. */

@@ -25,9 +25,8 @@ const ROW_OVERHEAD_BYTES = 240;
  */
 export class UserVectors extends ResidentSlots {
   readonly dimensions: number;
-  /** 32-bit words of sign bits per memory, and the Hamming pass over them. */
+  /** Each memory's sign bits, and the Hamming pass over them. */
   private readonly signs: SignBits;
-  private readonly words: number;
   private codes = new Int8Array(0);
   private scales = new Float32Array(0);
 
@@ -35,11 +34,10 @@ export class UserVectors extends ResidentSlots {
     super();
     this.dimensions = dimensions;
     this.signs = new SignBits(dimensions);
-    this.words = this.signs.words;
   }
 
   get bytes(): number {
-    return this.size * (this.dimensions + 4 * this.words + 21 + ROW_OVERHEAD_BYTES);
+    return this.size * (this.dimensions + 4 * this.signs.words + 21 + ROW_OVERHEAD_BYTES);
   }
 
   /** Adds or replaces a memory; a zero vector (no direction, so no cosine) is removed instead. */
@@ -62,14 +60,8 @@ export class UserVectors extends ResidentSlots {
     const step = largest / norm / 127;
     this.scales[slot] = step;
     const codeOffset = slot * this.dimensions;
-    const bitOffset = slot * this.words;
-    const bits = this.signs.bits;
-    bits.fill(0, bitOffset, bitOffset + this.words);
-    for (let i = 0; i < this.dimensions; i++) {
-      const value = vector[i] as number;
-      this.codes[codeOffset + i] = Math.round(value / norm / step);
-      if (value > 0) bits[bitOffset + (i >>> 5)] = ((bits[bitOffset + (i >>> 5)] as number) | (1 << (31 - (i & 31)))) >>> 0;
-    }
+    for (let i = 0; i < this.dimensions; i++) this.codes[codeOffset + i] = Math.round((vector[i] as number) / norm / step);
+    this.signs.set(slot, vector);
   }
 
   /**
@@ -80,12 +72,9 @@ export class UserVectors extends ResidentSlots {
   nearest(query: NearestQuery): ResidentHit[] {
     const { unit, nowMs, types } = query;
     if (unit.length !== this.dimensions) return [];
-    const queryBits = new Uint32Array(this.words);
-    for (let i = 0; i < this.dimensions; i++)
-      if ((unit[i] as number) > 0) queryBits[i >>> 5] = ((queryBits[i >>> 5] as number) | (1 << (31 - (i & 31)))) >>> 0;
     // Distances of the visible memories, and how many lie at each distance, to find the cut-off.
     const invisible = this.dimensions + 1;
-    const distances = this.signs.distances(queryBits, this.size);
+    const distances = this.signs.distances(unit, this.size);
     const counts = new Uint32Array(this.dimensions + 2);
     for (let slot = 0; slot < this.size; slot++) {
       if (!this.visible(slot, nowMs, types)) distances[slot] = invisible;
@@ -135,7 +124,7 @@ export class UserVectors extends ResidentSlots {
   protected moved(from: number, to: number): void {
     this.scales[to] = this.scales[from] as number;
     this.codes.copyWithin(to * this.dimensions, from * this.dimensions, (from + 1) * this.dimensions);
-    this.signs.bits.copyWithin(to * this.words, from * this.words, (from + 1) * this.words);
+    this.signs.move(from, to);
   }
 
   protected grown(capacity: number): void {
