@@ -47,7 +47,7 @@ function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> 
   let inFlight: { id: number; requests: Waiting[] } | undefined;
   const waiting: Waiting[] = [];
   const failAll = (error: Error) => {
-    for (const request of [...(inFlight?.requests ?? []), ...waiting.splice(0)]) request.reject(error);
+    rejectAll([...(inFlight?.requests ?? []), ...waiting.splice(0)], error);
     inFlight = undefined;
     worker = undefined;
   };
@@ -64,10 +64,9 @@ function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> 
         const error = new Error(
           `offline embedder: a reply to no message in flight (${reply.success ? `id ${reply.data.id}` : reply.error.message})`,
         );
-        for (const request of answered) request.reject(error);
-      } else if ("error" in reply.data) {
-        for (const request of answered) request.reject(new Error(`offline embedder: ${reply.data.error}`));
-      } else deliver(answered, reply.data.vectors);
+        rejectAll(answered, error);
+      } else if ("error" in reply.data) rejectAll(answered, new Error(`offline embedder: ${reply.data.error}`));
+      else deliver(answered, reply.data.vectors);
       send();
     });
     started.on("error", (error) => failAll(error));
@@ -100,12 +99,15 @@ function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> 
     });
 }
 
+const rejectAll = (requests: Waiting[], error: Error): void => {
+  for (const request of requests) request.reject(error);
+};
+
 /** Each request's own vectors out of one message's reply, which must hold one per text sent. */
 function deliver(requests: Waiting[], vectors: number[][]): void {
   const sent = requests.reduce((sum, request) => sum + request.texts.length, 0);
   if (vectors.length !== sent) {
-    const error = new Error(`offline embedder: ${vectors.length} vectors for ${sent} texts`);
-    for (const request of requests) request.reject(error);
+    rejectAll(requests, new Error(`offline embedder: ${vectors.length} vectors for ${sent} texts`));
     return;
   }
   let at = 0;
