@@ -36,10 +36,14 @@ export function resolveParameters(parameters: DecayParameters): { lambda: number
   };
 }
 
+/** `traitLambda` in SQL over a row aliased `m`: its subtype's rate, slowed by its reinforcements. */
+function traitLambdaSql(): SQL {
+  return sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
+}
+
 /** A trait's confidence after decay since it was last reinforced, at `now`, in SQL over a row aliased `m`. */
 export function decayedTraitConfidenceSql(now: SQL): SQL {
-  const rate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
-  return sql`m.confidence * ${decaySql(sql`${rate} * greatest(0, extract(epoch FROM (${now} - coalesce(m.last_reinforced_at, m.created_at))) / 86400.0)`)}`;
+  return sql`m.confidence * ${decaySql(sql`${traitLambdaSql()} * greatest(0, extract(epoch FROM (${now} - coalesce(m.last_reinforced_at, m.created_at))) / 86400.0)`)}`;
 }
 
 /**
@@ -103,8 +107,7 @@ export function currentRetention(memory: RetentionInputs, { lambda, now }: Reten
 
 /** The same formula in SQL over a `memories` row aliased `m` at `now`, for statements over many rows. */
 export function retentionSql(lambda: number, now: SQL): SQL {
-  const traitRate = sql`(CASE m.subtype WHEN 'behavior' THEN ${sql.raw(String(TRAIT_LAMBDA.behavior))} WHEN 'preference' THEN ${sql.raw(String(TRAIT_LAMBDA.preference))} WHEN 'core' THEN ${sql.raw(String(TRAIT_LAMBDA.core))} ELSE ${sql.raw(String(TRAIT_DEFAULT_LAMBDA))} END / (1 + 0.1 * m.reinforcement_count))`;
-  const rate = sql`(CASE WHEN m.type = 'trait' THEN ${traitRate} ELSE ${sql.raw(String(lambda))}::float8 END)`;
+  const rate = sql`(CASE WHEN m.type = 'trait' THEN ${traitLambdaSql()} ELSE ${sql.raw(String(lambda))}::float8 END)`;
   const days = sql`greatest(0, extract(epoch FROM (${now} - m.last_accessed_at)) / 86400.0)`;
   return sql`least(1.0, ${decaySql(sql`${rate} * ${days}`)} * (1 + ln(1 + m.access_count)) / 5.0)`;
 }
