@@ -39,7 +39,9 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
   .post("/expand", validate("json", ExpandMemoriesSchema), async (c) => {
     const { memories, missing } = await expandMemories(c.var.deps.db, c.req.valid("json"));
-    return c.json({ memories: memories.map(({ row, sources }) => memoryJson(row, retentionClock(c.var.deps), sources)), missing });
+    // One reading time for the whole answer.
+    const at = retentionClock(c.var.deps);
+    return c.json({ memories: memories.map(({ row, sources }) => memoryJson(row, at, sources)), missing });
   })
   .post("/", validate("json", CreateMemorySchema), async (c) => {
     const { db, embedder } = c.var.deps;
@@ -51,8 +53,9 @@ export const memoryRoutes = new Hono<AppEnv>()
     );
   })
   .get("/", validate("query", ListMemoriesQuerySchema), async (c) => {
-    const rows = await listMemories(c.var.deps.db, c.req.valid("query"), c.var.deps.clock.now());
-    return c.json({ memories: rows.map((row) => memoryJson(row, retentionClock(c.var.deps))) });
+    const at = retentionClock(c.var.deps);
+    const rows = await listMemories(c.var.deps.db, c.req.valid("query"), at.now);
+    return c.json({ memories: rows.map((row) => memoryJson(row, at)) });
   })
   .get("/health", validate("query", RetentionQuerySchema), async (c) => {
     const query = c.req.valid("query");
