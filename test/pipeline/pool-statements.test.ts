@@ -52,6 +52,20 @@ describe("named statements (the final read of a recall)", () => {
     }
   });
 
+  it("prepares a statement again after it failed to prepare, once what it needs exists", async () => {
+    const database = await freshDatabase();
+    const handle = await connectDatabase({ ...testEnv(database.env), DATABASE_POOL_MAX: 1 });
+    const later = sql`SELECT n FROM prepared_later WHERE n = ${2}::int`;
+    try {
+      await expect(queryRowsPrepared(handle.db, later)).rejects.toThrow(/prepared_later/);
+      await handle.db.execute(sql`CREATE TABLE prepared_later AS SELECT generate_series(1, 3) AS n`);
+      expect(await queryRowsPrepared(handle.db, later)).toEqual([{ n: 2 }]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
+
   it("runs them unnamed with DATABASE_PREPARED_STATEMENTS=false (a pooler that cannot keep them)", async () => {
     const database = await freshDatabase();
     const handle = await connectDatabase({ ...testEnv({ ...database.env, DATABASE_PREPARED_STATEMENTS: "false" }), DATABASE_POOL_MAX: 1 });
