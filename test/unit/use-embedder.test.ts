@@ -43,14 +43,20 @@ describe("the offline embedder under concurrent requests", () => {
       "we hiked above Lisbon",
       "espresso, no sugar",
       "chess at noon",
+      "the plumber comes on Tuesday",
+      "my sister lives in Oslo",
+      "I am allergic to peanuts",
     ];
     const alone: number[][] = [];
     for (const text of texts) alone.push(((await embedder.embed([text])) as number[][])[0] as number[]);
-    // One request in flight, the rest waiting: they leave together, in two sizes of request.
+    // Two messages at the worker (one request each), the rest waiting: they leave together, in
+    // two sizes of request, and the replies come back in the order the messages went.
     const together = await Promise.all([
       embedder.embed([texts[0] as string]),
       embedder.embed(texts.slice(1, 3)),
-      embedder.embed(texts.slice(3)),
+      embedder.embed(texts.slice(3, 4)),
+      embedder.embed(texts.slice(4, 6)),
+      embedder.embed(texts.slice(6)),
     ]);
     const flat = together.flat();
     expect(flat).toHaveLength(texts.length);

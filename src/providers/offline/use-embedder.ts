@@ -37,30 +37,37 @@ const BULK_BATCH_TEXTS = 256;
 type Waiting = { texts: string[]; resolve: (vectors: number[][]) => void; reject: (error: Error) => void };
 
 /**
+ * Messages a lane keeps at its worker: the one being embedded and the next, so the worker starts
+ * the next batch as soon as it posts a reply instead of idling until the main thread (busy with a
+ * search's statements) reads that reply and sends more. 8 clients searching at 10K memories on
+ * PGlite: 67 → 74 searches/s with 2 (the embedder alone: 145 → 135/s, smaller batches).
+ */
+const MESSAGES_IN_FLIGHT = 2;
+
+/**
  * One worker thread running the model, started on first use, not keeping the process alive while
- * idle. One message is in flight at a time; the requests that arrive meanwhile wait and leave
- * together, up to `maxTexts` texts.
+ * idle. Up to `MESSAGES_IN_FLIGHT` messages are at the worker, which answers them in order; the
+ * requests that arrive meanwhile wait and leave together, up to `maxTexts` texts.
  */
 function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> {
   let worker: Worker | undefined;
   let nextId = 0;
-  let inFlight: { id: number; requests: Waiting[] } | undefined;
+  /** Messages at the worker, oldest first: the next reply answers the first. */
+  const inFlight: { id: number; requests: Waiting[] }[] = [];
   const waiting: Waiting[] = [];
   const failAll = (error: Error) => {
-    rejectAll([...(inFlight?.requests ?? []), ...waiting.splice(0)], error);
-    inFlight = undefined;
+    rejectAll([...inFlight.splice(0).flatMap((message) => message.requests), ...waiting.splice(0)], error);
     worker = undefined;
   };
   const start = (): Worker => {
     const started = new Worker(new URL("./use-worker.mjs", import.meta.url));
     started.on("message", (message: unknown) => {
-      // One message is in flight: whatever comes back settles its requests (a malformed reply
-      // rejects them instead of leaving them waiting, or throwing in this listener).
-      const answered = inFlight?.requests ?? [];
-      const expected = inFlight?.id;
-      inFlight = undefined;
+      // The worker answers in order: whatever comes back settles the oldest message's requests (a
+      // malformed reply rejects them instead of leaving them waiting, or throwing in this listener).
+      const oldest = inFlight.shift();
+      const answered = oldest?.requests ?? [];
       const reply = ReplySchema.safeParse(message);
-      if (!reply.success || reply.data.id !== expected) {
+      if (!reply.success || reply.data.id !== oldest?.id) {
         const error = new Error(
           `offline embedder: a reply to no message in flight (${reply.success ? `id ${reply.data.id}` : reply.error.message})`,
         );
@@ -76,8 +83,8 @@ function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> 
   };
   /** The next message: the waiting requests, in order, while their texts fit `maxTexts` (the first always goes). */
   const send = () => {
-    if (inFlight || waiting.length === 0) {
-      if (!inFlight) worker?.unref();
+    if (inFlight.length >= MESSAGES_IN_FLIGHT || waiting.length === 0) {
+      if (inFlight.length === 0) worker?.unref();
       return;
     }
     let texts = 0;
@@ -88,9 +95,10 @@ function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> 
     }
     const requests = waiting.splice(0, taken);
     worker ??= start();
-    inFlight = { id: nextId++, requests };
+    const id = nextId++;
+    inFlight.push({ id, requests });
     worker.ref();
-    worker.postMessage({ id: inFlight.id, texts: requests.flatMap((request) => request.texts) });
+    worker.postMessage({ id, texts: requests.flatMap((request) => request.texts) });
   };
   return (texts) =>
     new Promise<number[][]>((resolve, reject) => {
