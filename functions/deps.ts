@@ -11,6 +11,7 @@ import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import type { PipelineView } from "../src/pipeline/status/pipeline-view.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
 import type { RedactionPolicy } from "../src/redaction/redact.js";
+import type { UsageRecorder } from "../src/usage/usage-recorder.js";
 import type { Clock } from "../src/util/clock.js";
 import type { BackgroundTasks } from "./background.js";
 import type { DashboardFiles } from "./routes/dashboard.js";
@@ -50,6 +51,8 @@ export interface AppDeps {
   /** The Inngest serve handler, mounted at /api/inngest when Inngest Cloud calls in over HTTP. */
   inngestHandler?: (c: Context) => Promise<Response>;
   background: BackgroundTasks;
+  /** Writes requests' query usage in batches, after their responses. */
+  usageRecorder: UsageRecorder;
   /** Batches access counts of memories that reads returned (R2). */
   accessRecorder: AccessRecorder;
   maxBodyBytes: number;

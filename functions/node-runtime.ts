@@ -23,6 +23,7 @@ import { jobsPipelineView } from "../src/pipeline/status/jobs-view.js";
 import { createProviders, type Providers } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { meterProviders } from "../src/usage/metered-providers.js";
+import { UsageRecorder } from "../src/usage/usage-recorder.js";
 import type { Clock } from "../src/util/clock.js";
 import { clockFromEnv } from "../src/util/clock-from-env.js";
 import { createLogger } from "../src/util/logger.js";
@@ -168,6 +169,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       : jobsPipelineView(database.db, providers.embedder.model),
     ...(embedded ? {} : { inngestHandler }),
     background,
+    usageRecorder: new UsageRecorder(database.db),
     accessRecorder: new AccessRecorder(database.db, clock, durationMs(env.ACCESS_FLUSH_INTERVAL)),
     maxBodyBytes: env.MAX_BODY_BYTES,
     dashboard: await loadDashboard(),

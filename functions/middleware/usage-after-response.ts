@@ -1,21 +1,19 @@
 import type { MiddlewareHandler } from "hono";
 import { withUsageSink } from "../../src/usage/usage-scope.js";
-import { recordUsage, type UsageRecord } from "../../src/usage/usage-store.js";
+import type { UsageRecord } from "../../src/usage/usage-store.js";
 import type { AppEnv } from "../deps.js";
 
 /**
  * A request's query usage (its query embedding) is recorded once the handler is done, in the
  * background, instead of on the way to the answer; one that arrives later (an embedding still in
  * flight when the handler failed) is recorded as it arrives. Either way it is recorded: the
- * background work is tracked (and handed to `waitUntil` on Workers).
+ * background work is tracked (and handed to `waitUntil` on Workers). Concurrent requests' usage is
+ * written together (`UsageRecorder`).
  */
 export function usageAfterResponse(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.var.deps;
-    const record = (usages: UsageRecord[]) =>
-      deps.background.run(c, "record provider usage", async () => {
-        for (const usage of usages) await recordUsage(deps.db, usage);
-      });
+    const record = (usages: UsageRecord[]) => deps.background.run(c, "record provider usage", () => deps.usageRecorder.record(usages));
     const held: UsageRecord[] = [];
     let answered = false;
     try {

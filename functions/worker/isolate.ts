@@ -12,6 +12,7 @@ import { jobsPipelineView } from "../../src/pipeline/status/jobs-view.js";
 import { createProviders } from "../../src/providers/index.js";
 import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
 import { meterProviders } from "../../src/usage/metered-providers.js";
+import { UsageRecorder } from "../../src/usage/usage-recorder.js";
 import { clockFromEnv } from "../../src/util/clock-from-env.js";
 import { createLogger, type Logger } from "../../src/util/logger.js";
 import { type App, createApp } from "../app.js";
@@ -94,6 +95,8 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
     get background() {
       return currentScope().background;
     },
+    // A batch is written through the connection of the request that opened it, which waits for it.
+    usageRecorder: new UsageRecorder(scopedDatabase),
     // Flushed right after the response, while the request's connection is still open.
     accessRecorder: new AccessRecorder(scopedDatabase, clock, 0),
     maxBodyBytes: env.MAX_BODY_BYTES,

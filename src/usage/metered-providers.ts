@@ -38,7 +38,7 @@ export function meterProviders(providers: { llm: LanguageModel; embedder: Embedd
     if (scope?.deferred) scope.deferred.push(usage);
     // Only a query's: a pipeline step's or a write's usage is recorded before it reports done.
     else if (sink && usage.stage === "query") sink(usage);
-    else await recordUsage(options.db, usage);
+    else await recordUsage(options.db, [usage]);
   };
   const { llm, embedder } = providers;
   const meteredLlm: LanguageModel = {

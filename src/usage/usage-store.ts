@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Database, type Queryable, queryRows } from "../db/database.js";
 import { unlessErased } from "../memory/user-lock.js";
+import { compareCodeUnits } from "../util/compare-code-units.js";
 
 export interface UsageRecord {
   appId: string;
@@ -14,29 +15,75 @@ export interface UsageRecord {
 }
 
 /**
- * Adds one call to its day's row (an upsert, so concurrent calls from any process add up). A call
+ * Adds each call to its day's row (an upsert, so concurrent calls from any process add up). A call
  * that finishes after its user was erased is counted for the app, not for the user: the row names
  * the user only under the user lock erasure takes, while the user still has sessions
- * (`unlessErased`) — so no call in flight writes an erased user's id back.
+ * (`unlessErased`) — so no call in flight writes an erased user's id back. Calls of one user are
+ * one upsert in one transaction, however many there are.
  */
-export async function recordUsage(db: Database, record: UsageRecord): Promise<void> {
-  const upsert = (tx: Queryable, userId: string) =>
-    tx.execute(sql`
-      INSERT INTO provider_usage (app_id, user_id, day, provider, model, stage, calls, input_tokens, output_tokens)
-      VALUES (${record.appId}, ${userId}, ${record.day}::date, ${record.provider}, ${record.model}, ${record.stage}, 1, ${record.inputTokens}, ${record.outputTokens})
-      ON CONFLICT (app_id, day, user_id, provider, model, stage) DO UPDATE
-         SET calls = provider_usage.calls + 1,
-             input_tokens = provider_usage.input_tokens + excluded.input_tokens,
-             output_tokens = provider_usage.output_tokens + excluded.output_tokens,
-             updated_at = now()`);
-  let counted = false;
-  if (record.userId !== "") {
-    await unlessErased(db, { appId: record.appId, userId: record.userId }, async (tx) => {
-      await upsert(tx, record.userId);
+export async function recordUsage(db: Database, records: UsageRecord[]): Promise<void> {
+  const uncounted: UsageRecord[] = [];
+  for (const [subject, calls] of byUser(records)) {
+    if (subject.userId === "") {
+      uncounted.push(...calls);
+      continue;
+    }
+    let counted = false;
+    await unlessErased(db, subject, async (tx) => {
+      await upsertCalls(tx, calls);
       counted = true;
     });
+    if (!counted) uncounted.push(...calls);
   }
-  if (!counted) await upsert(db, "");
+  if (uncounted.length > 0)
+    await upsertCalls(
+      db,
+      uncounted.map((call) => ({ ...call, userId: "" })),
+    );
+}
+
+/** Records grouped by app and user, in the order each pair first appears. */
+function byUser(records: UsageRecord[]): Map<{ appId: string; userId: string }, UsageRecord[]> {
+  const groups = new Map<string, { subject: { appId: string; userId: string }; calls: UsageRecord[] }>();
+  for (const record of records) {
+    const key = JSON.stringify([record.appId, record.userId]);
+    const group = groups.get(key) ?? { subject: { appId: record.appId, userId: record.userId }, calls: [] };
+    group.calls.push(record);
+    groups.set(key, group);
+  }
+  return new Map([...groups.values()].map((group) => [group.subject, group.calls]));
+}
+
+/**
+ * One upsert of `calls`, those of the same row summed first: a statement may not update one row
+ * twice (`ON CONFLICT DO UPDATE` refuses), and rows are taken in key order so two flushes never
+ * wait on each other in a cycle.
+ */
+async function upsertCalls(db: Queryable, calls: UsageRecord[]): Promise<void> {
+  const rows = new Map<string, UsageRecord & { calls: number }>();
+  for (const call of calls) {
+    const key = JSON.stringify([call.appId, call.day, call.userId, call.provider, call.model, call.stage]);
+    const row = rows.get(key);
+    if (row) {
+      row.calls += 1;
+      row.inputTokens += call.inputTokens;
+      row.outputTokens += call.outputTokens;
+    } else rows.set(key, { ...call, calls: 1 });
+  }
+  const values = [...rows]
+    .sort(([a], [b]) => compareCodeUnits(a, b))
+    .map(
+      ([, row]) =>
+        sql`(${row.appId}, ${row.userId}, ${row.day}::date, ${row.provider}, ${row.model}, ${row.stage}, ${row.calls}::int, ${row.inputTokens}::int, ${row.outputTokens}::int)`,
+    );
+  await db.execute(sql`
+    INSERT INTO provider_usage (app_id, user_id, day, provider, model, stage, calls, input_tokens, output_tokens)
+    VALUES ${sql.join(values, sql`, `)}
+    ON CONFLICT (app_id, day, user_id, provider, model, stage) DO UPDATE
+       SET calls = provider_usage.calls + excluded.calls,
+           input_tokens = provider_usage.input_tokens + excluded.input_tokens,
+           output_tokens = provider_usage.output_tokens + excluded.output_tokens,
+           updated_at = now()`);
 }
 
 export interface UsageRow {

@@ -72,7 +72,7 @@ export async function previewRebuild(deps: DerivationDeps, scope: Scope): Promis
     }
     if (!(error instanceof ShadowRollback)) throw error;
   } finally {
-    for (const usage of spent) await recordUsage(deps.db, usage);
+    await recordUsage(deps.db, spent);
   }
   if (!preview) throw new Error("the rebuild preview rolled back without a result");
   return preview;
