@@ -106,6 +106,12 @@ describe("UserTerms", () => {
         [["w3", "w40", "w59"], 10, undefined, 0],
         [["w1", "w2", "w30", "w55", "nowhere"], 30, new Set([0, 2]), 0.3],
         [["w5", "w45"], 60, new Set([1]), 0],
+        // The same filter at other times, with no write between: past a validity's end (20) and
+        // start (50), and back, so what one query saw visible must not serve the next.
+        [["w0"], 30, undefined, 0],
+        [["w0"], 60, undefined, 0],
+        [["w0"], 10, undefined, 0],
+        [["w3", "w40", "w59"], 19, undefined, 0],
       ];
       for (const [lexemes, nowMs, types, minCoverage] of queries) {
         const expected = reference(lexemes, nowMs, types, minCoverage, 50);

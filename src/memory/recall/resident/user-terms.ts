@@ -1,5 +1,5 @@
 import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS, rarestWords } from "../bm25.js";
-import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, widen } from "./resident-slots.js";
+import { type ResidentRow, ResidentSlots, type ResidentVisibility, type VisibleAt, type VisibleSlots, widen } from "./resident-slots.js";
 import { WordPostings } from "./word-postings.js";
 
 /** A memory found by its words, before ranks are given. */
@@ -41,14 +41,20 @@ export class UserTerms extends ResidentSlots {
   /** Lexeme ids, never reused: a user's vocabulary only grows, and far slower than their memories. */
   private readonly lexemeIds = new Map<string, number>();
   private readonly postings = new WordPostings();
-  /** Scratch for `rank`, by slot: whether the memory is visible to the query, and the idf it matched (all zero between queries). */
-  private visibleNow = new Uint8Array(0);
+  /** Scratch for `rank`, by slot: the idf the memory matched (all zero between queries). */
   private matchedIdf = new Float64Array(0);
+  /** The total length of the memories in each kept set of visible slots, summed once per set. */
+  private readonly visibleLength = new WeakMap<VisibleSlots, number>();
 
   get bytes(): number {
     // A lexeme id is 4 bytes (the pool keeps up to as much again of garbage); a vocabulary entry about 60.
     return (
-      this.size * ROW_OVERHEAD_BYTES + this.pool.length * 4 + this.lexemeIds.size * 60 + this.postings.bytes + 9 * this.visibleNow.length
+      this.size * ROW_OVERHEAD_BYTES +
+      this.pool.length * 4 +
+      this.lexemeIds.size * 60 +
+      this.postings.bytes +
+      8 * this.matchedIdf.length +
+      this.visibilityBytes
     );
   }
 
@@ -95,25 +101,20 @@ export class UserTerms extends ResidentSlots {
       queryWords.push(lexeme);
     }
     if (queryIds.length === 0) return [];
-    if (this.visibleNow.length < this.size) {
-      this.visibleNow = new Uint8Array(this.wordLength.length);
-      this.matchedIdf = new Float64Array(this.wordLength.length);
-    }
+    if (this.matchedIdf.length < this.size) this.matchedIdf = new Float64Array(this.wordLength.length);
     return this.score(query, queryIds, queryWords);
   }
 
   private score(query: TermQuery, queryIds: number[], words: string[]): TermHit[] {
-    const { nowMs, types } = query;
-    const { wordLength, visibleNow, matchedIdf } = this;
+    const { wordLength, matchedIdf } = this;
     // The statistics of the visible memories: how many, and their words.
-    let visibleCount = 0;
-    let totalLength = 0;
-    for (let slot = 0; slot < this.size; slot++) {
-      const visible = this.visible(slot, nowMs, types);
-      visibleNow[slot] = visible ? 1 : 0;
-      if (!visible) continue;
-      visibleCount++;
-      totalLength += wordLength[slot] as number;
+    const visible = this.visibleAt(query);
+    const { mask: visibleNow, count: visibleCount } = visible;
+    let totalLength = this.visibleLength.get(visible);
+    if (totalLength === undefined) {
+      totalLength = 0;
+      for (let slot = 0; slot < this.size; slot++) if (visibleNow[slot] === 1) totalLength += wordLength[slot] as number;
+      this.visibleLength.set(visible, totalLength);
     }
     // Each word's document frequency among them, from its list.
     const slots = this.postings.slots;

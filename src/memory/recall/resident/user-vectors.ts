@@ -37,7 +37,7 @@ export class UserVectors extends ResidentSlots {
   }
 
   get bytes(): number {
-    return this.size * (this.dimensions + 4 * this.signs.words + 21 + ROW_OVERHEAD_BYTES);
+    return this.size * (this.dimensions + 4 * this.signs.words + 21 + ROW_OVERHEAD_BYTES) + this.visibilityBytes;
   }
 
   /** Adds or replaces a memory; a zero vector (no direction, so no cosine) is removed instead. */
@@ -70,14 +70,15 @@ export class UserVectors extends ResidentSlots {
    * binary-quantised path, without reading a single row.
    */
   nearest(query: NearestQuery): ResidentHit[] {
-    const { unit, nowMs, types } = query;
+    const { unit } = query;
     if (unit.length !== this.dimensions) return [];
     // Distances of the visible memories, and how many lie at each distance, to find the cut-off.
     const invisible = this.dimensions + 1;
     const distances = this.signs.distances(unit, this.size);
+    const visible = this.visibleAt(query);
+    if (!visible.all) for (let slot = 0; slot < this.size; slot++) if (visible.mask[slot] === 0) distances[slot] = invisible;
     const counts = new Uint32Array(this.dimensions + 2);
     for (let slot = 0; slot < this.size; slot++) {
-      if (!this.visible(slot, nowMs, types)) distances[slot] = invisible;
       const distance = distances[slot] as number;
       counts[distance] = (counts[distance] as number) + 1;
     }
