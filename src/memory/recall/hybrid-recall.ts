@@ -221,17 +221,21 @@ async function readHits(
   if (best.length === 0) return [];
   // Only the ids go to the database: the scores stay here, and so does the order (fusion's). A
   // 48 KB JSON of scores took 1.5 ms of a real Postgres's parsing and planning on each request.
-  const rows = await queryRowsPrepared<RecalledRow>(
+  // Each row as one JSON value: on PGlite a row of 17 columns cost ~2 µs a column to hand over
+  // and parse; one JSON text parses natively (a recall's 40 rows: 1.4 → 0.8 ms).
+  const rows = await queryRowsPrepared<{ row: RecalledRow }>(
     db,
-    sql`SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS},
-                 ${exact ? sql`(1 - (m.embedding <=> ${exact}::halfvec))::float8` : sql`NULL::float8`} AS exact_similarity
-            FROM memories m
-           -- Again: a hit may have been replaced or expired since it was ranked.
-           WHERE m.id = ANY(${`{${best.map((hit) => hit.id).join(",")}}`}::uuid[]) AND ${visible}
-        ) r`,
+    sql`SELECT row_to_json(w) AS row FROM (
+          SELECT r.*, ${supersededSql(query.asOf ?? query.now)} AS superseded FROM (
+            SELECT ${RECALLED_COLUMNS},
+                   ${exact ? sql`(1 - (m.embedding <=> ${exact}::halfvec))::float8` : sql`NULL::float8`} AS exact_similarity
+              FROM memories m
+             -- Again: a hit may have been replaced or expired since it was ranked.
+             WHERE m.id = ANY(${`{${best.map((hit) => hit.id).join(",")}}`}::uuid[]) AND ${visible}
+          ) r
+        ) w`,
   );
-  const read = new Map(rows.map((row) => [row.id, row]));
+  const read = new Map(rows.map(({ row }) => [row.id, row]));
   return best.flatMap((hit) => {
     const row = read.get(hit.id);
     if (!row) return [];
