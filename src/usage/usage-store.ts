@@ -23,7 +23,7 @@ export interface UsageRecord {
  */
 export async function recordUsage(db: Database, records: UsageRecord[]): Promise<void> {
   const uncounted: UsageRecord[] = [];
-  for (const [subject, calls] of byUser(records)) {
+  for (const { subject, calls } of byUser(records)) {
     if (subject.userId === "") {
       uncounted.push(...calls);
       continue;
@@ -43,7 +43,7 @@ export async function recordUsage(db: Database, records: UsageRecord[]): Promise
 }
 
 /** Records grouped by app and user, in the order each pair first appears. */
-function byUser(records: UsageRecord[]): Map<{ appId: string; userId: string }, UsageRecord[]> {
+function byUser(records: UsageRecord[]): { subject: { appId: string; userId: string }; calls: UsageRecord[] }[] {
   const groups = new Map<string, { subject: { appId: string; userId: string }; calls: UsageRecord[] }>();
   for (const record of records) {
     const key = JSON.stringify([record.appId, record.userId]);
@@ -51,7 +51,7 @@ function byUser(records: UsageRecord[]): Map<{ appId: string; userId: string }, 
     group.calls.push(record);
     groups.set(key, group);
   }
-  return new Map([...groups.values()].map((group) => [group.subject, group.calls]));
+  return [...groups.values()];
 }
 
 /**
