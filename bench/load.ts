@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Runtime } from "../functions/node-runtime.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
+import { liveHeapMiB } from "./live-heap.js";
 import { percentile } from "./stats.js";
 
 const json = { "content-type": "application/json" };
@@ -42,8 +43,11 @@ export interface LoadReport {
   operations: { name: Operation; count: number; perSecond: number; p50: number; p99: number; errors: number }[];
   errors: number;
   firstErrors: string[];
-  /** RSS and heap (MiB), median of the samples in the first and in the last fifth of the run. */
-  memory: { rssEarly: number; rssLate: number; heapEarly: number; heapLate: number };
+  /**
+   * RSS and heap (MiB), median of the samples in the first and in the last fifth of the run; and
+   * the heap live after a full collection at half time and after the drain (flat when memory is).
+   */
+  memory: { rssEarly: number; rssLate: number; heapEarly: number; heapLate: number; liveAtHalf: number; liveAfterDrain: number };
   /** After the load: how long the pipeline took to replay, reflect and embed what was appended. */
   drainMs: number;
   appended: number;
@@ -104,6 +108,11 @@ async function measure(
   let sampledAt = 0;
   let appended = 0;
   let request = 0;
+  // One full collection mid-run (a pause of tens of ms for every client, once).
+  let liveAtHalf = Number.NaN;
+  const halfTime = setTimeout(() => {
+    liveAtHalf = liveHeapMiB();
+  }, options.seconds * 500);
   await runClients(options.clients, options.seconds, async (client) => {
     const n = request++;
     if (performance.now() - sampledAt >= 500) {
@@ -142,6 +151,8 @@ async function measure(
   await runtime.background.settle();
   for (const userId of users) await waitForSettled(app, userId, { intervalMs: 200 });
   const drainMs = performance.now() - drainStarted;
+  clearTimeout(halfTime);
+  const liveAfterDrain = liveHeapMiB();
 
   const fifth = Math.max(1, Math.floor(memory.length / 5));
   const median = (values: number[]) => percentile(values, 50);
@@ -164,6 +175,8 @@ async function measure(
       rssLate: median(memory.slice(-fifth).map((m) => m.rss)),
       heapEarly: median(memory.slice(0, fifth).map((m) => m.heap)),
       heapLate: median(memory.slice(-fifth).map((m) => m.heap)),
+      liveAtHalf,
+      liveAfterDrain,
     },
     drainMs,
     appended,
@@ -224,4 +237,7 @@ export function printLoad(label: string, report: LoadReport): void {
     `memory: RSS ${report.memory.rssEarly.toFixed(0)} → ${report.memory.rssLate.toFixed(0)} MiB (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} %), heap ${report.memory.heapEarly.toFixed(0)} → ${report.memory.heapLate.toFixed(0)} MiB (first vs last fifth of the run)`,
   );
   console.log(`pipeline drained the ${report.appended} appended turns ${(report.drainMs / 1000).toFixed(1)} s after the load stopped`);
+  console.log(
+    `live heap (after a full GC): ${report.memory.liveAtHalf.toFixed(0)} MiB at half time → ${report.memory.liveAfterDrain.toFixed(0)} MiB after the drain`,
+  );
 }
