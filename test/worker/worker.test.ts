@@ -7,6 +7,7 @@ import { createApiKey } from "../../src/auth/api-keys.js";
 import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../../src/db/connect.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
+import { waitUntil } from "../fixtures/wait.js";
 
 /**
  * The Worker in workerd (`wrangler dev`, which also runs the static-assets build), against the
@@ -302,5 +303,21 @@ describe.runIf(onPostgres)("the Worker in workerd", () => {
     const [best] = found.body.memories as { content: string; signals: { vector_rank: number | null } }[];
     expect(best?.content).toContain("Braga");
     expect(best?.signals.vector_rank).toBe(1);
+  });
+
+  it("meters every one of concurrent searches after their answers, each batch written through the connection of the request that opened it", async () => {
+    expect((await request("POST", "/v1/sessions", { user_id: "uma" })).status).toBe(201);
+    const searches = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => request("POST", "/v1/memories/search", { user_id: "uma", query: `what happened on day ${n}?` })),
+    );
+    expect(searches.map((search) => search.status)).toEqual([200, 200, 200, 200, 200]);
+    const queryCalls = async () => {
+      const usage = await request("GET", "/v1/usage?user_id=uma");
+      return (usage.body.days as { stage: string; calls: number }[])
+        .filter((day) => day.stage === "query")
+        .reduce((sum, day) => sum + day.calls, 0);
+    };
+    await waitUntil(async () => (await queryCalls()) >= 5, "uma's five query embeddings metered");
+    expect(await queryCalls()).toBe(5);
   });
 });
