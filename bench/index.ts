@@ -10,6 +10,7 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { benchAnn, createScratchDatabase, formatRecallAt10 } from "./ann.js";
 import { benchAppend } from "./append.js";
 import { benchColdStart } from "./cold-start.js";
+import { benchEngines, printEngines } from "./engines.js";
 import { benchLoad, printLoad } from "./load.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchManyUsers } from "./many-users.js";
@@ -22,6 +23,9 @@ import { printTable } from "./stats.js";
  *
  * `npm run bench -- --many-users --postgres URL [--users 1000] [--per-user 1000] [--large-user 100000]`:
  * only the production-shape benchmark (many users under one HNSW index, one large user), on that server.
+ *
+ * `npm run bench -- --engines [--sizes 10000,100000] [--retrieval-iterations 30]`: only the recall engines of the
+ * embedded database side by side (resident copy, HNSW inside PGlite, SQL), through the one engine contract.
  *
  * `npm run bench [-- --iterations 2000]`: benchmarks on the embedded default (PGlite on a fresh
  * data directory, pipeline running), each next to its floor measured in the same run. Absolute
@@ -43,6 +47,9 @@ const { values } = parseArgs({
     users: { type: "string", default: "1000" },
     "per-user": { type: "string", default: "1000" },
     "large-user": { type: "string", default: "100000" },
+    /** Only the recall engines of the embedded database, side by side, at these sizes. */
+    engines: { type: "boolean", default: false },
+    sizes: { type: "string", default: "10000,100000" },
   },
 });
 const iterations = Number(values.iterations);
@@ -94,6 +101,20 @@ if (values.load) {
     } finally {
       await bench.close();
     }
+  }
+  process.exit(0);
+}
+
+if (values.engines) {
+  const bench = await openBenchRuntime();
+  try {
+    for (const size of values.sizes.split(",").map(Number)) {
+      const report = await benchEngines(bench.runtime, size, Number(values["retrieval-iterations"]));
+      printEngines(report);
+      console.log(JSON.stringify({ bench: "engines", ...report }));
+    }
+  } finally {
+    await bench.close();
   }
   process.exit(0);
 }

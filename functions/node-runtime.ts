@@ -12,10 +12,10 @@ import { LocalExecutor } from "../src/executor/local-executor.js";
 import { LiveEvents } from "../src/live/live-events.js";
 import { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import { type AnnService, startAnnService } from "../src/memory/recall/ann-service.js";
-import { CorpusStatisticsCache } from "../src/memory/recall/corpus-statistics.js";
+import { openChangeLog } from "../src/memory/recall/engines/resident/change-log.js";
+import { ResidentMemories } from "../src/memory/recall/engines/resident/resident-memories.js";
+import { CorpusStatisticsCache } from "../src/memory/recall/engines/sql-bm25/corpus-statistics.js";
 import { QueryVectorCache } from "../src/memory/recall/query-vector-cache.js";
-import { installChangeLog } from "../src/memory/recall/resident/change-log.js";
-import { ResidentMemories } from "../src/memory/recall/resident/resident-memories.js";
 import { eventSubjectExists } from "../src/pipeline/event-subject.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../src/pipeline/notifier.js";
 import { executorPipelineView } from "../src/pipeline/status/executor-view.js";
@@ -82,7 +82,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
           log: logger.warn,
         })
       : undefined;
-  if (residentMemories) await installChangeLog(database.db);
+  if (database.kind === "pglite") await openChangeLog(database.db);
   const clock = overrides.clock ?? clockFromEnv(env);
   // Every call the pipeline and the routes make is metered (GET /v1/usage, DAILY_TOKEN_BUDGET).
   const metered = meterProviders(providers, {

@@ -5,7 +5,7 @@ import { durationMs, parseEnv } from "../../src/config/env.js";
 import { registerServerPool } from "../../src/db/pool-statements.js";
 import { LiveEvents } from "../../src/live/live-events.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
-import { CorpusStatisticsCache } from "../../src/memory/recall/corpus-statistics.js";
+import { CorpusStatisticsCache } from "../../src/memory/recall/engines/sql-bm25/corpus-statistics.js";
 import { QueryVectorCache } from "../../src/memory/recall/query-vector-cache.js";
 import { createPipelineNotifier } from "../../src/pipeline/notifier.js";
 import { jobsPipelineView } from "../../src/pipeline/status/jobs-view.js";

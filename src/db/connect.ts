@@ -58,6 +58,9 @@ async function connectPglite(dataDir: string, preparedStatements: boolean): Prom
   const lock = inMemory ? undefined : await acquireDataDirLock(dataDir);
   try {
     const client = await PGlite.create(dataDir, { extensions: { vector, btree_gin } });
+    // The embedded database writes the memory change log its resident recall copies read
+    // (db/schema/memory-change-log.ts); a server's sessions leave it off.
+    await client.exec("SET mnemo.change_log = on");
     const db = drizzle(client, { schema }) as unknown as Database;
     if (preparedStatements) registerEmbeddedSession(db);
     return {

@@ -1,6 +1,6 @@
-import type { Database } from "../../../db/database.js";
-import { MEMORY_TYPES, type MemoryType } from "../../../db/schema/index.js";
-import { userKey } from "../../user-key.js";
+import type { Database } from "../../../../db/database.js";
+import { MEMORY_TYPES, type MemoryType } from "../../../../db/schema/index.js";
+import { userKey } from "../../../user-key.js";
 import { changesAfter, type MemoryChange, pruneDeletions } from "./change-log.js";
 import { decodeHalfvecHex } from "./half-float.js";
 import type { VisibleAt } from "./resident-slots.js";
