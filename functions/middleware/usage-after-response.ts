@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { withUsageSink } from "../../src/usage/usage-scope.js";
+import { withUsageSink } from "../../src/providers/usage-scope.js";
 import type { UsageRecord } from "../../src/usage/usage-store.js";
 import type { AppEnv } from "../deps.js";
 

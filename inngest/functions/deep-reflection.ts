@@ -2,7 +2,7 @@ import { consolidateChunk, countOperations, extractChunk } from "../../src/pipel
 import { clearStageFailure } from "../../src/pipeline/failures.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
-import { withUsageScope } from "../../src/usage/usage-scope.js";
+import { withUsageScope } from "../../src/providers/usage-scope.js";
 import { tokensSpent, usageDay } from "../../src/usage/usage-store.js";
 import type { PipelineClient } from "../client.js";
 import { embeddingsRequested, reflectionRequested, SessionScopeSchema, sessionEnded } from "../events.js";

@@ -1,6 +1,6 @@
 import { findUnembedded, storeEmbeddings } from "../../src/memory/write/embeddings.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
-import { withUsageScope } from "../../src/usage/usage-scope.js";
+import { withUsageScope } from "../../src/providers/usage-scope.js";
 import type { PipelineClient } from "../client.js";
 import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
 import { USER_KEY } from "./keys.js";

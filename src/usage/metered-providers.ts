@@ -1,7 +1,7 @@
 import type { Database } from "../db/database.js";
 import type { Embedder, LanguageModel } from "../providers/types.js";
+import { currentUsageScope, currentUsageSink } from "../providers/usage-scope.js";
 import type { Clock } from "../util/clock.js";
-import { currentUsageScope, currentUsageSink } from "./usage-scope.js";
 import { recordUsage, usageDay } from "./usage-store.js";
 
 export interface MeterOptions {

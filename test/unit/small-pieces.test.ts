@@ -6,9 +6,9 @@ import { chooseDriver } from "../../src/db/connect.js";
 import { isTransactionConflict, retryOnConflict } from "../../src/db/connection-errors.js";
 import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
 import { assertSupportedKey, evaluateKey } from "../../src/executor/expressions.js";
-import { canonicalAttribute } from "../../src/memory/write/fact-keys.js";
 import { ruleImportance } from "../../src/memory/write/importance.js";
 import { stableUuid } from "../../src/util/stable-id.js";
+import { canonicalAttribute } from "../../src/vocabulary/fact-attributes.js";
 
 describe("configuration", () => {
   it("applies defaults", () => {

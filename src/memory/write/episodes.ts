@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../../db/database.js";
 import { consolidationJobs, memories, sessions } from "../../db/schema/index.js";
 import { closeOvertakenJobs } from "../../pipeline/jobs.js";
-import { redactedAmong } from "../../redaction/redact-event.js";
+import { redactedAmong } from "../../sessions/redacted-events.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
 import { isLowInformation } from "./low-information.js";
