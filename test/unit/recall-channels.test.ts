@@ -3,15 +3,9 @@ import { type RecallIndex, type RecallRequest, rankChannel } from "../../src/mem
 import { fuseRankings, type RankedHit, RRF_K } from "../../src/memory/recall/fusion.js";
 import type { RecalledMemory } from "../../src/memory/recall/hybrid-recall.js";
 import { rankingSummary } from "../../src/memory/recall/signals.js";
+import { rankedHit } from "../fixtures/ranked-hit.js";
 
-const hit = (id: string, rank: number, extra: Partial<RankedHit> = {}): RankedHit => ({
-  id,
-  session_id: null,
-  turn_seq: null,
-  created_at: "2026-01-01 00:00:00+00",
-  rank,
-  ...extra,
-});
+const hit = rankedHit;
 
 /** An engine that answers (or passes) and counts the requests it saw. */
 const engine = (name: string, hits: RankedHit[] | undefined) => {
