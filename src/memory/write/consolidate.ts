@@ -135,13 +135,16 @@ const withKeyNote = (reason: string, fact: ResolvedFact) => (fact.keyNote ? `${r
 
 async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
   const { tx, scope } = context;
-  // Every version of the key that is not deleted, oldest first.
-  const versions = await tx
-    .select()
-    .from(memories)
-    .where(and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))))
-    .orderBy(asc(memories.validAt))
-    .for("update");
+  // Every version of the key that is not deleted, locked in id order (as every writer of several
+  // memories locks them: row-lock-order), then taken oldest first.
+  const versions = (
+    await tx
+      .select()
+      .from(memories)
+      .where(and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))))
+      .orderBy(asc(memories.id))
+      .for("update")
+  ).sort((a, b) => a.validAt.getTime() - b.validAt.getTime());
   const prev = versions.filter((row) => row.validAt <= fact.validAt).at(-1);
   const next = versions.find((row) => row.validAt > fact.validAt);
   // Retracted ("I no longer live in Berlin") before this statement: the key held nothing then.
