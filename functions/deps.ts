@@ -13,8 +13,10 @@ import type { Embedder, LanguageModel } from "../src/providers/types.js";
 import type { RedactionPolicy } from "../src/redaction/redact.js";
 import type { UsageRecorder } from "../src/usage/usage-recorder.js";
 import type { Clock } from "../src/util/clock.js";
+import type { Logger } from "../src/util/logger.js";
 import type { BackgroundTasks } from "./background.js";
 import type { DashboardFiles } from "./routes/dashboard.js";
+import type { Readiness } from "./routes/health.js";
 import type { Security } from "./security.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
@@ -63,6 +65,12 @@ export interface AppDeps {
   decay: { lambda: number; threshold: number };
   /** Live events (SSE): the in-process bus and how often streams read pipeline progress. */
   live: { bus: LiveEvents; pollMs: number };
+  /** Where access lines and warnings go (`log` is its error level). */
+  logger: Logger;
+  /** The Prometheus text of the process's metrics, served at /metrics (absent on Workers). */
+  metrics?: { text(): Promise<string> };
+  /** What /readyz asks beyond the database: draining, and whether the pipeline has a driver. */
+  readiness: Readiness;
   log: Log;
 }
 
