@@ -15,8 +15,8 @@ import type { UsageRecorder } from "../src/usage/usage-recorder.js";
 import type { Clock } from "../src/util/clock.js";
 import type { Logger } from "../src/util/logger.js";
 import type { BackgroundTasks } from "./background.js";
+import type { Readiness } from "./readiness.js";
 import type { DashboardFiles } from "./routes/dashboard.js";
-import type { Readiness } from "./routes/health.js";
 import type { Security } from "./security.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;

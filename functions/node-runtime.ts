@@ -23,8 +23,8 @@ import { appDepsFromEnv } from "./composition/app-deps-from-env.js";
 import { type EmbeddedExecutor, embeddedExecutor } from "./composition/embedded-executor.js";
 import { pipelineServices } from "./composition/pipeline-services.js";
 import { startRecallEngines } from "./composition/recall-engines.js";
+import type { Readiness } from "./readiness.js";
 import { loadDashboard } from "./routes/dashboard.js";
-import type { Readiness } from "./routes/health.js";
 import { isLoopback } from "./security.js";
 import { databaseOptions } from "./settings.js";
 

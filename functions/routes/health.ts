@@ -3,14 +3,6 @@ import { describeConnectionFailure } from "../../src/db/connection-errors.js";
 import { migrationState } from "../../src/db/migration-state.js";
 import type { AppEnv } from "../deps.js";
 
-/** What readiness asks of the process beyond the database: whether it is draining, and whether the pipeline has a driver. */
-export interface Readiness {
-  /** Shutdown has begun: the process finishes what it holds and should be sent nothing new. */
-  draining(): boolean;
-  /** The embedded executor is running, or (cloud mode) the Inngest client has its keys. */
-  pipeline(): { driver: string; ready: boolean };
-}
-
 /**
  * `/livez`: the process answers (an orchestrator restarts it when this fails, so it never asks
  * the database: an outage must not restart every replica). `/readyz`: the database answers, its
