@@ -26,7 +26,7 @@ export function observeRequests(logger: Logger): MiddlewareHandler<{ Variables: 
     const started = performance.now();
     const parent = propagation.extract(context.active(), c.req.header());
     return withLogContext({ request_id: requestId }, () =>
-      tracer.startActiveSpan(
+      tracer().startActiveSpan(
         method,
         { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.request.id": requestId } },
         parent,

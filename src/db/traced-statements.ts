@@ -20,7 +20,7 @@ export function traceQueries<Client extends { query: Query }>(client: Client): C
   client.query = ((...args: unknown[]) => {
     if (!tracingRecorded() || !trace.getActiveSpan()) return query(...args);
     const name = statementName(args[0]);
-    return tracer.startActiveSpan(
+    return tracer().startActiveSpan(
       name,
       { kind: SpanKind.CLIENT, attributes: { "db.system.name": "postgresql", "db.query.summary": name } },
       async (span) => {

@@ -89,6 +89,7 @@ export function startNodeTelemetry(options: NodeTelemetryOptions): NodeTelemetry
       context.disable();
       propagation.disable();
       metrics.disable();
+      setTracingRecorded(false);
       meterProviderChanged();
     },
   };

@@ -7,16 +7,23 @@ import { TELEMETRY_SCOPE } from "./scope.js";
  * even the no-op's bookkeeping.
  */
 let recording = false;
+let current = trace.getTracer(TELEMETRY_SCOPE);
 
+/** Called by the entry as it registers (or removes) an SDK: the tracer is taken anew from it. */
 export function setTracingRecorded(value: boolean): void {
   recording = value;
+  // A tracer taken from the global provider before `trace.disable()` stays bound to the old one.
+  current = trace.getTracer(TELEMETRY_SCOPE);
 }
 
 export function tracingRecorded(): boolean {
   return recording;
 }
 
-export const tracer = trace.getTracer(TELEMETRY_SCOPE);
+/** The service's tracer, from the SDK registered now (a no-op without one). */
+export function tracer() {
+  return current;
+}
 
 /**
  * Runs `work` in a new active span that ends when it settles; a thrown error is recorded on the
@@ -31,7 +38,7 @@ export function inSpan<T>(
   work: (span: Span) => Promise<T>,
   kind: SpanKind = SpanKind.INTERNAL,
 ): Promise<T> {
-  return tracer.startActiveSpan(name, { attributes, kind }, async (span) => {
+  return tracer().startActiveSpan(name, { attributes, kind }, async (span) => {
     try {
       return await work(span);
     } catch (error) {
