@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
+import { databaseOptions } from "../functions/settings.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
@@ -16,6 +17,7 @@ import { benchMaintenance } from "./maintenance.js";
 import { benchManyUsers } from "./many-users.js";
 import { benchRetrieval } from "./retrieval.js";
 import { printTable } from "./stats.js";
+import { benchTracing, type TracingReport } from "./tracing.js";
 
 /**
  * `npm run bench -- --load [--clients 50] [--seconds 60] [--postgres URL]`: only the load test (mixed
@@ -26,6 +28,8 @@ import { printTable } from "./stats.js";
  *
  * `npm run bench -- --engines [--sizes 10000,100000] [--retrieval-iterations 30]`: only the recall engines of the
  * embedded database side by side (resident copy, HNSW inside PGlite, SQL), through the one engine contract.
+ * `npm run bench -- --tracing [--postgres URL]`: only the cost of tracing on the context path (10K
+ * memories, context windows without and with the tracing SDK in alternating rounds).
  *
  * `npm run bench [-- --iterations 2000]`: benchmarks on the embedded default (PGlite on a fresh
  * data directory, pipeline running), each next to its floor measured in the same run. Absolute
@@ -50,6 +54,8 @@ const { values } = parseArgs({
     /** Only the recall engines of the embedded database, side by side, at these sizes. */
     engines: { type: "boolean", default: false },
     sizes: { type: "string", default: "10000,100000" },
+    /** Only the cost of tracing on the context path. */
+    tracing: { type: "boolean", default: false },
   },
 });
 const iterations = Number(values.iterations);
@@ -72,7 +78,7 @@ async function openBenchRuntime(postgresUrl?: string, overrides: Record<string, 
     ...overrides,
   });
   if (scratch) {
-    const handle = await connectDatabase(benchEnv);
+    const handle = await connectDatabase(databaseOptions(benchEnv));
     await migrateDatabase(handle);
     await handle.close();
   }
@@ -113,6 +119,26 @@ if (values.engines) {
       printEngines(report);
       console.log(JSON.stringify({ bench: "engines", ...report }));
     }
+  } finally {
+    await bench.close();
+  }
+  process.exit(0);
+}
+
+function printTracing(report: TracingReport): void {
+  console.log("");
+  printTable([report.untraced, report.traced], report.untraced);
+  console.log(
+    `tracing on the context path (${report.memories} memories, ${report.spansPerRequest.toFixed(0)} spans per request): traced p50 / untraced p50 = ${report.ratio.toFixed(2)}`,
+  );
+  console.log(JSON.stringify({ bench: "tracing", ...report }));
+}
+
+if (values.tracing) {
+  const bench = await openBenchRuntime(values.postgres);
+  try {
+    console.log(bench.label);
+    printTracing(await benchTracing(bench.runtime, 10_000));
   } finally {
     await bench.close();
   }
@@ -193,6 +219,8 @@ try {
     );
     console.log(JSON.stringify({ bench: "retrieval", size, raw: retrieval.raw, rows: retrieval.rows, throughput }));
   }
+
+  printTracing(await benchTracing(runtime, 10_000));
 
   // Maintenance (decay, backfill, append under their load) on the largest size.
   const maintenance = await benchMaintenance(runtime, sizes.at(-1) as number);

@@ -1,8 +1,10 @@
 import { Hono } from "hono";
+import { requestId } from "hono/request-id";
 import type { AppDeps, AppEnv } from "./deps.js";
 import { accessControl } from "./middleware/access-control.js";
 import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
+import { observeRequests } from "./middleware/observe-requests.js";
 import { usageAfterResponse } from "./middleware/usage-after-response.js";
 import { wellFormedUrl } from "./middleware/well-formed-url.js";
 import { adkRoutes } from "./routes/adk.js";
@@ -15,6 +17,7 @@ import { instructionRoutes } from "./routes/instructions.js";
 import { liveRoutes } from "./routes/live.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memories.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { usageRoutes } from "./routes/usage.js";
@@ -31,6 +34,8 @@ import { webhookRoutes } from "./routes/webhooks.js";
  */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
+  // A request id (x-request-id in, echoed out) on every log line; a span, a latency and an access line per request.
+  app.use("*", requestId(), observeRequests(deps.logger));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
@@ -56,6 +61,7 @@ export function createApp(deps: AppDeps) {
     .route("/v1/mcp", mcpRoutes)
     .route("/v1/usage", usageRoutes);
   if (deps.dashboard) app.route("/", dashboardRoutes(deps.dashboard));
+  if (deps.metrics) app.route("/", metricsRoutes(deps.metrics));
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

@@ -11,7 +11,7 @@ export class BackgroundTasks implements Background {
   constructor(private readonly log: (message: string, fields?: Record<string, unknown>) => void = console.error) {}
 
   run(c: Context, label: string, work: () => Promise<unknown>): void {
-    const task = work().catch((error: unknown) => this.log(`${label} failed`, { error: String(error) }));
+    const task = work().catch((error: unknown) => this.log(`${label} failed`, { error }));
     this.pending.add(task);
     void task.finally(() => this.pending.delete(task));
     try {

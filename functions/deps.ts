@@ -17,6 +17,8 @@ import type { Embedder, LanguageModel } from "../src/providers/types.js";
 import type { RedactionPolicy } from "../src/redaction/redact.js";
 import type { UsageRecorder } from "../src/usage/usage-recorder.js";
 import type { Clock } from "../src/util/clock.js";
+import type { Logger } from "../src/util/logger.js";
+import type { Readiness } from "./readiness.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
 
@@ -96,6 +98,12 @@ export interface AppDeps {
   decay: { lambda: number; threshold: number };
   /** Live events (SSE): the in-process bus and how often streams read pipeline progress. */
   live: { bus: LiveEvents; pollMs: number };
+  /** Where access lines and warnings go (`log` is its error level). */
+  logger: Logger;
+  /** The Prometheus text of the process's metrics, served at /metrics (absent on Workers). */
+  metrics?: { text(): Promise<string> };
+  /** What /readyz asks beyond the database: draining, and whether the pipeline has a driver. */
+  readiness: Readiness;
   log: Log;
 }
 

@@ -41,8 +41,8 @@ describe("the memory change log", () => {
   const open = async (migrations = MIGRATIONS_FOLDER) => {
     database ??= await freshDatabase({ persistent: true });
     const handle = await connectDatabase({
-      DATA_DIR: database.env["DATA_DIR"] ?? "memory://",
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
+      dataDir: database.env["DATA_DIR"] ?? "memory://",
+      ...(database.url ? { url: database.url } : {}),
     });
     handles.push(handle);
     if (handle.kind === "pglite") await migrateDatabase(handle, migrations);

@@ -182,7 +182,7 @@ export class ResidentMemories {
       this.options.log?.("loading a user's memories failed; their recall reads the database until a later query loads them", {
         app_id: scope.appId,
         user_id: scope.userId,
-        error: String(error),
+        error,
       });
     };
     try {
