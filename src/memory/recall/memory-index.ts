@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
-import { MEMORY_TYPES, memories, memorySources } from "../../db/schema/index.js";
+import { MEMORY_TYPES, type MemoryType, memories, memorySources } from "../../db/schema/index.js";
 
 export const MemoryIndexQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),
@@ -19,7 +19,7 @@ export const ExpandMemoriesSchema = z.strictObject({
 
 export interface IndexEntry {
   id: string;
-  type: string;
+  type: MemoryType;
   when: string;
   summary: string;
   importance: number;
