@@ -9,6 +9,7 @@ import { type PartScore, replayLabelled, summarise } from "../src/eval/facts/rep
 import { scoreFactCases } from "../src/eval/facts/score.js";
 import type { Part } from "../src/eval/facts/split.js";
 import { type ResolvedStream, resolveStreams } from "../src/eval/facts/stream-turns.js";
+import { contradictedBy } from "../src/memory/contradictions/contradiction-rules.js";
 import { extractByRules } from "../src/providers/offline/rule-extractor.js";
 
 /**
@@ -41,7 +42,9 @@ for (const name of (await readdir(labelledDir)).filter((file) => file.endsWith("
 const pct = (value: number) => value.toFixed(3);
 let falseCurrent = 0;
 for (const [source, streams] of bySource) {
-  const scores = await replayLabelled(streams, extractByRules, () => []);
+  const scores = await replayLabelled(streams, extractByRules, (fact, current) =>
+    contradictedBy(fact, current).map(({ held, reason }) => ({ key: held.key, reason })),
+  );
   const score = scores[part] as PartScore;
   const summary = summarise(score);
   falseCurrent += summary.falseCurrent;

@@ -175,8 +175,9 @@ export async function replayLabelled(
   return scores;
 }
 
+/** The current facts, most recently changed first (as reflection lists them). */
 function current(memory: Map<string, Entry>): KnownFact[] {
-  return [...memory.values()].map((entry) => entry.fact);
+  return [...memory.values()].map((entry) => entry.fact).reverse();
 }
 
 function lost(score: PartScore, entry: Entry, labels: Map<string, LabelState>, index: number, turn: StreamTurn, by: string): void {
