@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Runtime } from "../functions/node-runtime.js";
-import { decayRequested, embeddingsRequested } from "../inngest/events.js";
 import { queryRows } from "../src/db/database.js";
 import { executorRuns } from "../src/db/schema/index.js";
 import { runDecay } from "../src/memory/lifecycle/decay.js";
 import { DecayParametersSchema, retentionSql } from "../src/memory/lifecycle/retention.js";
+import { decayRequested, embeddingsRequested } from "../src/pipeline/events.js";
 import { seedMemories } from "./retrieval.js";
 import { type Summary, summarize, time } from "./stats.js";
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "./deps.js";
-import { authenticate } from "./middleware/auth.js";
+import { accessControl } from "./middleware/access-control.js";
 import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { usageAfterResponse } from "./middleware/usage-after-response.js";
@@ -37,21 +37,8 @@ export function createApp(deps: AppDeps) {
   });
   app.use("/v1/*", limitBody(deps.maxBodyBytes));
   app.use("/v1/*", wellFormedUrl());
-  const { security } = deps;
-  // Limits per address come before any authentication work, so a flood of bad keys costs nothing.
-  if (security.addressLimiter) app.use("/v1/*", security.addressLimiter);
-  // The webhook authenticates by its signature, not by a key.
-  app.use(
-    "/v1/*",
-    authenticate({
-      required: security.authRequired,
-      resolveKey: security.resolveKey,
-      publicPrefixes: ["/v1/webhooks/"],
-      ...(security.authFailures ? { failures: { buckets: security.authFailures, address: security.address } } : {}),
-    }),
-  );
-  if (security.keyLimiter) app.use("/v1/*", security.keyLimiter);
-  app.use("/v1/*", usageAfterResponse());
+  app.use("/v1/*", ...accessControl(deps.security, deps));
+  app.use("/v1/*", usageAfterResponse(deps));
   // Chained, so the app's type carries every route for the typed client (`client/`).
   const routed = app
     .route("/", healthRoutes)

@@ -1,9 +1,8 @@
 import { cron } from "inngest";
 import { type DecayScope, decayBatch, finishDecay } from "../../src/memory/lifecycle/decay.js";
 import type { DecayParameters } from "../../src/memory/lifecycle/retention.js";
+import { decayRequested } from "../../src/pipeline/events.js";
 import type { PipelineClient } from "../client.js";
-import { DecayRequestedSchema, decayRequested } from "../events.js";
-import { parsePayload } from "./payload.js";
 
 /** Steps per run before it hands over to a new run; keeps each run's step count modest. */
 const MAX_STEPS_PER_RUN = 200;
@@ -26,7 +25,7 @@ export function createDecay(
     { id: "decay", name: "Scheduled decay", triggers: [cron(settings.decayCron), decayRequested], concurrency: { limit: 1 }, retries: 2 },
     async ({ event, step, deps }) => {
       // A cron tick has no payload: the whole store, from the beginning.
-      const request = event.name === decayRequested.name ? parsePayload(DecayRequestedSchema, event) : undefined;
+      const request = event.name === decayRequested.name ? event.data : undefined;
       const scope: DecayScope = {
         ...(request?.app_id ? { appId: request.app_id } : {}),
         ...(request?.user_id ? { userId: request.user_id } : {}),

@@ -1,13 +1,11 @@
 import { consolidateChunk, countOperations, extractChunk } from "../../src/pipeline/derive/reflection-chunk.js";
-import { clearStageFailure } from "../../src/pipeline/failures.js";
+import { embeddingsRequested, reflectionRequested, sessionEnded } from "../../src/pipeline/events.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
 import { withUsageScope } from "../../src/usage/usage-scope.js";
 import { tokensSpent, usageDay } from "../../src/usage/usage-store.js";
 import type { PipelineClient } from "../client.js";
-import { embeddingsRequested, reflectionRequested, SessionScopeSchema, sessionEnded } from "../events.js";
 import { USER_KEY } from "./keys.js";
-import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";
 
@@ -32,8 +30,9 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
       retries: 4,
     },
     async ({ event, step, runId, deps }) => {
-      const payload = parsePayload(SessionScopeSchema, event);
-      const { session_id: sessionId, app_id, user_id } = payload;
+      // A session's end and a reflection request both name the session and its user.
+      const { session_id: sessionId, app_id, user_id } = event.data;
+      const payload = { session_id: sessionId, app_id, user_id };
       const target = { stage: "reflection" as const, appId: app_id, userId: user_id, sessionId };
       const totals = { chunks: 0, operations: {} as Record<string, number> };
       const usage = { appId: app_id, userId: user_id, stage: "reflection" as const };
@@ -58,15 +57,13 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
               withUsageScope(usage, () => extractChunk(deps, backlog, deps.clock.now()).catch(toStepError)),
             );
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
-              const outcome = await withUsageScope(usage, () =>
-                consolidateChunk(deps, backlog, extraction, { now: deps.clock.now(), afterApply: (tx) => clearStageFailure(tx, target) }),
-              );
+              const outcome = await withUsageScope(usage, () => consolidateChunk(deps, backlog, extraction, { now: deps.clock.now() }));
               if (!outcome.applied) {
                 // Another run reflected this range first; its result stands.
                 await finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: outcome.reason } });
                 return { applied: false, counts: {} };
               }
-              return { applied: true, counts: countOperations(outcome.operations) };
+              return { applied: true, counts: countOperations(outcome.written) };
             });
             if (!result.applied) break;
             totals.chunks++;

@@ -1,10 +1,9 @@
 import { findUnembedded, storeEmbeddings } from "../../src/memory/write/embeddings.js";
+import { embeddingsRequested } from "../../src/pipeline/events.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
 import { withUsageScope } from "../../src/usage/usage-scope.js";
 import type { PipelineClient } from "../client.js";
-import { EmbeddingsRequestedSchema, embeddingsRequested } from "../events.js";
 import { USER_KEY } from "./keys.js";
-import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";
 
@@ -27,7 +26,7 @@ export function createEmbedBackfill(inngest: PipelineClient) {
       retries: 4,
     },
     async ({ event, step, deps }) => {
-      const payload = parsePayload(EmbeddingsRequestedSchema, event);
+      const payload = event.data;
       const scope = { appId: payload.app_id, userId: payload.user_id };
       const target = { stage: "embedding" as const, ...scope };
       return countingFailures(step, deps, target, async () => {

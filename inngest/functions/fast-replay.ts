@@ -1,13 +1,11 @@
 import { summarizeChunk, writeChunkEpisodes } from "../../src/pipeline/derive/replay-chunk.js";
-import { clearStageFailure } from "../../src/pipeline/failures.js";
+import { embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../../src/pipeline/events.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { requestReflection, unreflectedImportance } from "../../src/pipeline/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
 import type { Summary } from "../../src/providers/types.js";
 import { withUsageScope } from "../../src/usage/usage-scope.js";
 import type { PipelineClient } from "../client.js";
-import { embeddingsRequested, reflectionRequested, SessionEventSchema, sessionEnded, sessionEventsAppended } from "../events.js";
-import { parsePayload } from "./payload.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";
 
@@ -36,7 +34,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
       retries: 4,
     },
     async ({ event, step, runId, deps }) => {
-      const payload = parsePayload(SessionEventSchema, event);
+      const payload = event.data;
       const { session_id: sessionId, app_id, user_id } = payload;
       const target = { stage: "replay" as const, appId: app_id, userId: user_id, sessionId };
       const written: string[] = [];
@@ -67,19 +65,17 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           }
 
           const result = await step.run(`write-episode-${backlog.toSeq}`, () =>
-            writeChunkEpisodes(deps.db, backlog, summary, { model: deps.llm.id, now: deps.clock.now() }, (tx) =>
-              clearStageFailure(tx, target),
-            ),
+            writeChunkEpisodes(deps.db, backlog, summary, { model: deps.llm.id, now: deps.clock.now() }),
           );
-          if (!result.advanced) {
+          if (!result.applied) {
             // Another run summarised this range first; its episode stands and ours would duplicate it.
             await step.run(`record-skip-${backlog.toSeq}`, () =>
               finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: result.reason } }),
             );
             break;
           }
-          if (result.memoryId) written.push(result.memoryId);
-          turns += result.turns;
+          if (result.written.memoryId) written.push(result.written.memoryId);
+          turns += result.written.turns;
           if (chunk === MAX_CHUNKS_PER_RUN - 1) {
             await step.sendEvent("continue-backlog", sessionEventsAppended.create(payload));
           }

@@ -1,7 +1,7 @@
 import { cron } from "inngest";
 import { findUnreflected, findUnreplayed, findUsersWithUnembedded } from "../../src/pipeline/backlog.js";
+import { embeddingsRequested, reflectionRequested, sessionEventsAppended } from "../../src/pipeline/events.js";
 import type { PipelineClient } from "../client.js";
-import { embeddingsRequested, reflectionRequested, sessionEventsAppended } from "../events.js";
 
 const SWEEP_LIMIT = 500;
 

@@ -17,14 +17,24 @@ export async function startJob(db: Queryable, job: Omit<JobInsert, "status" | "s
     .onConflictDoNothing({ target: consolidationJobs.id });
 }
 
-export async function finishJob(
-  db: Pick<Database, "update">,
-  id: string,
-  outcome: { status: "completed" | "failed" | "skipped"; result?: Record<string, unknown>; error?: string },
-): Promise<void> {
+/** How a job ended: its status, what it produced or why not, and optionally its final progress. */
+export interface JobOutcome {
+  status: "completed" | "failed" | "skipped";
+  result?: Record<string, unknown>;
+  error?: string;
+  progress?: Record<string, unknown>;
+}
+
+export async function finishJob(db: Pick<Database, "update">, id: string, outcome: JobOutcome): Promise<void> {
   await db
     .update(consolidationJobs)
-    .set({ status: outcome.status, result: outcome.result ?? null, error: outcome.error ?? null, completedAt: sql`now()` })
+    .set({
+      status: outcome.status,
+      result: outcome.result ?? null,
+      error: outcome.error ?? null,
+      completedAt: sql`now()`,
+      ...(outcome.progress ? { progress: outcome.progress } : {}),
+    })
     .where(eq(consolidationJobs.id, id));
 }
 

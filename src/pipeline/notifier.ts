@@ -1,4 +1,4 @@
-import { embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "../../inngest/events.js";
+import { embeddingsRequested, reflectionRequested, sessionEnded, sessionEventsAppended } from "./events.js";
 
 export interface SessionProgress {
   session_id: string;

@@ -19,11 +19,14 @@ export interface RebuildPlan {
 export async function resetDerivedMemory(db: Database, scope: { appId: string; userId: string }): Promise<RebuildPlan> {
   return db.transaction(async (tx) => {
     await lockUser(tx, scope.appId, scope.userId);
-    const derived = await queryRows<{ id: string }>(
+    // Every memory of the user is locked first, in id order as every writer of several memories
+    // locks them (row-lock-order): the changes below touch only these rows.
+    const owned = await queryRows<{ id: string; derived: boolean }>(
       tx,
-      sql`SELECT id FROM memories WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND coalesce(metadata ->> 'origin', 'log') <> 'api'`,
+      sql`SELECT m.id, coalesce(m.metadata ->> 'origin', 'log') <> 'api' AS derived FROM memories m
+           WHERE m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} ORDER BY m.id FOR UPDATE OF m`,
     );
-    const ids = derived.map((row) => row.id);
+    const ids = owned.filter((row) => row.derived).map((row) => row.id);
     if (ids.length > 0) {
       await tx
         .update(memories)

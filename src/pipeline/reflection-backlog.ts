@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { type Database, type Queryable, queryRows } from "../db/database.js";
+import { type Database, queryRows } from "../db/database.js";
 import { sessionEvents, sessions } from "../db/schema/index.js";
 
 export interface ReflectionChunk {
@@ -42,16 +42,6 @@ export async function loadReflectionChunk(db: Database, sessionId: string, maxEv
     toSeq: last.seq,
     events: rows.map((row) => ({ ...row, occurredAt: row.occurredAt.toISOString() })),
   };
-}
-
-/** Moves the reflection watermark only from the value the batch was computed after (C6). */
-export async function advanceReflectedSeq(tx: Queryable, sessionId: string, fromSeq: number, toSeq: number): Promise<boolean> {
-  const moved = await tx
-    .update(sessions)
-    .set({ reflectedSeq: toSeq, updatedAt: sql`now()` })
-    .where(and(eq(sessions.id, sessionId), eq(sessions.reflectedSeq, fromSeq)))
-    .returning({ id: sessions.id });
-  return moved.length > 0;
 }
 
 /**

@@ -69,7 +69,7 @@ type RedactionInput = RedactEvent & { replayMaxEvents: number; now: Date; actor:
  * - trait evidence from the event is deleted;
  * - the embedded executor's runs of the session (pending or finished) are deleted with their
  *   memoized steps, which quote the event.
- * Runs already in flight find the event redacted when they write (writeEpisode, consolidate) and
+ * Runs already in flight find the event redacted when they write (writeEpisode, applyCandidates) and
  * write nothing from it.
  */
 export async function redactEvent(db: Database, target: RedactionTarget, input: RedactionInput): Promise<RedactionReport> {

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, deletedCount, queryRows } from "../db/database.js";
+import { memoriesLockedInIdOrder } from "../memory/row-lock-order.js";
 import { lockUser } from "../memory/user-lock.js";
 
 export interface ErasureReport {
@@ -48,7 +49,10 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
       sql`DELETE FROM scoped_state WHERE app_id = ${scope.appId} AND ((scope = 'user' AND owner_id = ${scope.userId})
             OR (scope = 'session' AND owner_id IN (SELECT id::text FROM sessions WHERE ${user})))`,
     );
-    const memories = await deleted(sql`DELETE FROM memories WHERE ${user}`);
+    // In id order, as every writer of several memories locks them (a decay pass over the whole store holds no user lock).
+    const memories = await deleted(
+      sql`DELETE FROM memories AS m USING ${memoriesLockedInIdOrder(sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId}`)} WHERE m.id = locked.id`,
+    );
     const history = await deleted(sql`DELETE FROM memory_history WHERE ${user}`);
     const jobs = await deleted(sql`DELETE FROM consolidation_jobs WHERE ${user}`);
     const failures = await deleted(sql`DELETE FROM pipeline_failures WHERE ${user}`);

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { queryRows } from "../../src/db/database.js";
 import { consolidate } from "../../src/memory/write/consolidate.js";
-import { writeEpisode } from "../../src/memory/write/episodes.js";
 import { groundExtraction } from "../../src/memory/write/extraction-grounding.js";
+import { writeChunkEpisodes } from "../../src/pipeline/derive/replay-chunk.js";
 import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
 import type { LanguageModel } from "../../src/providers/types.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
@@ -147,20 +149,29 @@ describe("cascading retraction: POST /v1/sessions/:id/events/:seq/redact", () =>
       groundExtraction(extraction, [said]),
       { actor: "deep-reflection", now: new Date() },
     );
-    expect(consolidated).toEqual({ applied: true, operations: [] });
-    const episode = await writeEpisode(runtime.database.db, {
-      jobId: randomUUID(),
-      session: { id: sessionId, ...scope },
-      fromSeq: 0,
-      chunkStart: 1,
-      toSeq: 1,
-      summary: "The user said: I live in Zeldrona.",
-      importance: 0.5,
-      events: [{ eventId: event.id, seq: 1, speaker: "user", content: said.content, occurredAt: event.occurred_at, importance: 0.5 }],
-      model: offlineLanguageModel.id,
-      now: new Date(),
-    });
-    expect(episode).toEqual({ advanced: false, reason: "source_redacted" });
+    expect(consolidated).toEqual([]);
+    // The replay that read the event before its redaction, committing past the current watermark:
+    // its writer refuses the chunk and the whole unit of work (watermark included) rolls back.
+    const [watermark] = await queryRows<{ replayed_seq: number }>(
+      runtime.database.db,
+      sql`SELECT replayed_seq FROM sessions WHERE id = ${sessionId}`,
+    );
+    const episode = await writeChunkEpisodes(
+      runtime.database.db,
+      {
+        jobId: randomUUID(),
+        session: { id: sessionId, ...scope },
+        fromSeq: Number(watermark?.replayed_seq),
+        chunkStart: 1,
+        toSeq: 1,
+        events: [
+          { id: event.id, seq: 1, role: "user", speaker: "user", content: said.content, occurredAt: event.occurred_at, importance: 0.5 },
+        ],
+      },
+      { text: "The user said: I live in Zeldrona." },
+      { model: offlineLanguageModel.id, now: new Date() },
+    );
+    expect(episode).toEqual({ applied: false, reason: "source_redacted" });
     expect(await findTraces(runtime.database.db, ["Zeldrona"])).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
-import { decayRequested, embeddingsRequested } from "../../inngest/events.js";
 import { queryRows } from "../../src/db/database.js";
+import { decayRequested, embeddingsRequested } from "../../src/pipeline/events.js";
 import { createUseEmbedder } from "../../src/providers/offline/use-embedder.js";
 import type { Embedder } from "../../src/providers/types.js";
 import { freshDatabase, type TestDatabase } from "../fixtures/database.js";

@@ -1,10 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
-import { consolidate } from "../../src/memory/write/consolidate.js";
-import { groundExtraction } from "../../src/memory/write/extraction-grounding.js";
-import { advanceReflectedSeq } from "../../src/pipeline/reflection-backlog.js";
+import { consolidateChunk } from "../../src/pipeline/derive/reflection-chunk.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 let runtime: Runtime;
@@ -177,22 +176,20 @@ describe("deep reflection", () => {
     const extraction = await runtime.providers.llm.extract({
       turns: events.map((event) => ({ role: "user", content: event.content, seq: event.seq })),
     });
-    const batch = groundExtraction(
-      extraction,
-      events.map((event) => ({ ...event, sessionId, occurredAt: new Date(event.occurred_at) })),
-    );
     // The same consolidate step, replayed as if its result had not been memoized before a crash.
-    const again = await consolidate(
+    const again = await consolidateChunk(
       { db: runtime.database.db, embedder: runtime.providers.embedder },
-      { appId: "default", userId: "nat" },
-      batch,
       {
-        actor: "deep-reflection",
-        now: new Date(),
-        guard: (tx) => advanceReflectedSeq(tx, sessionId, 0, 1),
+        session: { id: sessionId, appId: "default", userId: "nat" },
+        fromSeq: 0,
+        toSeq: 1,
+        jobId: randomUUID(),
+        events: events.map((event) => ({ ...event, role: "user", occurredAt: new Date(event.occurred_at).toISOString() })),
       },
+      extraction,
+      { now: new Date() },
     );
-    expect(again).toEqual({ applied: false, reason: "guard rejected the batch" });
+    expect(again).toEqual({ applied: false, reason: "watermark_moved" });
     expect(await memoriesOf("nat", "&type=semantic&include_expired=true")).toHaveLength(1);
     const sources = await queryRows<{ n: number }>(
       runtime.database.db,

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { queryRows } from "../../src/db/database.js";
+import { type Database, queryRows } from "../../src/db/database.js";
 import { writeChunkEpisodes } from "../../src/pipeline/derive/replay-chunk.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
@@ -21,21 +21,36 @@ afterEach(async () => {
   runtime = undefined;
 });
 
+/** `db` whose transactions stay open after their last statement until `hold` resolves. */
+function holdingCommits(db: Database, hold: () => Promise<void>): Database {
+  return new Proxy(db, {
+    get(target, property, receiver) {
+      if (property !== "transaction") return Reflect.get(target, property, receiver);
+      return <T>(work: (tx: Parameters<Parameters<Database["transaction"]>[0]>[0]) => Promise<T>) =>
+        target.transaction(async (tx) => {
+          const result = await work(tx);
+          await hold();
+          return result;
+        });
+    },
+  });
+}
+
 async function replayHeldOpen(runtime: Runtime, sessionId: string) {
   const chunk = await loadReplayChunk(runtime.database.db, sessionId, 40);
   if (!chunk) throw new Error("nothing to replay");
   let inside = false;
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
+  const held = holdingCommits(runtime.database.db, async () => {
+    inside = true;
+    await released;
+  });
   const write = writeChunkEpisodes(
-    runtime.database.db,
+    held,
     { ...chunk, jobId: "00000000-0000-4000-8000-000000000000" },
     { text: "The user talked about their garden." },
     { model: "test", now: new Date() },
-    async () => {
-      inside = true;
-      await released;
-    },
   );
   await waitUntil(() => inside, "the replay transaction to reach its last statement");
   return { write, release };

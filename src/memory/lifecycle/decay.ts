@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, type Queryable, queryRows } from "../../db/database.js";
+import { memoriesLockedInIdOrder } from "../row-lock-order.js";
 import { lockUser } from "../user-lock.js";
 import { type DecayParameters, decayedTraitConfidenceSql, type RetentionClock, resolveParameters, retentionSql } from "./retention.js";
 
@@ -156,7 +157,8 @@ export async function decayBatch(
     const forgotten = await updateWithHistory<{ type: string; content: string }>(
       tx,
       sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)}
-           WHERE ${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression, now)}
+            FROM ${memoriesLockedInIdOrder(sql`${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression, now)}`)}
+           WHERE m.id = locked.id
           RETURNING m.id, m.app_id, m.user_id, ${expression} AS retention, m.type, m.content`,
       {
         operation: "DELETE",
@@ -194,7 +196,9 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
         await lockScope(tx, userScope);
         return updateWithHistory(
           tx,
-          sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)} WHERE m.id IN (${overQuota(userScope, quota, retention, now)}) RETURNING m.id, m.app_id, m.user_id, ${retention} AS retention`,
+          sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)}
+                FROM ${memoriesLockedInIdOrder(sql`m.id IN (${overQuota(userScope, quota, retention, now)})`)}
+               WHERE m.id = locked.id RETURNING m.id, m.app_id, m.user_id, ${retention} AS retention`,
           { operation: "DELETE", after: { expired: true }, reason: `over the quota of ${quota} memories`, at: now },
         );
       });
@@ -205,7 +209,9 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
     await lockScope(tx, scope);
     const dissolved = await updateWithHistory(
       tx,
-      sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = ${at(now)} WHERE ${dissolvable(scope, now)} RETURNING m.id, m.app_id, m.user_id, ${retention} AS retention`,
+      sql`UPDATE memories AS m SET trait_stage = 'dissolved', version = m.version + 1, updated_at = ${at(now)}
+            FROM ${memoriesLockedInIdOrder(dissolvable(scope, now))}
+           WHERE m.id = locked.id RETURNING m.id, m.app_id, m.user_id, ${retention} AS retention`,
       {
         operation: "STAGE_CHANGE",
         after: { traitStage: "dissolved" },
@@ -215,7 +221,7 @@ export async function finishDecay(db: Database, scope: DecayScope, parameters: D
     );
     const purged = await queryRows<{ id: string }>(
       tx,
-      sql`DELETE FROM memories AS m WHERE ${purgeable(scope, parameters.purge_after_days, now)} RETURNING m.id`,
+      sql`DELETE FROM memories AS m USING ${memoriesLockedInIdOrder(purgeable(scope, parameters.purge_after_days, now))} WHERE m.id = locked.id RETURNING m.id`,
     );
     return { over_quota: overQuotaRows.map((row) => row.id), traits_dissolved: dissolved.map((row) => row.id), purged: purged.length };
   });

@@ -20,16 +20,16 @@ export const DUPLICATE_SIMILARITY = 0.95;
 
 export type { AppliedOperation, OperationKind, Scope } from "./operations.js";
 
-export type ConsolidationResult = { applied: true; operations: AppliedOperation[] } | { applied: false; reason: string };
-
 export interface ConsolidationOptions {
   actor: string;
   /** The runtime's clock reading: when the changes happen (system time of the rows and history). */
   now: Date;
-  /** Runs first inside the transaction; false aborts with nothing written (e.g. a watermark moved). */
-  guard?: (tx: Queryable) => Promise<boolean>;
-  /** Runs last inside the transaction, e.g. to complete the job record with the outcome. */
-  afterApply?: (tx: Queryable, operations: AppliedOperation[]) => Promise<void>;
+}
+
+/** The vectors of a batch's fact and insight texts, by text, made before the transaction that applies it. */
+export interface CandidateVectors {
+  model: string;
+  byText: Map<string, number[]>;
 }
 
 interface Context {
@@ -43,8 +43,42 @@ interface Context {
 }
 
 /**
+ * Embeds the distinct texts of a batch's facts and insights (duplicate detection compares them,
+ * new rows store them). Runs before the transaction: an embedding call never holds a lock.
+ *
+ * @example
+ * const vectors = await embedCandidates(embedder, batch);
+ */
+export async function embedCandidates(embedder: Embedder, batch: CandidateBatch): Promise<CandidateVectors> {
+  const texts = [...new Set([...batch.facts.map((fact) => fact.content), ...batch.insights.map((insight) => insight.content)])];
+  const embedded = await embedder.embed(texts);
+  return { model: embedder.model, byText: new Map(texts.map((text, index) => [text, embedded[index] as number[]])) };
+}
+
+/**
+ * Consolidates a batch on its own (an API write): embeds it, then applies it in one transaction
+ * under the user's lock. The pipeline applies its chunks inside its own unit of work instead
+ * (`applyCandidates`).
+ *
+ * @example
+ * const operations = await consolidate({ db, embedder }, { appId, userId }, batch, { actor: "api", now });
+ */
+export async function consolidate(
+  deps: { db: Database; embedder: Embedder },
+  scope: Scope,
+  batch: CandidateBatch,
+  options: ConsolidationOptions,
+): Promise<AppliedOperation[]> {
+  const vectors = await embedCandidates(deps.embedder, batch);
+  return deps.db.transaction(async (tx) => {
+    await lockUser(tx, scope.appId, scope.userId);
+    return applyCandidates(tx, scope, batch, vectors, options);
+  });
+}
+
+/**
  * Applies extracted candidates to a user's memory as ADD / UPDATE / DELETE / NOOP operations
- * (C2-C5), in one transaction under a per-user lock:
+ * (C2-C5), inside the caller's transaction, which holds the user's lock:
  * - a fact whose key already holds the same value is a NOOP that adds its sources; a new value
  *   supersedes the version valid at that time (the old one gets `invalid_at`, `expired_at` and
  *   `superseded_by`, both stay in history); a statement older than the current version becomes a
@@ -56,36 +90,35 @@ interface Context {
  *   retract works any number of times, each step in history);
  * - a change of attitude (like → dislike) also records a reflection;
  * - trait evidence moves traits through their lifecycle.
- * Embeddings are computed before the transaction and stored with the new rows.
+ * A candidate citing an event redacted since it was read is left out (it would bring the words back).
  */
-export async function consolidate(
-  deps: { db: Database; embedder: Embedder },
+export async function applyCandidates(
+  tx: Queryable,
   scope: Scope,
   batch: CandidateBatch,
+  vectors: CandidateVectors,
   options: ConsolidationOptions,
-): Promise<ConsolidationResult> {
-  const texts = [...new Set([...batch.facts.map((fact) => fact.content), ...batch.insights.map((insight) => insight.content)])];
-  const embedded = await deps.embedder.embed(texts);
-  const vectors = new Map(texts.map((text, index) => [text, embedded[index] as number[]]));
-
-  return deps.db.transaction(async (tx) => {
-    await lockUser(tx, scope.appId, scope.userId);
-    if (options.guard && !(await options.guard(tx))) return { applied: false, reason: "guard rejected the batch" } as const;
-    const context: Context = { tx, scope, actor: options.actor, vectors, model: deps.embedder.model, now: options.now, operations: [] };
-    // A candidate read from an event that was redacted since would bring its words back.
-    const cited = [...batch.facts, ...batch.insights, ...batch.traits].flatMap((candidate) =>
-      candidate.sources.map((source) => source.event_id),
-    );
-    const redacted = await redactedAmong(tx, cited);
-    const current = <T extends { sources: { event_id: string }[] }>(candidate: T) =>
-      !candidate.sources.some((source) => redacted.has(source.event_id));
-    for (const fact of batch.facts.filter(current)) await applyFactUnderItsKey(context, fact);
-    for (const insight of batch.insights.filter(current)) await applyInsight(context, insight);
-    for (const trait of batch.traits.filter(current))
-      context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor, options.now)));
-    await options.afterApply?.(tx, context.operations);
-    return { applied: true, operations: context.operations } as const;
-  });
+): Promise<AppliedOperation[]> {
+  const context: Context = {
+    tx,
+    scope,
+    actor: options.actor,
+    vectors: vectors.byText,
+    model: vectors.model,
+    now: options.now,
+    operations: [],
+  };
+  const cited = [...batch.facts, ...batch.insights, ...batch.traits].flatMap((candidate) =>
+    candidate.sources.map((source) => source.event_id),
+  );
+  const redacted = await redactedAmong(tx, cited);
+  const current = <T extends { sources: { event_id: string }[] }>(candidate: T) =>
+    !candidate.sources.some((source) => redacted.has(source.event_id));
+  for (const fact of batch.facts.filter(current)) await applyFactUnderItsKey(context, fact);
+  for (const insight of batch.insights.filter(current)) await applyInsight(context, insight);
+  for (const trait of batch.traits.filter(current))
+    context.operations.push(...(await applyTraitEvidence(tx, scope, trait, options.actor, options.now)));
+  return context.operations;
 }
 
 /** Applies a fact under the key its attribute already has (resolveFactKey), saying so in the operations. */
@@ -105,13 +138,16 @@ const withKeyNote = (reason: string, fact: ResolvedFact) => (fact.keyNote ? `${r
 
 async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
   const { tx, scope } = context;
-  // Every version of the key that is not deleted, oldest first.
-  const versions = await tx
-    .select()
-    .from(memories)
-    .where(and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))))
-    .orderBy(asc(memories.validAt))
-    .for("update");
+  // Every version of the key that is not deleted, locked in id order (as every writer of several
+  // memories locks them: row-lock-order), then taken oldest first.
+  const versions = (
+    await tx
+      .select()
+      .from(memories)
+      .where(and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))))
+      .orderBy(asc(memories.id))
+      .for("update")
+  ).sort((a, b) => a.validAt.getTime() - b.validAt.getTime());
   const prev = versions.filter((row) => row.validAt <= fact.validAt).at(-1);
   const next = versions.find((row) => row.validAt > fact.validAt);
   // Retracted ("I no longer live in Berlin") before this statement: the key held nothing then.

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
+import { memoriesLockedInIdOrder } from "../row-lock-order.js";
 
 export interface UnembeddedMemory {
   id: string;
@@ -31,18 +32,21 @@ export async function findUnembedded(
 }
 
 /**
- * Fills embeddings in one statement. Only rows still needing a vector from this model are
- * touched, so a batch that is retried after a crash never overwrites a newer vector.
+ * Fills embeddings in one statement, locking the rows in id order (row-lock-order). Only rows still
+ * needing a vector from this model are touched, so a batch that is retried after a crash never
+ * overwrites a newer vector.
  */
 export async function storeEmbeddings(db: Database, model: string, items: { id: string; vector: number[] }[]): Promise<number> {
   if (items.length === 0) return 0;
   const payload = JSON.stringify(items.map((item) => ({ id: item.id, v: `[${item.vector.join(",")}]` })));
+  const ids = items.map((item) => item.id);
   const rows = await queryRows<{ id: string }>(
     db,
     sql`UPDATE memories AS m
            SET embedding = e.v::halfvec, embedding_model = ${model}, embedded_at = now()
-          FROM jsonb_to_recordset(${payload}::jsonb) AS e(id uuid, v text)
-         WHERE m.id = e.id AND (m.embedding IS NULL OR m.embedding_model IS DISTINCT FROM ${model})
+          FROM jsonb_to_recordset(${payload}::jsonb) AS e(id uuid, v text),
+               ${memoriesLockedInIdOrder(sql`m.id IN ${ids} AND (m.embedding IS NULL OR m.embedding_model IS DISTINCT FROM ${model})`)}
+         WHERE m.id = e.id AND m.id = locked.id
         RETURNING m.id`,
   );
   return rows.length;

@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Database, Queryable } from "../../db/database.js";
-import { consolidationJobs, memories, sessions } from "../../db/schema/index.js";
-import { closeOvertakenJobs } from "../../pipeline/jobs.js";
+import type { Queryable } from "../../db/database.js";
+import { memories } from "../../db/schema/index.js";
 import { redactedAmong } from "../../redaction/redact-event.js";
-import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
 import { isLowInformation } from "./low-information.js";
 import { insertMemories, writeHistory } from "./memory-writes.js";
@@ -19,9 +17,8 @@ export interface EpisodeEvent {
 }
 
 export interface WriteEpisodeInput {
-  jobId: string;
   session: { id: string; appId: string; userId: string };
-  /** The watermark this summary was computed after; the write happens only if it is still current. */
+  /** The watermark this summary was computed after: events past it are new turns. */
   fromSeq: number;
   /** First seq the summary covers (the chunk start); an episode of the same chunk is replaced. */
   chunkStart: number;
@@ -37,53 +34,28 @@ export interface WriteEpisodeInput {
   now: Date;
 }
 
-/** `memoryId` is null when the chunk had nothing to summarise and only the watermark moved. */
-export type WriteEpisodeResult =
-  | { advanced: true; memoryId: string | null; turns: number }
-  | { advanced: false; reason: "watermark_moved" | "source_redacted" };
+/**
+ * `memoryId` is null when the chunk had nothing to summarise; `refused` when an event it quotes was
+ * redacted after the chunk was read (its words must not be written).
+ */
+export type WriteEpisodeResult = { written: true; memoryId: string | null; turns: number } | { written: false; refused: "source_redacted" };
 
 /**
- * Fast replay's write, in one transaction under the user's lock (C5, C6): advance the watermark from the value the summary
- * was computed after (a run that lost the race writes nothing), store each new event as a `turn`
- * episode (the raw episodes that retrieval searches, like Graphiti's episodic nodes), store the
- * chunk's summary with its provenance (rewriting the chunk's previous summary: rolling episodes),
- * and complete the job.
+ * Fast replay's memory write (C5), inside the caller's transaction, which holds the user's lock:
+ * each new event as a `turn` episode (the raw episodes that retrieval searches, like Graphiti's
+ * episodic nodes), and the chunk's summary with its provenance, rewriting the chunk's previous
+ * summary (rolling episodes). Writes nothing when a quoted event was redacted since it was read
+ * (the redaction moved the watermark back and asked for a replay that reads the tombstone).
+ *
+ * @example
+ * const written = await writeEpisode(tx, { session, fromSeq: 0, chunkStart: 1, toSeq: 3, summary, importance: 0.4, events, model, now });
  */
-export async function writeEpisode(
-  db: Database,
-  input: WriteEpisodeInput,
-  afterWrite?: (tx: Queryable) => Promise<void>,
-): Promise<WriteEpisodeResult> {
-  return db.transaction(async (tx) => {
-    // The lock every writer of this user's derived memory takes (erasure, rebuild, reflection):
-    // a replay committing inside an erasure would leave turns behind, inside a rebuild duplicate them.
-    await lockUser(tx, input.session.appId, input.session.userId);
-    // An event redacted after this run read it: its words must not be written (the redaction moved
-    // the watermark back and asked for a replay that reads the tombstone).
-    const quoted = input.events.filter((event) => event.content !== "").map((event) => event.eventId);
-    if ((await redactedAmong(tx, quoted)).size > 0) return { advanced: false, reason: "source_redacted" } as const;
-    const advanced = await tx
-      .update(sessions)
-      .set({ replayedSeq: input.toSeq, updatedAt: sql`now()` })
-      .where(and(eq(sessions.id, input.session.id), eq(sessions.replayedSeq, input.fromSeq)))
-      .returning({ id: sessions.id });
-    if (advanced.length === 0) return { advanced: false, reason: "watermark_moved" } as const;
-
-    const turns = await writeTurns(tx, input);
-    const memoryId = input.summary.trim() === "" ? null : await writeSummary(tx, input);
-    await tx
-      .update(consolidationJobs)
-      .set({
-        status: memoryId ? "completed" : "skipped",
-        completedAt: sql`now()`,
-        result: memoryId ? { memory_id: memoryId, turns } : { reason: "no summarisable text", turns },
-        progress: { done: input.toSeq - input.fromSeq },
-      })
-      .where(eq(consolidationJobs.id, input.jobId));
-    await closeOvertakenJobs(tx, { sessionId: input.session.id, jobType: "fast_replay", throughSeq: input.toSeq, byJobId: input.jobId });
-    await afterWrite?.(tx);
-    return { advanced: true, memoryId, turns } as const;
-  });
+export async function writeEpisode(tx: Queryable, input: WriteEpisodeInput): Promise<WriteEpisodeResult> {
+  const quoted = input.events.filter((event) => event.content !== "").map((event) => event.eventId);
+  if ((await redactedAmong(tx, quoted)).size > 0) return { written: false, refused: "source_redacted" };
+  const turns = await writeTurns(tx, input);
+  const memoryId = input.summary.trim() === "" ? null : await writeSummary(tx, input);
+  return { written: true, memoryId, turns };
 }
 
 async function writeTurns(tx: Queryable, input: WriteEpisodeInput): Promise<number> {

@@ -72,9 +72,9 @@ export async function createMemory(
         }
       : { facts: [], insights: [{ content: input.content, importance: input.importance, ...grounded }], traits: [] };
   const scope = { appId: input.app_id, userId: input.user_id };
-  const result = await withUsageScope({ ...scope, stage: "write" }, () => consolidate(deps, scope, batch, { actor: "api", now }));
+  const operations = await withUsageScope({ ...scope, stage: "write" }, () => consolidate(deps, scope, batch, { actor: "api", now }));
   // Candidates are applied in order and each reports its own operation first.
-  const operation = result.applied ? result.operations[0] : undefined;
+  const operation = operations[0];
   if (!operation) throw new Error("consolidation reported no operation for the memory");
   return operation;
 }

@@ -87,7 +87,7 @@ async function replaySession(deps: DerivationDeps, sessionId: string, runId: str
     const summary = await withUsageScope(usage, () => summarizeChunk(deps.llm, chunk));
     const written = await writeChunkEpisodes(deps.db, { ...chunk, jobId }, summary, { model: deps.llm.id, now: deps.clock.now() });
     // The user's lock is held: nothing else can move the watermark, and a chunk that does not advance would loop.
-    if (!written.advanced) throw new Error(`replay of session ${sessionId} did not advance: ${written.reason}`);
+    if (!written.applied) throw new Error(`replay of session ${sessionId} did not advance: ${written.reason}`);
   }
 }
 

@@ -1,11 +1,11 @@
-import type { Database, Queryable } from "../../db/database.js";
+import type { Database } from "../../db/database.js";
 import { knownFacts } from "../../memory/read/known-facts.js";
-import { type ConsolidationResult, consolidate } from "../../memory/write/consolidate.js";
+import { type AppliedOperation, applyCandidates, embedCandidates } from "../../memory/write/consolidate.js";
 import { groundExtraction } from "../../memory/write/extraction-grounding.js";
 import type { Extraction } from "../../providers/extraction.js";
 import type { Embedder, LanguageModel } from "../../providers/types.js";
-import { closeOvertakenJobs, finishJob } from "../jobs.js";
-import { advanceReflectedSeq, type ReflectionChunk } from "../reflection-backlog.js";
+import { type ChunkOutcome, commitChunk } from "../chunk-unit.js";
+import type { ReflectionChunk } from "../reflection-backlog.js";
 
 /**
  * Facts, insights and trait evidence of one reflection chunk (C2). The user's current facts go with
@@ -18,27 +18,25 @@ export async function extractChunk(deps: { db: Database; llm: LanguageModel }, c
 }
 
 /**
- * Consolidates one chunk's extraction into the user's memory (C3-C8) in the transaction that moves
- * the reflection watermark from where the chunk was loaded, so each event is reflected once (C6),
- * and completes the chunk's job. The same body serves deep reflection and a rebuild's shadow derivation.
+ * Consolidates one chunk's extraction into the user's memory (C3-C8) in the chunk's unit of work
+ * (`commitChunk`), which moves the reflection watermark from where the chunk was loaded, so each
+ * event is reflected once (C6). The candidates are embedded first, outside the transaction. The
+ * same body serves deep reflection and a rebuild's shadow derivation.
  */
-export function consolidateChunk(
+export async function consolidateChunk(
   deps: { db: Database; embedder: Embedder },
   chunk: ReflectionChunk & { jobId: string },
   extraction: Extraction,
-  options: { now: Date; afterApply?: (tx: Queryable) => Promise<void> },
-): Promise<ConsolidationResult> {
+  options: { now: Date },
+): Promise<ChunkOutcome<AppliedOperation[]>> {
   const sessionId = chunk.session.id;
   const events = chunk.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
-  return consolidate(deps, chunk.session, groundExtraction(extraction, events), {
-    actor: "deep-reflection",
-    now: options.now,
-    guard: (tx) => advanceReflectedSeq(tx, sessionId, chunk.fromSeq, chunk.toSeq),
-    afterApply: async (tx, operations) => {
-      await finishJob(tx, chunk.jobId, { status: "completed", result: { operations: countOperations(operations) } });
-      await closeOvertakenJobs(tx, { sessionId, jobType: "deep_reflection", throughSeq: chunk.toSeq, byJobId: chunk.jobId });
-      await options.afterApply?.(tx);
-    },
+  const batch = groundExtraction(extraction, events);
+  const vectors = await embedCandidates(deps.embedder, batch);
+  const scope = { appId: chunk.session.appId, userId: chunk.session.userId };
+  return commitChunk(deps.db, "reflection", chunk, async (tx) => {
+    const operations = await applyCandidates(tx, scope, batch, vectors, { actor: "deep-reflection", now: options.now });
+    return { written: operations, job: { status: "completed", result: { operations: countOperations(operations) } } };
   });
 }
 

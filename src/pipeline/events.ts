@@ -1,6 +1,13 @@
 import { eventType } from "inngest";
 import { z } from "zod";
 
+/**
+ * The pipeline's events, defined here (below the durable functions that run on them and beside
+ * the notifier that sends them) so that no import runs back up. Each carries its payload schema:
+ * the Inngest SDK validates a run's event against its trigger's schema before the function body
+ * runs (a bad payload fails the run for good), so the bodies read `event.data` as typed.
+ */
+
 const UserScope = { app_id: z.string().min(1), user_id: z.string().min(1) };
 
 /** Emitted after events are committed to a session's log; fast replay is debounced on it. */
@@ -29,8 +36,3 @@ export const embeddingsRequested = eventType("memory/embeddings.requested", { sc
 export const decayRequested = eventType("memory/decay.requested", {
   schema: z.object({ app_id: z.string().min(1).optional(), user_id: z.string().min(1).optional(), cursor: z.uuid().nullable() }),
 });
-
-export const SessionEventSchema = sessionEventsAppended.schema;
-export const SessionScopeSchema = z.object({ ...UserScope, session_id: z.uuid() });
-export const EmbeddingsRequestedSchema = embeddingsRequested.schema;
-export const DecayRequestedSchema = decayRequested.schema;
