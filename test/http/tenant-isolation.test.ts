@@ -64,6 +64,8 @@ const ownSession = (self: Tenant) => sessions.filter((session) => session.tenant
  */
 const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "GET /healthz": () => ({ method: "GET", path: "/healthz" }),
+  "GET /livez": () => ({ method: "GET", path: "/livez" }),
+  "GET /readyz": () => ({ method: "GET", path: "/readyz" }),
   "POST /v1/sessions": ({ self }) => ({
     method: "POST",
     path: "/v1/sessions",
