@@ -8,5 +8,5 @@ if [ "$#" -gt 0 ]; then exit 0; fi
 if [ -f /usr/lib/postgresql/15/lib/vector.so ] || [ -n "${TEST_DATABASE_URL:-}" ] || [ "${CI:-}" = "true" ]; then
   bash scripts/test-postgres.sh
 else
-  echo "skipped the PostgreSQL pass: PostgreSQL 15 + pgvector not installed (see README, Tests)" >&2
+  echo "skipped the PostgreSQL pass: PostgreSQL 15 + pgvector not installed (see docs/testing.md)" >&2
 fi
