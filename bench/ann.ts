@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import type { Runtime } from "../functions/node-runtime.js";
+import { databaseOptions } from "../functions/settings.js";
 import type { Env } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
 import { queryRows } from "../src/db/database.js";
@@ -117,7 +118,7 @@ export function formatRecallAt10(recall: Record<number, RecallAt10>): string {
 /** Builds the configured model's HNSW index as the service does: a connection of its own, the configured build memory. */
 export async function buildAnnIndexAsService(runtime: Runtime, env: Env): Promise<number> {
   const { model, dimensions } = runtime.providers.embedder;
-  const builder = await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 });
+  const builder = await connectDatabase({ ...databaseOptions(env), poolMax: 1 });
   return time(() => ensureAnnIndex(builder.db, { model, dimensions }, { memory: env.ANN_INDEX_BUILD_MEMORY })).finally(() =>
     builder.close(),
   );
@@ -126,7 +127,7 @@ export async function buildAnnIndexAsService(runtime: Runtime, env: Env): Promis
 /** Builds the largest users' own indexes as the service does (its policy, a connection of its own); returns the time and what was built. */
 export async function buildUserAnnIndexesAsService(runtime: Runtime, env: Env): Promise<{ ms: number; built: number }> {
   const { model, dimensions } = runtime.providers.embedder;
-  const builder = await connectDatabase({ ...env, DATABASE_POOL_MAX: 1 });
+  const builder = await connectDatabase({ ...databaseOptions(env), poolMax: 1 });
   let built = 0;
   const ms = await time(async () => {
     const policy = { minMemories: env.ANN_USER_INDEX_MIN_MEMORIES, maxIndexes: env.ANN_USER_INDEX_MAX };

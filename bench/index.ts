@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
+import { databaseOptions } from "../functions/settings.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
@@ -10,11 +11,13 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { benchAnn, createScratchDatabase, formatRecallAt10 } from "./ann.js";
 import { benchAppend } from "./append.js";
 import { benchColdStart } from "./cold-start.js";
+import { benchEngines, printEngines } from "./engines.js";
 import { benchLoad, printLoad } from "./load.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchManyUsers } from "./many-users.js";
 import { benchRetrieval } from "./retrieval.js";
 import { printTable } from "./stats.js";
+import { benchTracing, type TracingReport } from "./tracing.js";
 
 /**
  * `npm run bench -- --load [--clients 50] [--seconds 60] [--postgres URL]`: only the load test (mixed
@@ -22,6 +25,11 @@ import { printTable } from "./stats.js";
  *
  * `npm run bench -- --many-users --postgres URL [--users 1000] [--per-user 1000] [--large-user 100000]`:
  * only the production-shape benchmark (many users under one HNSW index, one large user), on that server.
+ *
+ * `npm run bench -- --engines [--sizes 10000,100000] [--retrieval-iterations 30]`: only the recall engines of the
+ * embedded database side by side (resident copy, HNSW inside PGlite, SQL), through the one engine contract.
+ * `npm run bench -- --tracing [--postgres URL]`: only the cost of tracing on the context path (10K
+ * memories, context windows without and with the tracing SDK in alternating rounds).
  *
  * `npm run bench [-- --iterations 2000]`: benchmarks on the embedded default (PGlite on a fresh
  * data directory, pipeline running), each next to its floor measured in the same run. Absolute
@@ -43,6 +51,11 @@ const { values } = parseArgs({
     users: { type: "string", default: "1000" },
     "per-user": { type: "string", default: "1000" },
     "large-user": { type: "string", default: "100000" },
+    /** Only the recall engines of the embedded database, side by side, at these sizes. */
+    engines: { type: "boolean", default: false },
+    sizes: { type: "string", default: "10000,100000" },
+    /** Only the cost of tracing on the context path. */
+    tracing: { type: "boolean", default: false },
   },
 });
 const iterations = Number(values.iterations);
@@ -65,7 +78,7 @@ async function openBenchRuntime(postgresUrl?: string, overrides: Record<string, 
     ...overrides,
   });
   if (scratch) {
-    const handle = await connectDatabase(benchEnv);
+    const handle = await connectDatabase(databaseOptions(benchEnv));
     await migrateDatabase(handle);
     await handle.close();
   }
@@ -94,6 +107,40 @@ if (values.load) {
     } finally {
       await bench.close();
     }
+  }
+  process.exit(0);
+}
+
+if (values.engines) {
+  const bench = await openBenchRuntime();
+  try {
+    for (const size of values.sizes.split(",").map(Number)) {
+      const report = await benchEngines(bench.runtime, size, Number(values["retrieval-iterations"]));
+      printEngines(report);
+      console.log(JSON.stringify({ bench: "engines", ...report }));
+    }
+  } finally {
+    await bench.close();
+  }
+  process.exit(0);
+}
+
+function printTracing(report: TracingReport): void {
+  console.log("");
+  printTable([report.untraced, report.traced], report.untraced);
+  console.log(
+    `tracing on the context path (${report.memories} memories, ${report.spansPerRequest.toFixed(0)} spans per request): traced p50 / untraced p50 = ${report.ratio.toFixed(2)}`,
+  );
+  console.log(JSON.stringify({ bench: "tracing", ...report }));
+}
+
+if (values.tracing) {
+  const bench = await openBenchRuntime(values.postgres);
+  try {
+    console.log(bench.label);
+    printTracing(await benchTracing(bench.runtime, 10_000));
+  } finally {
+    await bench.close();
   }
   process.exit(0);
 }
@@ -172,6 +219,8 @@ try {
     );
     console.log(JSON.stringify({ bench: "retrieval", size, raw: retrieval.raw, rows: retrieval.rows, throughput }));
   }
+
+  printTracing(await benchTracing(runtime, 10_000));
 
   // Maintenance (decay, backfill, append under their load) on the largest size.
   const maintenance = await benchMaintenance(runtime, sizes.at(-1) as number);

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
+import { databaseOptions, providerChoice } from "../functions/settings.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/api-keys.js";
 import { type Env, parseEnv } from "../src/config/env.js";
@@ -40,7 +41,7 @@ async function withService<T>(work: (service: Service) => Promise<T>, options: {
 async function buildVectorIndexes(handle: DatabaseHandle): Promise<void> {
   const config = env();
   if (handle.kind === "pglite" || config.ANN_INDEX === "off") return;
-  const target = (await createProviders(config, createUseEmbedder)).embedder;
+  const target = (await createProviders(providerChoice(config), createUseEmbedder)).embedder;
   const build = { memory: config.ANN_INDEX_BUILD_MEMORY };
   if (!(await ensureAnnIndex(handle.db, target, build))) {
     console.log(`no vector index for ${target.model} (${target.dimensions} dimensions)`);
@@ -54,7 +55,7 @@ async function buildVectorIndexes(handle: DatabaseHandle): Promise<void> {
 
 /** Commands that need the database itself: refused (with the holder named) while a server holds PGlite's directory. */
 async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>, poolMax?: number): Promise<T> {
-  const handle = await connectDatabase({ ...env(), ...(poolMax ? { DATABASE_POOL_MAX: poolMax } : {}) });
+  const handle = await connectDatabase({ ...databaseOptions(env()), ...(poolMax ? { poolMax } : {}) });
   try {
     if (handle.kind === "pglite") await migrateDatabase(handle);
     return await work(handle);
@@ -207,7 +208,7 @@ program
   .option("--batch <n>", "memories per embedding call", integer, 64)
   .action(async (options: { user?: string; app: string; batch: number }) => {
     await withDatabase(async (handle) => {
-      const { embedder } = await createProviders(env(), createUseEmbedder);
+      const { embedder } = await createProviders(providerChoice(env()), createUseEmbedder);
       const scope = options.user ? { appId: options.app, userId: options.user } : undefined;
       let embedded = 0;
       for (;;) {

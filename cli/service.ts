@@ -43,7 +43,8 @@ export async function openService(options: { pipeline: boolean }): Promise<Servi
 
 /** The URL of the server holding the embedded data directory; refuses when its holder serves nothing. */
 async function runningServer(env: Env): Promise<string | undefined> {
-  if (chooseDriver(env) !== "pglite" || env.DATA_DIR.startsWith("memory://")) return undefined;
+  if (chooseDriver({ url: env.DATABASE_URL, driver: env.DATABASE_DRIVER }) !== "pglite" || env.DATA_DIR.startsWith("memory://"))
+    return undefined;
   const holder = await dataDirHolder(env.DATA_DIR);
   if (!holder) return undefined;
   if (!holder.url) throw new DataDirInUseError(env.DATA_DIR, holder);

@@ -1,8 +1,10 @@
 import { Hono } from "hono";
+import { requestId } from "hono/request-id";
 import type { AppDeps, AppEnv } from "./deps.js";
-import { authenticate } from "./middleware/auth.js";
+import { accessControl } from "./middleware/access-control.js";
 import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
+import { observeRequests } from "./middleware/observe-requests.js";
 import { usageAfterResponse } from "./middleware/usage-after-response.js";
 import { wellFormedUrl } from "./middleware/well-formed-url.js";
 import { adkRoutes } from "./routes/adk.js";
@@ -15,6 +17,7 @@ import { instructionRoutes } from "./routes/instructions.js";
 import { liveRoutes } from "./routes/live.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memories.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { usageRoutes } from "./routes/usage.js";
@@ -31,27 +34,16 @@ import { webhookRoutes } from "./routes/webhooks.js";
  */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
+  // A request id (x-request-id in, echoed out) on every log line; a span, a latency and an access line per request.
+  app.use("*", requestId(), observeRequests(deps.logger));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
   });
   app.use("/v1/*", limitBody(deps.maxBodyBytes));
   app.use("/v1/*", wellFormedUrl());
-  const { security } = deps;
-  // Limits per address come before any authentication work, so a flood of bad keys costs nothing.
-  if (security.addressLimiter) app.use("/v1/*", security.addressLimiter);
-  // The webhook authenticates by its signature, not by a key.
-  app.use(
-    "/v1/*",
-    authenticate({
-      required: security.authRequired,
-      resolveKey: security.resolveKey,
-      publicPrefixes: ["/v1/webhooks/"],
-      ...(security.authFailures ? { failures: { buckets: security.authFailures, address: security.address } } : {}),
-    }),
-  );
-  if (security.keyLimiter) app.use("/v1/*", security.keyLimiter);
-  app.use("/v1/*", usageAfterResponse());
+  app.use("/v1/*", ...accessControl(deps.security, deps));
+  app.use("/v1/*", usageAfterResponse(deps));
   // Chained, so the app's type carries every route for the typed client (`client/`).
   const routed = app
     .route("/", healthRoutes)
@@ -69,6 +61,7 @@ export function createApp(deps: AppDeps) {
     .route("/v1/mcp", mcpRoutes)
     .route("/v1/usage", usageRoutes);
   if (deps.dashboard) app.route("/", dashboardRoutes(deps.dashboard));
+  if (deps.metrics) app.route("/", metricsRoutes(deps.metrics));
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

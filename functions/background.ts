@@ -1,16 +1,17 @@
 import type { Context } from "hono";
+import type { Background } from "./deps.js";
 
 /**
  * Work that must finish after the response: on Workers it also goes to `waitUntil`; the promise
  * is always tracked, so shutdown, tests and a Worker's per-request connection can wait for it.
  */
-export class BackgroundTasks {
+export class BackgroundTasks implements Background {
   private pending = new Set<Promise<unknown>>();
 
   constructor(private readonly log: (message: string, fields?: Record<string, unknown>) => void = console.error) {}
 
   run(c: Context, label: string, work: () => Promise<unknown>): void {
-    const task = work().catch((error: unknown) => this.log(`${label} failed`, { error: String(error) }));
+    const task = work().catch((error: unknown) => this.log(`${label} failed`, { error }));
     this.pending.add(task);
     void task.finally(() => this.pending.delete(task));
     try {

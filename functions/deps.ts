@@ -1,10 +1,14 @@
+// The HTTP layer's environment, as types only: what the app is handed (`AppDeps`) and the Hono env
+// its routes are typed with (`AppEnv`). This module imports nothing else of `functions/`, so every
+// file of the layer may depend on it and none of them is depended on through it. Middleware that
+// sets a context variable declares it itself and augments Hono's `ContextVariableMap`, as Hono's own
+// `request-id` does (see `middleware/auth.ts` for `principal`).
 import type { Context } from "hono";
-import type { Principal } from "../src/auth/api-keys.js";
+import type { KeyResolver } from "../src/auth/api-keys.js";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { LiveEvents } from "../src/live/live-events.js";
 import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
-import type { RetentionClock } from "../src/memory/lifecycle/retention.js";
 import type { AnnIndex } from "../src/memory/recall/ann-index.js";
 import type { RecallSettings } from "../src/memory/recall/hybrid-recall.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
@@ -13,11 +17,42 @@ import type { Embedder, LanguageModel } from "../src/providers/types.js";
 import type { RedactionPolicy } from "../src/redaction/redact.js";
 import type { UsageRecorder } from "../src/usage/usage-recorder.js";
 import type { Clock } from "../src/util/clock.js";
-import type { BackgroundTasks } from "./background.js";
-import type { DashboardFiles } from "./routes/dashboard.js";
-import type { Security } from "./security.js";
+import type { Logger } from "../src/util/logger.js";
+import type { Readiness } from "./readiness.js";
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
+
+/** Work that must finish after the response (`background.ts` implements it). */
+export interface Background {
+  run(c: Context, label: string, work: () => Promise<unknown>): void;
+}
+
+/** The dashboard's two static files (functions/public/), read once at start-up. */
+export interface DashboardFiles {
+  page: string;
+  script: string;
+}
+
+/** A token-bucket limit: `perMinute` on average, bursts up to `burst`. */
+export interface RateLimitSetting {
+  perMinute: number;
+  burst: number;
+}
+
+/** How requests are authenticated and limited; the same on Node and Workers (`security.ts` reads it from configuration). */
+export interface SecuritySettings {
+  authRequired: boolean;
+  resolveKey: KeyResolver;
+  /** The client's address, for the limits that run before authentication. */
+  address: (c: Context) => string;
+  /** Per address, before any authentication work. */
+  perAddress?: RateLimitSetting;
+  /** Failed key checks allowed per address and minute. */
+  authFailuresPerMinute?: number;
+  /** Per API key, after authentication. */
+  perKey?: RateLimitSetting;
+  webhook?: { secret: string; toleranceSeconds: number };
+}
 
 /** What the HTTP layer needs; built once per process (Node) or per isolate (Workers). */
 export interface AppDeps {
@@ -50,25 +85,27 @@ export interface AppDeps {
   pipeline: PipelineView;
   /** The Inngest serve handler, mounted at /api/inngest when Inngest Cloud calls in over HTTP. */
   inngestHandler?: (c: Context) => Promise<Response>;
-  background: BackgroundTasks;
+  background: Background;
   /** Writes requests' query usage in batches, after their responses. */
   usageRecorder: UsageRecorder;
-  /** Batches access counts of memories that reads returned (R2). */
+  /** Batches access counts of memories that reads returned. */
   accessRecorder: AccessRecorder;
   maxBodyBytes: number;
-  security: Security;
+  security: SecuritySettings;
   /** The dashboard's files, served by this app on Node (a Worker serves them as static assets). */
   dashboard?: DashboardFiles;
   /** The scheduled decay's λ and threshold, reported with memory health (the dashboard draws the curve). */
   decay: { lambda: number; threshold: number };
   /** Live events (SSE): the in-process bus and how often streams read pipeline progress. */
   live: { bus: LiveEvents; pollMs: number };
+  /** Where access lines and warnings go (`log` is its error level). */
+  logger: Logger;
+  /** The Prometheus text of the process's metrics, served at /metrics (absent on Workers). */
+  metrics?: { text(): Promise<string> };
+  /** What /readyz asks beyond the database: draining, and whether the pipeline has a driver. */
+  readiness: Readiness;
   log: Log;
 }
 
-export type AppEnv = { Variables: { deps: AppDeps; principal: Principal } };
-
-/** Retention as the API reports it: at the runtime's clock, at the scheduled decay's λ. */
-export function retentionClock(deps: Pick<AppDeps, "decay" | "clock">): RetentionClock {
-  return { lambda: deps.decay.lambda, now: deps.clock.now() };
-}
+/** The Hono env of the app's routes: the dependencies as a context variable. */
+export type AppEnv = { Variables: { deps: AppDeps } };

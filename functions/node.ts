@@ -1,37 +1,55 @@
 import { parseEnv } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
-import { DataDirInUseError } from "../src/db/data-dir-lock.js";
+import { startNodeTelemetry } from "../src/telemetry/node-sdk.js";
 import { createLogger } from "../src/util/logger.js";
+import { listen } from "./node-server.js";
+import { databaseOptions } from "./settings.js";
+import { reportStartupFailure } from "./startup-failure.js";
 
 /** Node entry: `npm start`. Embedded by default (PGlite under DATA_DIR, offline providers). */
-const env = parseEnv(process.env);
-const logger = createLogger(env.LOG_LEVEL);
-// PGlite compiles its WebAssembly off the main thread: the database opens while the rest of the
-// service's modules load (a third of the cold start).
-const database = connectDatabase(env, logger.warn).catch((error: unknown) => {
-  // Another process holds the embedded database: say so plainly instead of a stack trace.
-  if (!(error instanceof DataDirInUseError)) throw error;
-  logger.error(error.message);
+async function main(): Promise<void> {
+  const env = parseEnv(process.env);
+  const logger = createLogger(env.LOG_LEVEL);
+  // Before anything records: the metrics API has no proxy, and spans need the context manager.
+  const telemetry = startNodeTelemetry({
+    serviceName: env.OTEL_SERVICE_NAME,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    otlpHeaders: env.OTEL_EXPORTER_OTLP_HEADERS,
+    sampleRatio: env.OTEL_TRACES_SAMPLER_ARG,
+  });
+  const http = await listen({ port: env.PORT, host: env.HOST });
+  // PGlite compiles its WebAssembly off the main thread: the database opens while the rest of the
+  // service's modules load (a third of the cold start).
+  // A directory or database that cannot be opened ends start-up as soon as that is known.
+  const [{ startRuntime }, database] = await Promise.all([import("./node-runtime.js"), connectDatabase(databaseOptions(env), logger.warn)]);
+  const runtime = await startRuntime(env, { database: Promise.resolve(database), metrics: { text: () => telemetry.metricsText() } }).catch(
+    (error: unknown) => {
+      http.server.close();
+      throw error;
+    },
+  );
+  http.serve(runtime.app.fetch);
+  // CLI commands on the same DATA_DIR find the server here and send their work to it.
+  await runtime.database.dataDirLock?.advertise(http.url);
+  logger.info(`listening on ${http.url}`);
+
+  let stopping = false;
+  async function shutdown(signal: string) {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal}: shutting down`);
+    runtime.beginDrain();
+    http.server.close();
+    await runtime.close();
+    await telemetry.shutdown();
+    process.exit(0);
+  }
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  reportStartupFailure(error, process.env);
+  // Timers and pools a half-started service left behind must not keep the process alive.
   process.exit(1);
 });
-const [{ serve }, { startRuntime }] = await Promise.all([import("@hono/node-server"), import("./node-runtime.js")]);
-const runtime = await startRuntime(env, { database });
-const server = serve({ fetch: runtime.app.fetch, port: env.PORT, hostname: env.HOST }, (info) => {
-  const host = env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST === "::" ? "::1" : env.HOST;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
-  logger.info(`listening on http://${env.HOST}:${info.port}`);
-  // CLI commands on the same DATA_DIR find the server here and send their work to it.
-  void runtime.database.dataDirLock?.advertise(url);
-});
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info(`${signal}: shutting down`);
-  server.close();
-  await runtime.close();
-  process.exit(0);
-}
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -5,7 +5,6 @@ import { ListMemoriesQuerySchema } from "../src/memory/read/memory-read.js";
 import { ExpandMemoriesSchema, MemoryIndexQuerySchema } from "../src/memory/recall/memory-index.js";
 import { SearchMemorySchema } from "../src/memory/recall/search.js";
 import { CreateMemorySchema, PatchMemorySchema } from "../src/memory/write/memory-commands.js";
-import { RedactEventSchema } from "../src/redaction/redact-event.js";
 import {
   AppendEventsSchema,
   CreateSessionSchema,
@@ -13,6 +12,7 @@ import {
   PatchStateSchema,
   ReadEventsQuerySchema,
 } from "../src/sessions/schemas.js";
+import { RedactEventSchema } from "../src/users/redact-event.js";
 import { AdkSearchSchema } from "./routes/adk.js";
 import { DecayRunSchema } from "./routes/decay.js";
 import { LiveQuerySchema } from "./routes/live.js";

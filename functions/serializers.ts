@@ -10,6 +10,12 @@ import type { RebuildPreview } from "../src/pipeline/derive/preview-rebuild.js";
 import type { SessionEventRow } from "../src/sessions/event-log.js";
 import type { ScopedState } from "../src/sessions/scoped-state.js";
 import type { SessionRow } from "../src/sessions/session-store.js";
+import type { Clock } from "../src/util/clock.js";
+
+/** Retention as the API reports it: at the runtime's clock, at the scheduled decay's λ. */
+export function retentionClock(deps: { decay: { lambda: number }; clock: Clock }): RetentionClock {
+  return { lambda: deps.decay.lambda, now: deps.clock.now() };
+}
 
 /** The public JSON of a session: snake_case, ISO timestamps. */
 export function sessionJson(row: SessionRow, state?: ScopedState) {

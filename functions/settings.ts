@@ -1,11 +1,76 @@
 import type { PipelineClientOptions, PipelineSettings } from "../inngest/client.js";
-import { durationMs, type Env } from "../src/config/env.js";
+import type { Env } from "../src/config/env.js";
+import type { ConnectOptions } from "../src/db/connect.js";
 import { resolveParameters } from "../src/memory/lifecycle/retention.js";
+import type { ProviderChoice } from "../src/providers/index.js";
+import { type Clock, offsetClock, systemClock } from "../src/util/clock.js";
+import { durationMs } from "../src/util/duration.js";
 import { type Logger, toVariadicLogger } from "../src/util/logger.js";
 
 /**
+ * The configuration, turned into the narrow options each part below the composition root takes;
+ * the same on Node and Workers. Nothing below `functions/` reads `Env` itself.
+ */
+
+/** Where the database is and how its pool behaves (DATA_DIR, DATABASE_*, NEON_WS_PROXY). */
+export function databaseOptions(env: Env): ConnectOptions {
+  return {
+    dataDir: env.DATA_DIR,
+    url: env.DATABASE_URL,
+    driver: env.DATABASE_DRIVER,
+    poolMax: env.DATABASE_POOL_MAX,
+    connectTimeoutMs: durationMs(env.DATABASE_CONNECT_TIMEOUT),
+    preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+    neonWsProxy: env.NEON_WS_PROXY,
+  };
+}
+
+/** The LLM and embedder with their provider's settings; `parseEnv` has checked the chosen ones have what they need. */
+export function providerChoice(env: Env): ProviderChoice {
+  const timeoutMs = durationMs(env.PROVIDER_TIMEOUT);
+  const gemini = (model: string) => ({
+    apiKey: env.GEMINI_API_KEY as string,
+    model,
+    timeoutMs,
+    ...(env.GEMINI_BASE_URL ? { baseUrl: env.GEMINI_BASE_URL } : {}),
+  });
+  const openAI = (model: string) => ({
+    model,
+    timeoutMs,
+    ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}),
+    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+  });
+  const llm: ProviderChoice["llm"] =
+    env.LLM_PROVIDER === "gemini"
+      ? {
+          provider: "gemini",
+          ...gemini(env.GEMINI_MODEL),
+          ...(env.GEMINI_THINKING_LEVEL ? { thinkingLevel: env.GEMINI_THINKING_LEVEL } : {}),
+        }
+      : env.LLM_PROVIDER === "openai"
+        ? { provider: "openai", ...openAI(env.OPENAI_MODEL as string), responseFormat: env.OPENAI_RESPONSE_FORMAT }
+        : { provider: "offline" };
+  const embedder: ProviderChoice["embedder"] =
+    env.EMBEDDING_PROVIDER === "gemini"
+      ? { provider: "gemini", ...gemini(env.GEMINI_EMBEDDING_MODEL), dimensions: env.GEMINI_EMBEDDING_DIMENSIONS }
+      : env.EMBEDDING_PROVIDER === "openai"
+        ? {
+            provider: "openai",
+            ...openAI(env.OPENAI_EMBEDDING_MODEL as string),
+            ...(env.OPENAI_EMBEDDING_DIMENSIONS ? { dimensions: env.OPENAI_EMBEDDING_DIMENSIONS } : {}),
+          }
+        : { provider: "offline" };
+  return { llm, embedder };
+}
+
+/** The system clock, or the one CLOCK_OFFSET shifts. */
+export function clockOf(env: Pick<Env, "CLOCK_OFFSET">): Clock {
+  return env.CLOCK_OFFSET ? offsetClock(durationMs(env.CLOCK_OFFSET)) : systemClock;
+}
+
+/**
  * How the Inngest client reaches Inngest (Cloud or self-hosted) — URL, event and signing keys,
- * step encryption — and where the SDK logs; the same on Node and Workers.
+ * step encryption — and where the SDK logs.
  */
 export function inngestConnection(env: Env, logger: Logger): Omit<PipelineClientOptions, "mode" | "fetch"> {
   return {
@@ -19,7 +84,7 @@ export function inngestConnection(env: Env, logger: Logger): Omit<PipelineClient
   };
 }
 
-/** The pipeline functions' settings from configuration; the same on Node and Workers. */
+/** The pipeline functions' settings. */
 export function pipelineSettings(env: Env): PipelineSettings {
   return {
     replayDebounce: env.REPLAY_DEBOUNCE,

@@ -4,6 +4,7 @@ import type { DecayParameters } from "../src/memory/lifecycle/retention.js";
 import type { Embedder, LanguageModel } from "../src/providers/types.js";
 import type { Clock } from "../src/util/clock.js";
 import { stepEncryption } from "./step-encryption.js";
+import { StepTelemetry } from "./step-telemetry.js";
 
 /** What the pipeline functions need, injected per client instead of imported as globals. */
 export interface PipelineDeps {
@@ -74,6 +75,7 @@ export function createPipelineClient(options: PipelineClientOptions, deps: Pipel
     ...(options.logger ? { logger: options.logger } : {}),
     middleware: [
       dependencyInjectionMiddleware({ deps }),
+      StepTelemetry,
       ...(options.encryption ? [stepEncryption([options.encryption.key, ...(options.encryption.fallbackKeys ?? [])])] : []),
     ],
   });

@@ -43,3 +43,17 @@ export const notFound = (what: string, id: string) => new DomainError("not_found
 export const unauthorized = (message: string) => new DomainError("unauthorized", message);
 
 export const conflict = (message: string, details?: unknown) => new DomainError("conflict", message, details);
+
+/**
+ * A reason the service cannot start that its operator can fix — a setting, a host, a directory, a
+ * port. Start-up reports its message as one line and exits with code 1, without a stack.
+ *
+ * @example
+ * throw new StartupError("DATA_DIR /proc/nope: cannot create the directory (ENOENT)");
+ */
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StartupError";
+  }
+}

@@ -1,24 +1,37 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { KeyResolver, Principal } from "../../src/auth/api-keys.js";
+import type { Principal } from "../../src/auth/api-keys.js";
 import { notFound, unauthorized } from "../../src/errors.js";
-import type { AppEnv } from "../deps.js";
 import { rateLimited, type TokenBuckets } from "./rate-limit.js";
+
+/** The context variable this middleware sets: who the request acts for. */
+export type AuthVariables = { principal: Principal };
+
+declare module "hono" {
+  interface ContextVariableMap extends AuthVariables {}
+}
 
 export interface AuthOptions {
   /** Without a key, requests are refused (401) — or, when false, act anonymously for any app. */
   required: boolean;
-  resolveKey: KeyResolver;
+  /** The principal of a presented key, or undefined when the key is not valid. */
+  resolveKey: (presented: string) => Promise<Principal | undefined>;
   /** Path prefixes that authenticate otherwise (the signed webhook). */
   publicPrefixes?: string[];
   /**
    * Failed key checks allowed per client address: once spent, a key from that address is
    * refused (429) before it is hashed or looked up, so guessing keys costs the database nothing.
    */
-  failures?: { buckets: TokenBuckets; address: (c: Context<AppEnv>) => string };
+  failures?: { buckets: TokenBuckets; address: (c: Context) => string };
 }
 
-/** `Authorization: Bearer <key>` or `x-api-key: <key>`. A key that is presented is always checked. */
-export function authenticate(options: AuthOptions): MiddlewareHandler<AppEnv> {
+/**
+ * `Authorization: Bearer <key>` or `x-api-key: <key>`, setting `principal`. A key that is presented
+ * is always checked.
+ *
+ * @example
+ * app.use("/v1/*", authenticate({ required: true, resolveKey: (key) => resolve(db, key) }));
+ */
+export function authenticate(options: AuthOptions): MiddlewareHandler {
   return async (c, next) => {
     const header = c.req.header("authorization");
     const presented = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? c.req.header("x-api-key");
@@ -31,7 +44,7 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<AppEnv> {
       const address = options.failures?.address(c);
       const blocked = address === undefined ? undefined : options.failures?.buckets.check(address, false);
       if (blocked !== undefined) throw rateLimited(c, blocked, "too many invalid API keys from this address");
-      const resolved = await options.resolveKey(c.var.deps.db, presented);
+      const resolved = await options.resolveKey(presented);
       if (!resolved) {
         if (address !== undefined) options.failures?.buckets.check(address);
         throw unauthorized("the API key is not valid");

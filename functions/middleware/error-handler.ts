@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
 import { isDatabaseUnavailable } from "../../src/db/connection-errors.js";
 import { DomainError, type ErrorCode, STATUS_BY_CODE } from "../../src/errors.js";
 
@@ -36,13 +37,13 @@ export function createErrorHandler(log: (message: string, fields?: Record<string
       return errorResponse(c, code, error.message || "request rejected");
     }
     if (isDatabaseUnavailable(error)) {
-      log("database unavailable", { path: c.req.path, error: error.message });
+      log("database unavailable", { route: routePath(c, -1), error });
       c.header("retry-after", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       return errorResponse(c, "unavailable", "the database is unavailable; retry shortly", {
         retry_after_seconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
       });
     }
-    log("unhandled error", { path: c.req.path, error: error.stack ?? String(error) });
+    log("unhandled error", { route: routePath(c, -1), error });
     return errorResponse(c, "internal", "internal error");
   };
 }

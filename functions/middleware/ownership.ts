@@ -1,17 +1,20 @@
 import { sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
+import type { Database } from "../../src/db/database.js";
 import { queryRows } from "../../src/db/database.js";
-import type { AppEnv } from "../deps.js";
 import { assertSameApp } from "./auth.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The env this middleware needs: a database among the context's dependencies. */
+export type DatabaseEnv = { Variables: { deps: { db: Database } } };
 
 /**
  * For routes addressing a session or memory by `:id`: an app key may only reach its own app's
  * rows; another app's id is answered 404, as if it did not exist. Checked before the handler, so
  * a write to another app's resource never starts. Unknown ids fall through to the handler's 404.
  */
-export function ownedByCaller(table: "sessions" | "memories"): MiddlewareHandler<AppEnv> {
+export function ownedByCaller<E extends DatabaseEnv>(table: "sessions" | "memories"): MiddlewareHandler<E> {
   const what = table === "sessions" ? "session" : "memory";
   return async (c, next) => {
     const principal = c.get("principal");

@@ -1,6 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { DomainError } from "../../src/errors.js";
-import type { AppEnv } from "../deps.js";
 
 /**
  * Token buckets by caller: `perMinute` on average, bursts up to `burst`. State lives in this
@@ -43,11 +42,7 @@ export function rateLimited(c: Context, retryAfter: number, message: string): Do
 }
 
 /** A limit per caller, where `identify` names the caller (undefined: not limited here). */
-export function rateLimit(
-  buckets: TokenBuckets,
-  identify: (c: Context<AppEnv>) => string | undefined,
-  what: string,
-): MiddlewareHandler<AppEnv> {
+export function rateLimit(buckets: TokenBuckets, identify: (c: Context) => string | undefined, what: string): MiddlewareHandler {
   return async (c, next) => {
     const caller = identify(c);
     const wait = caller === undefined ? undefined : buckets.check(caller);

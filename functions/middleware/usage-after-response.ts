@@ -1,19 +1,23 @@
 import type { MiddlewareHandler } from "hono";
-import { withUsageSink } from "../../src/usage/usage-scope.js";
+import { withUsageSink } from "../../src/providers/usage-scope.js";
 import type { UsageRecord } from "../../src/usage/usage-store.js";
-import type { AppEnv } from "../deps.js";
+import type { AppDeps } from "../deps.js";
 
 /**
  * A request's query usage (its query embedding) is recorded once the handler is done, in the
  * background, instead of on the way to the answer; one that arrives later (an embedding still in
  * flight when the handler failed) is recorded as it arrives. Either way it is recorded: the
  * background work is tracked (and handed to `waitUntil` on Workers). Concurrent requests' usage is
- * written together (`UsageRecorder`).
+ * written together (`UsageRecorder`). `deps` is read per request: on Workers `background` is the
+ * request's own.
+ *
+ * @example
+ * app.use("/v1/*", usageAfterResponse(deps));
  */
-export function usageAfterResponse(): MiddlewareHandler<AppEnv> {
+export function usageAfterResponse(deps: Pick<AppDeps, "background" | "usageRecorder">): MiddlewareHandler {
   return async (c, next) => {
-    const deps = c.var.deps;
-    const record = (usages: UsageRecord[]) => deps.background.run(c, "record provider usage", () => deps.usageRecorder.record(usages));
+    const { background, usageRecorder } = deps;
+    const record = (usages: UsageRecord[]) => background.run(c, "record provider usage", () => usageRecorder.record(usages));
     const held: UsageRecord[] = [];
     let answered = false;
     try {

@@ -1,7 +1,6 @@
-import type { Context, MiddlewareHandler, ValidationTargets } from "hono";
+import type { Context, Env, MiddlewareHandler, ValidationTargets } from "hono";
 import { z } from "zod";
 import { DomainError } from "../../src/errors.js";
-import type { AppEnv } from "../deps.js";
 import { APP_FIELDS, scopeToApp } from "./auth.js";
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
@@ -16,10 +15,10 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
  * @example
  * app.post("/v1/sessions", validate("json", CreateSessionSchema), (c) => c.json(c.req.valid("json")));
  */
-export function validate<Target extends "json" | "query", Schema extends z.ZodType>(
+export function validate<Target extends "json" | "query", Schema extends z.ZodType, E extends Env = Env>(
   target: Target,
   schema: Schema,
-): MiddlewareHandler<AppEnv, string, { in: { [K in Target]: z.input<Schema> }; out: { [K in Target]: z.output<Schema> } }> {
+): MiddlewareHandler<E, string, { in: { [K in Target]: z.input<Schema> }; out: { [K in Target]: z.output<Schema> } }> {
   const checked = z.unknown().superRefine(rejectUnstorableStrings).pipe(schema);
   const appFields = APP_FIELDS.filter((field) => hasField(schema, field));
   const where = target === "json" ? "body" : "query";
@@ -32,7 +31,7 @@ export function validate<Target extends "json" | "query", Schema extends z.ZodTy
   };
 }
 
-async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
+async function readJsonBody(c: Context): Promise<unknown> {
   const mediaType = (c.req.header("content-type") ?? "").split(";")[0]?.trim() ?? "";
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
     throw new DomainError(
@@ -54,7 +53,7 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
+function queryValues(c: Context): Record<string, string | string[]> {
   return Object.fromEntries(
     Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? (values[0] as string) : values]),
   );

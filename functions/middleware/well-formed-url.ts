@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../../src/errors.js";
-import type { AppEnv } from "../deps.js";
 import { unstorable } from "./validate.js";
 
 /**
@@ -8,7 +7,7 @@ import { unstorable } from "./validate.js";
  * or hold what Postgres cannot store (NUL, a lone surrogate): such a value reaching a query would
  * be a 500. The 400 names the segment (`path.2`) or parameter (`query.user_id`).
  */
-export function wellFormedUrl(): MiddlewareHandler<AppEnv> {
+export function wellFormedUrl(): MiddlewareHandler {
   return async (c, next) => {
     const url = new URL(c.req.url);
     const issues: { field: string; message: string }[] = [];

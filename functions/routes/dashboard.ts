@@ -1,12 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { Hono } from "hono";
-import type { AppEnv } from "../deps.js";
-
-/** The dashboard's two static files (functions/public/), read once at start-up. */
-export interface DashboardFiles {
-  page: string;
-  script: string;
-}
+import type { DashboardFiles } from "../deps.js";
 
 /** Node reads them from disk; a Worker serves the same files as static assets and never reaches this route. */
 export async function loadDashboard(): Promise<DashboardFiles> {
@@ -22,7 +16,7 @@ export async function loadDashboard(): Promise<DashboardFiles> {
  * key may see.
  */
 export function dashboardRoutes(files: DashboardFiles) {
-  return new Hono<AppEnv>()
+  return new Hono()
     .get("/dashboard", (c) => c.html(files.page))
     .get("/dashboard.js", (c) => c.body(files.script, 200, { "content-type": "text/javascript; charset=utf-8" }));
 }

@@ -6,10 +6,10 @@ import { getMemory, getMemoryHistory, ListMemoriesQuerySchema, listMemories } fr
 import { ExpandMemoriesSchema, expandMemories, MemoryIndexQuerySchema, memoryIndex } from "../../src/memory/recall/memory-index.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
 import { CreateMemorySchema, createMemory, deleteMemory, PatchMemorySchema, setPinned } from "../../src/memory/write/memory-commands.js";
-import { type AppEnv, retentionClock } from "../deps.js";
+import type { AppEnv } from "../deps.js";
 import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";
-import { historyJson, leftOutJson, memoryJson, scoredMemoryJson } from "../serializers.js";
+import { historyJson, leftOutJson, memoryJson, retentionClock, scoredMemoryJson } from "../serializers.js";
 
 export const RetentionQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { INTEGER_MAX } from "../../src/db/schema/columns.js";
 import { DomainError } from "../../src/errors.js";
-import { RedactEventSchema, redactEvent } from "../../src/redaction/redact-event.js";
 import { appendEvents, readEvents } from "../../src/sessions/event-log.js";
 import {
   AppendEventsSchema,
@@ -12,6 +11,7 @@ import {
 } from "../../src/sessions/schemas.js";
 import { patchState, readState } from "../../src/sessions/scoped-state.js";
 import { createSession, endSession, getSession, listSessions } from "../../src/sessions/session-store.js";
+import { RedactEventSchema, redactEvent } from "../../src/users/redact-event.js";
 import type { AppEnv } from "../deps.js";
 import { ownedByCaller } from "../middleware/ownership.js";
 import { validate } from "../middleware/validate.js";

@@ -25,11 +25,11 @@ export default {
     });
     const { app, logger, connectionString } = await isolate;
     const client = new pg.Client({ connectionString });
-    client.on("error", (error) => logger.warn("database connection lost", { error: error.message }));
+    client.on("error", (error) => logger.warn("database connection lost", { error }));
     try {
       await client.connect();
     } catch (error) {
-      logger.error("database unavailable", { error: String(error) });
+      logger.error("database unavailable", { error });
       return unavailable();
     }
     const scope = {

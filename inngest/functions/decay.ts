@@ -2,6 +2,7 @@ import { cron } from "inngest";
 import { type DecayScope, decayBatch, finishDecay } from "../../src/memory/lifecycle/decay.js";
 import type { DecayParameters } from "../../src/memory/lifecycle/retention.js";
 import { decayRequested } from "../../src/pipeline/events.js";
+import { recordDecay } from "../../src/telemetry/metrics.js";
 import type { PipelineClient } from "../client.js";
 
 /** Steps per run before it hands over to a new run; keeps each run's step count modest. */
@@ -51,6 +52,7 @@ export function createDecay(
             judged.recomputed += done.recomputed;
             judged.forgotten += done.forgotten.length;
           } while (judged.cursor !== null && Date.now() - started < settings.decayStepBudgetMs);
+          recordDecay({ recomputed: judged.recomputed, forgotten: judged.forgotten });
           return judged;
         });
         recomputed += result.recomputed;
@@ -64,7 +66,9 @@ export function createDecay(
       }
       const finish = await step.run("decay-finish", async () => {
         const done = await finishDecay(deps.db, scope, settings.decayParameters, deps.clock.now());
-        return { over_quota: done.over_quota.length, traits_dissolved: done.traits_dissolved.length, purged: done.purged };
+        const counts = { over_quota: done.over_quota.length, traits_dissolved: done.traits_dissolved.length, purged: done.purged };
+        recordDecay(counts);
+        return counts;
       });
       return { recomputed, forgotten, ...finish };
     },

@@ -2,7 +2,7 @@ import { consolidateChunk, countOperations, extractChunk } from "../../src/pipel
 import { embeddingsRequested, reflectionRequested, sessionEnded } from "../../src/pipeline/events.js";
 import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
-import { withUsageScope } from "../../src/usage/usage-scope.js";
+import { withUsageScope } from "../../src/providers/usage-scope.js";
 import { tokensSpent, usageDay } from "../../src/usage/usage-store.js";
 import type { PipelineClient } from "../client.js";
 import { USER_KEY } from "./keys.js";

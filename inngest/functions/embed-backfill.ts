@@ -1,7 +1,7 @@
 import { findUnembedded, storeEmbeddings } from "../../src/memory/write/embeddings.js";
 import { embeddingsRequested } from "../../src/pipeline/events.js";
 import { clearStageFailure } from "../../src/pipeline/failures.js";
-import { withUsageScope } from "../../src/usage/usage-scope.js";
+import { withUsageScope } from "../../src/providers/usage-scope.js";
 import type { PipelineClient } from "../client.js";
 import { USER_KEY } from "./keys.js";
 import { toStepError } from "./provider-errors.js";

@@ -4,7 +4,7 @@ import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { requestReflection, unreflectedImportance } from "../../src/pipeline/reflection-backlog.js";
 import { loadReplayChunk } from "../../src/pipeline/replay-backlog.js";
 import type { Summary } from "../../src/providers/types.js";
-import { withUsageScope } from "../../src/usage/usage-scope.js";
+import { withUsageScope } from "../../src/providers/usage-scope.js";
 import type { PipelineClient } from "../client.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";

@@ -1,8 +1,23 @@
 import { z } from "zod";
-import { NO_REDACTION, RedactSettingSchema } from "../redaction/policy.js";
+import { StartupError } from "../errors.js";
+import { REDACTION_KINDS, type RedactionKind } from "../vocabulary/redaction-kind.js";
 
 /** A duration such as "250ms", "2s", "5m" or "1h"; the unit is required so a value is never ambiguous. */
 const DurationSchema = z.string().regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
+
+/** `REDACT`: a comma-separated list of kinds (`email,phone,card,secret`), or `all`; unset redacts nothing. */
+const RedactSettingSchema = z
+  .string()
+  .transform((value) =>
+    value
+      .split(",")
+      .map((kind) => kind.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.enum([...REDACTION_KINDS, "all"])))
+  .transform(
+    (kinds): ReadonlySet<RedactionKind> => new Set(kinds.includes("all") ? REDACTION_KINDS : kinds.filter((kind) => kind !== "all")),
+  );
 
 const booleanFromEnv = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
 
@@ -201,6 +216,28 @@ export const EnvSchema = z.object({
   EXECUTOR_RETRY_BASE: DurationSchema.default("1s"),
   EXECUTOR_ENABLED: booleanFromEnv.default(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** OTLP/HTTP collector (e.g. http://collector:4318): spans are exported to `<endpoint>/v1/traces`; unset, nothing is traced. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** Headers of every export, `name=value` pairs separated by commas (values URL-encoded), e.g. a collector's API key. */
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const headers: Record<string, string> = {};
+      for (const pair of (value ?? "").split(",").filter((part) => part.trim())) {
+        const at = pair.indexOf("=");
+        if (at <= 0) {
+          context.addIssue({ code: "custom", message: "expected name=value pairs separated by commas" });
+          return z.NEVER;
+        }
+        headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+      }
+      return headers;
+    }),
+  /** `service.name` of the spans and metrics. */
+  OTEL_SERVICE_NAME: z.string().min(1).default("mnemo-pipeline"),
+  /** Share of new traces recorded (0-1); a request that arrives with a sampled `traceparent` is always traced. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   /**
    * `auto`: on a real Postgres, build (concurrently, in the background) and use an HNSW index for
    * the configured embedding model; embedded, keep queried users' memories (vectors and words) in
@@ -235,7 +272,7 @@ export const EnvSchema = z.object({
    * Write-time redaction: detected values of these kinds are replaced before an event, a memory or
    * a query reaches the log, a table or a provider (`email,phone,card,secret` or `all`).
    */
-  REDACT: RedactSettingSchema.default(NO_REDACTION),
+  REDACT: RedactSettingSchema.default(new Set<RedactionKind>()),
   /**
    * Shifts the memory's clock (validity, recency, retention, decay, recorded times) by a duration,
    * e.g. "60d" to see what decay does two months on, against a copy of the data. Not for production.
@@ -248,38 +285,39 @@ export const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-/** Parses the environment once; an invalid setting stops start-up with every bad field named. */
+/**
+ * Parses the environment once; an invalid setting stops start-up (`StartupError`) with every bad
+ * field named, and so does a setting that the chosen mode or provider cannot do without.
+ */
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const result = EnvSchema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new Error(`Invalid configuration: ${problems}`);
+    throw new StartupError(`Invalid configuration: ${problems}`);
   }
   const env = result.data;
-  const missing = requiredByProviders(env).filter((name) => env[name] === undefined);
+  const missing = requiredSettings(env).filter(({ name }) => env[name] === undefined);
   if (missing.length > 0) {
-    throw new Error(`Invalid configuration: ${missing.map((name) => `${name}: required by the selected provider`).join("; ")}`);
+    throw new StartupError(`Invalid configuration: ${missing.map(({ name, by }) => `${name}: required ${by}`).join("; ")}`);
   }
   return env;
 }
 
-/** Settings the chosen LLM and embedding providers cannot do without. */
-function requiredByProviders(env: Env): (keyof Env)[] {
-  const required: (keyof Env)[] = [];
+/** Settings the chosen Inngest mode and providers cannot do without, and what requires each. */
+function requiredSettings(env: Env): { name: keyof Env; by: string }[] {
+  const required: { name: keyof Env; by: string }[] = [];
   const uses = (provider: Env["LLM_PROVIDER"]) => env.LLM_PROVIDER === provider || env.EMBEDDING_PROVIDER === provider;
-  if (uses("gemini")) required.push("GEMINI_API_KEY");
-  if (env.LLM_PROVIDER === "openai") required.push("OPENAI_MODEL");
-  if (env.EMBEDDING_PROVIDER === "openai") required.push("OPENAI_EMBEDDING_MODEL");
+  const byProvider = "by the selected provider";
+  if (uses("gemini")) required.push({ name: "GEMINI_API_KEY", by: byProvider });
+  if (env.LLM_PROVIDER === "openai") required.push({ name: "OPENAI_MODEL", by: byProvider });
+  if (env.EMBEDDING_PROVIDER === "openai") required.push({ name: "OPENAI_EMBEDDING_MODEL", by: byProvider });
   // OpenAI itself needs a key; a local server usually does not.
-  if (uses("openai") && !env.OPENAI_BASE_URL) required.push("OPENAI_API_KEY");
+  if (uses("openai") && !env.OPENAI_BASE_URL) required.push({ name: "OPENAI_API_KEY", by: byProvider });
+  // Without them events are refused by Inngest (the pipeline never runs) and /api/inngest cannot verify its callers.
+  if (env.INNGEST_MODE === "cloud") {
+    required.push({ name: "INNGEST_EVENT_KEY", by: "when INNGEST_MODE=cloud (events are sent with it)" });
+    required.push({ name: "INNGEST_SIGNING_KEY", by: "when INNGEST_MODE=cloud (/api/inngest verifies Inngest's calls with it)" });
+  }
   return required;
-}
-
-/** Milliseconds of a duration string validated by the schema above. */
-export function durationMs(duration: string): number {
-  const match = /^(-?)(\d+)(ms|s|m|h|d)$/.exec(duration);
-  if (!match) throw new Error(`Not a duration: ${duration}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[3] as "ms" | "s" | "m" | "h" | "d"];
-  return (match[1] ? -1 : 1) * Number(match[2]) * unit;
 }

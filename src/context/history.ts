@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { memories, memorySources, sessionEvents } from "../db/schema/index.js";
+import { current } from "../memory/visibility.js";
 import type { CandidateSection } from "./pack.js";
 import type { ContextRequest } from "./schemas.js";
 
@@ -59,7 +60,7 @@ async function earlierSummaries(db: Database, sessionId: string, beforeSeq: numb
       and(
         eq(memories.sessionId, sessionId),
         eq(memories.subtype, "summary"),
-        isNull(memories.expiredAt),
+        current(memories),
         lt(sql`(${memories.metadata} ->> 'from_seq')::int`, beforeSeq),
         gte(sql`(${memories.metadata} ->> 'from_seq')::int`, 1),
       ),

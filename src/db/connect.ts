@@ -1,13 +1,31 @@
-import { mkdir } from "node:fs/promises";
-import { durationMs, type Env } from "../config/env.js";
+import { registerGauge } from "../telemetry/metrics.js";
+import { ensureDataDir } from "./data-dir.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
 import { registerEmbeddedSession, registerServerPool } from "./pool-statements.js";
 import { releaseClientOnFailedBegin } from "./release-failed-begin.js";
 import * as schema from "./schema/index.js";
+import { tracePglite, tracePool } from "./traced-statements.js";
 
-export type ConnectOptions = Pick<Env, "DATA_DIR" | "DATABASE_URL" | "DATABASE_DRIVER"> &
-  Partial<Pick<Env, "DATABASE_POOL_MAX" | "DATABASE_CONNECT_TIMEOUT" | "DATABASE_PREPARED_STATEMENTS" | "NEON_WS_PROXY">>;
+/** Where the database is and how to reach it (DATA_DIR, DATABASE_URL, DATABASE_DRIVER, DATABASE_POOL_MAX …). */
+export interface ConnectOptions {
+  /** A Postgres URL; without one the embedded database under `dataDir` opens. */
+  url?: string | undefined;
+  /** Overrides the driver the URL implies. */
+  driver?: DatabaseKind | undefined;
+  /** PGlite's data directory; "memory://" (the default) keeps it in memory. */
+  dataDir?: string | undefined;
+  /** Connections the node-postgres / Neon pool may open (default 10). */
+  poolMax?: number | undefined;
+  /** How long a query waits for a pooled connection (default 5 s). */
+  connectTimeoutMs?: number | undefined;
+  /** Named statements for hot reads (default on). */
+  preparedStatements?: boolean | undefined;
+  /** Neon's WebSocket proxy in front of a plain Postgres (`host:port/v1`). */
+  neonWsProxy?: string | undefined;
+  /** The pool's name in `/metrics` (default `main`). */
+  poolName?: string | undefined;
+}
 
 /** Where lost connections are reported: they are expected during a failover and must not kill the process. */
 export type ConnectionLog = (message: string, fields?: Record<string, unknown>) => void;
@@ -22,42 +40,48 @@ export type ConnectionLog = (message: string, fields?: Record<string, unknown>) 
  * with an error `isDatabaseUnavailable` recognises (503), never with a crash.
  *
  * @example
- * const { db, close } = await connectDatabase(parseEnv(process.env));
+ * const { db, close } = await connectDatabase({ url: "postgres://localhost/mnemo", poolMax: 4 });
  */
-export async function connectDatabase(env: ConnectOptions, log: ConnectionLog = () => undefined): Promise<DatabaseHandle> {
-  const kind = chooseDriver(env);
-  if (kind === "pglite") return connectPglite(env.DATA_DIR, env.DATABASE_PREPARED_STATEMENTS ?? true);
-  const url = env.DATABASE_URL;
+export async function connectDatabase(options: ConnectOptions, log: ConnectionLog = () => undefined): Promise<DatabaseHandle> {
+  const kind = chooseDriver(options);
+  if (kind === "pglite") return connectPglite(options.dataDir ?? "memory://", options.preparedStatements ?? true);
+  const url = options.url;
   if (!url) throw new Error(`DATABASE_DRIVER=${kind} needs DATABASE_URL`);
   const pool = {
     url,
-    max: env.DATABASE_POOL_MAX ?? 10,
-    connectTimeoutMs: durationMs(env.DATABASE_CONNECT_TIMEOUT ?? "5s"),
-    preparedStatements: env.DATABASE_PREPARED_STATEMENTS ?? true,
+    max: options.poolMax ?? 10,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    preparedStatements: options.preparedStatements ?? true,
+    name: options.poolName ?? "main",
   };
-  return kind === "neon" ? connectNeon(pool, env.NEON_WS_PROXY, log) : connectNodePostgres(pool, log);
+  return kind === "neon" ? connectNeon(pool, options.neonWsProxy, log) : connectNodePostgres(pool, log);
 }
 
-export function chooseDriver(env: Pick<Env, "DATABASE_URL" | "DATABASE_DRIVER">): DatabaseKind {
-  if (env.DATABASE_DRIVER) return env.DATABASE_DRIVER;
-  if (!env.DATABASE_URL) return "pglite";
-  return new URL(env.DATABASE_URL).hostname.endsWith(".neon.tech") ? "neon" : "pg";
+/** The driver a URL implies: none → PGlite, a Neon host → Neon's driver, anything else → node-postgres. */
+export function chooseDriver(options: Pick<ConnectOptions, "url" | "driver">): DatabaseKind {
+  if (options.driver) return options.driver;
+  if (!options.url) return "pglite";
+  return new URL(options.url).hostname.endsWith(".neon.tech") ? "neon" : "pg";
 }
 
 async function connectPglite(dataDir: string, preparedStatements: boolean): Promise<DatabaseHandle> {
-  const [{ PGlite }, { vector }, { btree_gin }, { drizzle }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("@electric-sql/pglite-pgvector"),
-    import("@electric-sql/pglite/contrib/btree_gin"),
-    import("drizzle-orm/pglite"),
-  ]);
   const inMemory = dataDir.startsWith("memory://");
-  if (!inMemory) await mkdir(dataDir, { recursive: true });
+  // Before loading PGlite, so an unusable or taken directory is reported at once.
+  if (!inMemory) await ensureDataDir(dataDir);
   // PGlite is one process's database: a second process on the same files would see neither the
   // first one's writes nor its own after a restart.
   const lock = inMemory ? undefined : await acquireDataDirLock(dataDir);
   try {
-    const client = await PGlite.create(dataDir, { extensions: { vector, btree_gin } });
+    const [{ PGlite }, { vector }, { btree_gin }, { drizzle }] = await Promise.all([
+      import("@electric-sql/pglite"),
+      import("@electric-sql/pglite-pgvector"),
+      import("@electric-sql/pglite/contrib/btree_gin"),
+      import("drizzle-orm/pglite"),
+    ]);
+    const client = tracePglite(await PGlite.create(dataDir, { extensions: { vector, btree_gin } }));
+    // The embedded database writes the memory change log its resident recall copies read
+    // (db/schema/memory-change-log.ts); a server's sessions leave it off.
+    await client.exec("SET mnemo.change_log = on");
     const db = drizzle(client, { schema }) as unknown as Database;
     if (preparedStatements) registerEmbeddedSession(db);
     return {
@@ -84,6 +108,41 @@ interface PoolSettings {
   connectTimeoutMs: number;
   /** DATABASE_PREPARED_STATEMENTS. */
   preparedStatements: boolean;
+  name: string;
+}
+
+interface ObservedPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** Every open pool by the name it is reported under; the gauges read them all at each scrape. */
+const openPools = new Map<ObservedPool, string>();
+let poolGauges = false;
+
+/**
+ * The pools' connections in use and idle, and queries waiting for one (OpenTelemetry's
+ * `db.client.connection.*`, labelled `pool`), read at each scrape; returns what forgets the pool.
+ */
+function observePool(pool: ObservedPool, name: string): () => void {
+  openPools.set(pool, name);
+  if (!poolGauges) {
+    poolGauges = true;
+    const sum = (read: (pool: ObservedPool) => number, attributes: Record<string, string> = {}) => {
+      const totals = new Map<string, number>();
+      for (const [open, named] of openPools) totals.set(named, (totals.get(named) ?? 0) + read(open));
+      return [...totals].map(([named, value]) => ({ value, attributes: { pool: named, ...attributes } }));
+    };
+    registerGauge({ name: "db.client.connection.count", description: "Connections of the database pools, by state" }, () => [
+      ...sum((open) => open.totalCount - open.idleCount, { "db.client.connection.state": "used" }),
+      ...sum((open) => open.idleCount, { "db.client.connection.state": "idle" }),
+    ]);
+    registerGauge({ name: "db.client.connection.pending_requests", description: "Queries waiting for a pooled connection" }, () =>
+      sum((open) => open.waitingCount),
+    );
+  }
+  return () => openPools.delete(pool);
 }
 
 /** The events node-postgres and Neon pools share. */
@@ -98,9 +157,9 @@ interface EventedPool {
  * each client gets its own too; its next query fails and the pool discards it on release.
  */
 function survivePoolErrors(pool: EventedPool, log: ConnectionLog): void {
-  pool.on("error", (error) => log("database connection lost (idle)", { error: error.message }));
+  pool.on("error", (error) => log("database connection lost (idle)", { error }));
   pool.on("connect", (client) => {
-    client.on("error", (error) => log("database connection lost", { error: error.message }));
+    client.on("error", (error) => log("database connection lost", { error }));
   });
 }
 
@@ -114,9 +173,17 @@ async function connectNodePostgres(settings: PoolSettings, log: ConnectionLog): 
     keepAlive: true,
   });
   survivePoolErrors(pool, log);
-  const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
+  const db = drizzle(releaseClientOnFailedBegin(tracePool(pool)), { schema }) as unknown as Database;
   registerServerPool(db, pool, { prepared: settings.preparedStatements });
-  return { db, kind: "pg", close: () => pool.end() };
+  const stopGauges = observePool(pool, settings.name);
+  return {
+    db,
+    kind: "pg",
+    close: () => {
+      stopGauges();
+      return pool.end();
+    },
+  };
 }
 
 async function connectNeon(settings: PoolSettings, wsProxy: string | undefined, log: ConnectionLog): Promise<DatabaseHandle> {
@@ -136,7 +203,15 @@ async function connectNeon(settings: PoolSettings, wsProxy: string | undefined, 
   }
   const pool = new Pool({ connectionString: settings.url, max: settings.max, connectionTimeoutMillis: settings.connectTimeoutMs });
   survivePoolErrors(pool as unknown as EventedPool, log);
-  const db = drizzle(releaseClientOnFailedBegin(pool), { schema }) as unknown as Database;
+  const db = drizzle(releaseClientOnFailedBegin(tracePool(pool)), { schema }) as unknown as Database;
   registerServerPool(db, pool, { prepared: settings.preparedStatements });
-  return { db, kind: "neon", close: () => pool.end() };
+  const stopGauges = observePool(pool, settings.name);
+  return {
+    db,
+    kind: "neon",
+    close: () => {
+      stopGauges();
+      return pool.end();
+    },
+  };
 }

@@ -68,3 +68,33 @@ export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 3): 
     }
   }
 }
+
+/** Why a connection could not be made, in words for an operator, from the first cause that says. */
+const CONNECTION_CAUSES: Record<string, string> = {
+  ECONNREFUSED: "connection refused: nothing listens there",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ETIMEDOUT: "timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ECONNRESET: "connection reset",
+  "28P01": "password authentication failed",
+  "28000": "the server refused this role or client (pg_hba.conf)",
+  "3D000": "the database does not exist",
+  "53300": "too many connections",
+  "57P03": "the server is starting up or shutting down",
+};
+
+/**
+ * One line saying why the database could not be reached: a cause an operator can act on and its
+ * code (`connection refused: nothing listens there (ECONNREFUSED)`, `password authentication
+ * failed (28P01)`). Messages of unknown errors are not repeated: a driver's may quote a statement.
+ */
+export function describeConnectionFailure(error: unknown): string {
+  for (const { code, message } of causeChain(error)) {
+    if (typeof code === "string" && CONNECTION_CAUSES[code]) return `${CONNECTION_CAUSES[code]} (${code})`;
+    if (typeof message === "string" && /timeout exceeded when trying to connect/i.test(message)) return "timed out connecting";
+  }
+  for (const { code } of causeChain(error)) if (typeof code === "string") return `failed (${code})`;
+  return "failed";
+}

@@ -2,6 +2,7 @@ import { readFile, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { StartupError } from "../errors.js";
 
 /** What the lock file of a data directory says about the process that holds it. */
 export const LockInfoSchema = z.object({
@@ -20,7 +21,7 @@ export interface DataDirLock {
   release(): Promise<void>;
 }
 
-export class DataDirInUseError extends Error {
+export class DataDirInUseError extends StartupError {
   constructor(
     readonly dataDir: string,
     readonly holder: LockInfo,

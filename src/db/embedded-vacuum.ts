@@ -86,7 +86,7 @@ export function scheduleVacuum(
         if (pass.vacuumed.length > 0 || pass.analyzed.length > 0)
           options.logger.info("embedded database vacuumed", { ...pass, ms: Math.round(performance.now() - started) });
       } catch (error) {
-        options.logger.warn("vacuuming the embedded database failed; the next pass tries again", { error: String(error) });
+        options.logger.warn("vacuuming the embedded database failed; the next pass tries again", { error });
       }
       if (!stopped) timer = setTimeout(tick, options.intervalMs).unref();
     })();

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import type { Database, Queryable } from "../db/database.js";
+import { currentTraceparent, inSpan, withTraceparent } from "../telemetry/tracing.js";
+import { withLogContext } from "../util/log-context.js";
 import { backoffMs, parseTimeString } from "./durations.js";
 import { assertSupportedKey } from "./expressions.js";
 import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
@@ -94,6 +96,11 @@ export class LocalExecutor {
     return Response.json({ error: `the embedded executor does not serve ${request.method} ${url.pathname}` }, { status: 404 });
   };
 
+  /** Between `start()` and `stop()`: the executor claims and drives runs. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
   get registered(): ReadonlyMap<string, RegisteredFunction> {
     return this.functions;
   }
@@ -144,9 +151,11 @@ export class LocalExecutor {
       const triggered = [...this.functions.values()].filter((fn) => fn.eventTriggers.includes(event.name));
       if (triggered.length === 0) continue;
       const { accepts } = this.options;
+      // Whoever sent the event (an append's request, a step) is the trace its runs continue.
+      const traceContext = currentTraceparent();
       await this.options.db.transaction(async (tx) => {
         if (accepts && !(await accepts(tx, stamped.data))) return;
-        for (const fn of triggered) await enqueueRun(tx, fn, stamped);
+        for (const fn of triggered) await enqueueRun(tx, fn, stamped, { traceContext });
       });
     }
     this.wake();
@@ -162,8 +171,8 @@ export class LocalExecutor {
       const event = { name: "inngest/scheduled.timer", data: { cron: pattern }, id: randomUUID(), ts: tick.getTime() };
       // One run per tick, however many processes share the database and fire the same cron.
       const runId = `cron_${fn.id}_${tick.toISOString()}`;
-      await enqueueRun(this.options.db, fn, event, Date.now(), runId).catch((error: unknown) =>
-        this.options.log?.("cron enqueue failed", { fn: fn.id, error: String(error) }),
+      await enqueueRun(this.options.db, fn, event, { runId }).catch((error: unknown) =>
+        this.options.log?.("cron enqueue failed", { fn: fn.id, error }),
       );
       this.wake();
     });
@@ -195,7 +204,7 @@ export class LocalExecutor {
         const nextDue = this.active.size >= parallelism ? idleCheckMs : await msUntilNextDue(this.options.db);
         await this.sleep(Math.min(nextDue ?? idleCheckMs, idleCheckMs));
       } catch (error) {
-        this.options.log?.("executor loop error", { error: String(error) });
+        this.options.log?.("executor loop error", { error });
         await this.sleep(idleCheckMs);
       }
     }
@@ -219,25 +228,32 @@ export class LocalExecutor {
     const heartbeat = setInterval(
       () => {
         renewLease(this.options.db, claim, this.leaseMs).catch((error: unknown) =>
-          this.options.log?.("lease renewal failed", { run: run.id, error: String(error) }),
+          this.options.log?.("lease renewal failed", { run: run.id, error }),
         );
       },
       Math.max(100, this.leaseMs / 3),
     );
     this.heartbeats.add(heartbeat);
     try {
-      await driveRun(run, fn, {
-        db: this.options.db,
-        claim,
-        invoke: this.options.invoke,
-        retryBaseMs: this.options.retryBaseMs ?? 1000,
-        ...(this.options.log ? { log: this.options.log } : {}),
-      });
+      // A span per claim of the run, in the trace of the event that created it.
+      await withTraceparent(run.traceContext, () =>
+        inSpan(`run ${fn.id}`, { "inngest.function.id": fn.id, "inngest.run.id": run.id, "inngest.run.attempt": run.attempt }, () =>
+          withLogContext({ run_id: run.id, function_id: fn.id }, () =>
+            driveRun(run, fn, {
+              db: this.options.db,
+              claim,
+              invoke: this.options.invoke,
+              retryBaseMs: this.options.retryBaseMs ?? 1000,
+              ...(this.options.log ? { log: this.options.log } : {}),
+            }),
+          ),
+        ),
+      );
     } catch (error) {
       // The call itself failed (transport, or the run's own bookkeeping, e.g. the database went
       // away): retry the run later. If even that write fails, the lease runs out and the run is
       // re-queued by whichever process checks next — it is never left `running` for good.
-      this.options.log?.("run interrupted", { run: run.id, error: String(error) });
+      this.options.log?.("run interrupted", { run: run.id, error });
       await requeueRun(
         this.options.db,
         claim,
@@ -247,7 +263,7 @@ export class LocalExecutor {
           message: String(error),
         },
       ).catch((requeueError: unknown) =>
-        this.options.log?.("could not re-queue the run; its lease will", { run: run.id, error: String(requeueError) }),
+        this.options.log?.("could not re-queue the run; its lease will", { run: run.id, error: requeueError }),
       );
     } finally {
       clearInterval(heartbeat);

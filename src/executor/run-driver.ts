@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/database.js";
+import { recordExecutorRetry, recordExecutorRun } from "../telemetry/metrics.js";
 import { backoffMs, sleepUntil } from "./durations.js";
 import type { RegisteredFunction } from "./function-config.js";
 import {
@@ -101,6 +102,7 @@ async function handleResponse(
   const parsed = parseJson(text);
   if (response.status === 200) {
     await finishRun(options.db, options.claim, { status: "completed", output: parsed });
+    recordExecutorRun({ function: fn.id, status: "completed" });
     return RELEASED;
   }
   if (response.status === 206) {
@@ -109,10 +111,11 @@ async function handleResponse(
   }
   const finalError = response.headers.get("x-inngest-no-retry") === "true" || response.status === 400;
   if (!finalError && attempt + 1 < run.maxAttempts) {
-    return retryLater(run, attempt, response, parsed, options);
+    return retryLater(run, fn, attempt, response, parsed, options);
   }
   options.log?.("run failed", { run: run.id, fn: fn.id, status: response.status });
   await finishRun(options.db, options.claim, { status: "failed", error: parsed ?? { message: `HTTP ${response.status}` } });
+  recordExecutorRun({ function: fn.id, status: "failed" });
   return RELEASED;
 }
 
@@ -158,7 +161,7 @@ async function handleOp(
         await setAttempt(db, claim, 0);
         return { kind: "continue", attempt: 0 };
       }
-      return retryLater(run, attempt, response, op.error, options);
+      return retryLater(run, fn, attempt, response, op.error, options);
     case "StepPlanned": {
       // Parallel steps: run the planned step on its own, then memoize what it reports.
       const steps = await loadSteps(db, run.id);
@@ -178,10 +181,18 @@ async function handleOp(
   }
 }
 
-async function retryLater(run: RunRow, attempt: number, response: Response, error: unknown, options: DriverOptions): Promise<Next> {
+async function retryLater(
+  run: RunRow,
+  fn: RegisteredFunction,
+  attempt: number,
+  response: Response,
+  error: unknown,
+  options: DriverOptions,
+): Promise<Next> {
   const retryAfter = retryAfterMs(response.headers.get("retry-after"));
   const delay = retryAfter ?? backoffMs(attempt, options.retryBaseMs);
-  options.log?.("retrying", { run: run.id, attempt: attempt + 1, delay_ms: delay });
+  options.log?.("retrying", { run: run.id, fn: fn.id, attempt: attempt + 1, delay_ms: delay });
+  recordExecutorRetry({ function: fn.id });
   await requeueRun(options.db, options.claim, new Date(Date.now() + delay), attempt + 1, error ?? null);
   return RELEASED;
 }

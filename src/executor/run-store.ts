@@ -26,18 +26,18 @@ const heldBy = (claim: Claim) =>
 /**
  * Queues a run of `fn` for `event`. With debounce, the event joins the function's pending run for
  * the same key (pushing its start back by the period, never past the debounce timeout) instead of
- * starting another one.
+ * starting another one; the run keeps the trace of the event that created it.
  */
 export async function enqueueRun(
   db: Queryable,
   fn: RegisteredFunction,
   event: InngestEvent,
-  now = Date.now(),
-  runId?: string,
+  options: { now?: number; runId?: string; traceContext?: string | undefined } = {},
 ): Promise<void> {
   event = storableJson(event);
+  const now = options.now ?? Date.now();
   const base = {
-    id: runId ?? `run_${randomUUID()}`,
+    id: options.runId ?? `run_${randomUUID()}`,
     functionId: fn.id,
     status: "queued" as const,
     event,
@@ -47,6 +47,7 @@ export async function enqueueRun(
     concurrencyKey: fn.concurrency?.key ? evaluateKey(fn.concurrency.key, event) : null,
     concurrencyLimit: fn.concurrency && fn.concurrency.limit > 0 ? fn.concurrency.limit : null,
     maxAttempts: fn.maxAttempts,
+    traceContext: options.traceContext ?? null,
   };
   if (!fn.debounce) {
     // A run id given by the caller (a cron tick) is enqueued once, however many processes try.

@@ -1,6 +1,4 @@
-/** The kinds of sensitive value write-time redaction can detect (`REDACT=email,phone,card,secret`). */
-export const REDACTION_KINDS = ["email", "phone", "card", "secret"] as const;
-export type RedactionKind = (typeof REDACTION_KINDS)[number];
+import type { RedactionKind } from "../vocabulary/redaction-kind.js";
 
 /** One detector: where its candidates are, and which candidates are real (a checksum, a shape). */
 interface Detector {

@@ -1,4 +1,5 @@
-import { DETECTORS, type RedactionKind } from "./detectors.js";
+import type { RedactionKind } from "../vocabulary/redaction-kind.js";
+import { DETECTORS } from "./detectors.js";
 
 /** Which kinds to redact; empty (the default) redacts nothing. */
 export type RedactionPolicy = ReadonlySet<RedactionKind>;

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
-import type { Tokenizer } from "../context/tokenizer.js";
 import { type Database, queryRows } from "../db/database.js";
 import { sessionEvents } from "../db/schema/index.js";
 import { conflict } from "../errors.js";
@@ -10,6 +9,11 @@ import { type RedactionCounts, type RedactionPolicy, redactJson, redactText } fr
 import { canonicalJson, sha256Hex } from "../util/hash.js";
 import type { EventInput, ReadEventsQuery } from "./schemas.js";
 import { assertSessionId, getSession, type SessionRow } from "./session-store.js";
+
+/** What the log needs of a tokenizer: each event's token count, stored with it (the service's o200k tokenizer). */
+export interface TokenCounter {
+  count(text: string): number;
+}
 
 export type SessionEventRow = typeof sessionEvents.$inferSelect;
 
@@ -54,7 +58,7 @@ const UNIQUE_VIOLATION = "23505";
  */
 export async function appendEvents(
   db: Database,
-  tokenizer: Tokenizer,
+  tokenizer: TokenCounter,
   sessionId: string,
   inputs: EventInput[],
   now: Date,
@@ -155,7 +159,7 @@ function redactEvent(input: EventInput, redaction: RedactionPolicy): EventInput 
 }
 
 /** `now` is when an event without `occurred_at` happened: the runtime's clock, like every memory time. */
-function prepareEvent(input: EventInput, index: number, tokenizer: Tokenizer, now: Date): PreparedEvent {
+function prepareEvent(input: EventInput, index: number, tokenizer: TokenCounter, now: Date): PreparedEvent {
   const key = input.idempotency_key ?? null;
   return {
     id: randomUUID(),

@@ -1,7 +1,9 @@
+import { trace } from "@opentelemetry/api";
 import type { Database } from "../db/database.js";
 import type { Embedder, LanguageModel } from "../providers/types.js";
+import { currentUsageScope, currentUsageSink } from "../providers/usage-scope.js";
+import { recordProviderTokens } from "../telemetry/metrics.js";
 import type { Clock } from "../util/clock.js";
-import { currentUsageScope, currentUsageSink } from "./usage-scope.js";
 import { recordUsage, usageDay } from "./usage-store.js";
 
 export interface MeterOptions {
@@ -34,6 +36,11 @@ export function meterProviders(providers: { llm: LanguageModel; embedder: Embedd
       inputTokens: options.countTokens(typeof input === "string" ? input : JSON.stringify(input)),
       outputTokens: output === null ? 0 : options.countTokens(JSON.stringify(output)),
     };
+    // On the provider call's span (traceProviders wraps this) and in /metrics, by model and stage.
+    trace
+      .getActiveSpan()
+      ?.setAttributes({ "gen_ai.usage.input_tokens": usage.inputTokens, "gen_ai.usage.output_tokens": usage.outputTokens });
+    recordProviderTokens({ input: usage.inputTokens, output: usage.outputTokens }, { model, provider, stage: usage.stage });
     const sink = currentUsageSink();
     if (scope?.deferred) scope.deferred.push(usage);
     // Only a query's: a pipeline step's or a write's usage is recorded before it reports done.

@@ -1,18 +1,10 @@
 import { sql } from "drizzle-orm";
 import { type Database, type Queryable, queryRows } from "../db/database.js";
 import { unlessErased } from "../memory/user-lock.js";
+import type { UsageRecord } from "../providers/usage-scope.js";
 import { compareCodeUnits } from "../util/compare-code-units.js";
 
-export interface UsageRecord {
-  appId: string;
-  userId: string;
-  day: string;
-  provider: string;
-  model: string;
-  stage: string;
-  inputTokens: number;
-  outputTokens: number;
-}
+export type { UsageRecord } from "../providers/usage-scope.js";
 
 /**
  * Adds each call to its day's row (an upsert, so concurrent calls from any process add up). A call

@@ -68,7 +68,7 @@ describe.runIf(onPostgres)("HNSW index per embedding model (real Postgres)", () 
     await runtime.database.db.execute(sql.raw(`DROP INDEX IF EXISTS "${index}"`));
 
     const url = database.url as string;
-    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: url, DATABASE_POOL_MAX: 1 });
+    const single = await connectDatabase({ url: url, poolMax: 1 });
     try {
       const setting = async () =>
         (await queryRows<{ value: string }>(single.db, sql`SELECT current_setting('maintenance_work_mem') AS value`))[0]?.value;

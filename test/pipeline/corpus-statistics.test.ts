@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { CorpusStatisticsCache, corpusStatistics } from "../../src/memory/recall/corpus-statistics.js";
-import { recallMemories, visibleMemories } from "../../src/memory/recall/hybrid-recall.js";
-import { queryLexemes } from "../../src/memory/recall/text-ranking.js";
+import { CorpusStatisticsCache, corpusStatistics } from "../../src/memory/recall/engines/sql-bm25/corpus-statistics.js";
+import { queryLexemes } from "../../src/memory/recall/engines/sql-bm25/text-ranking.js";
+import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { m, visibleAt } from "../../src/memory/visibility.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
 
 const USER = "corpus-user";
@@ -42,7 +43,7 @@ describe("BM25 corpus statistics and their cache", () => {
     await addMemories(["Hiking in the Alps was the best trip.", "Hiking again next summer."]);
     const counted = await corpusStatistics(
       runtime.database.db,
-      visibleMemories({ appId: "default", userId: USER }, { now: new Date() }),
+      visibleAt(m, { appId: "default", userId: USER }, { now: new Date() }),
       await queryLexemes(runtime.database.db, "hiking tomatoes unicorns"),
       undefined,
     );
@@ -61,7 +62,7 @@ describe("BM25 corpus statistics and their cache", () => {
     await runtime.database.db.execute(
       sql`INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, valid_at, created_at) VALUES ${sql.join(rows, sql`, `)}`,
     );
-    const visible = visibleMemories({ appId: "default", userId: "sampled-user" }, { now: new Date() });
+    const visible = visibleAt(m, { appId: "default", userId: "sampled-user" }, { now: new Date() });
     const dfs = async (limits?: { exactUpTo: number; sample: number }, text = "roses hiking notes") =>
       Object.fromEntries(
         (await corpusStatistics(runtime.database.db, visible, await queryLexemes(runtime.database.db, text), undefined, limits)).terms.map(

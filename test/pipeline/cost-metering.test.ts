@@ -123,7 +123,7 @@ describe("cost metering", () => {
       const queryCalls = async () =>
         (await call<Usage>(runtime.app, "GET", "/v1/usage?user_id=waiting")).body.days.filter((day) => day.stage === "query").length;
       // Another writer of the user holds their lock: metering (which takes it) must wait, the search must not.
-      const other = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+      const other = await connectDatabase({ url: database.url as string, poolMax: 1 });
       let release = () => undefined as void;
       let locked = () => undefined as void;
       const lockTaken = new Promise<void>((resolve) => {

@@ -318,7 +318,7 @@ describe("local executor", () => {
     ];
     harness = await startHarness(build);
     // The second "process": its own executor and, on Postgres, its own connection pool.
-    const handle = harness.url ? await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: harness.url }) : harness.handle;
+    const handle = harness.url ? await connectDatabase({ url: harness.url }) : harness.handle;
     const second = await startHarness(build, { handle, ...(harness.url ? { url: harness.url } : {}) });
     try {
       const events = Array.from({ length: 12 }, () => ({ name: "test/shared", data: { key: "same" } }));

@@ -4,6 +4,7 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../functions/node-runtime.js";
+import { databaseOptions } from "../../functions/settings.js";
 import { connectDatabase } from "../../src/db/connect.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
 import { call, createSession, message, testEnv, waitForSettled } from "../fixtures/runtime.js";
@@ -24,7 +25,7 @@ beforeAll(async () => {
   server = new PGLiteSocketServer({ db: pglite, port, host: "127.0.0.1", maxConnections: 4 });
   await server.start();
   const env = testEnv({ DATABASE_URL: url, DATABASE_POOL_MAX: "1" });
-  const migration = await connectDatabase(env);
+  const migration = await connectDatabase(databaseOptions(env));
   expect(migration.kind).toBe("pg");
   await migrateDatabase(migration);
   await migration.close();

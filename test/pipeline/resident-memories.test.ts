@@ -8,8 +8,8 @@ import { clusteredVector } from "../../bench/retrieval.js";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { type Database, queryRows } from "../../src/db/database.js";
 import { toVectorLiteral } from "../../src/db/vector.js";
+import { ResidentMemories } from "../../src/memory/recall/engines/resident/resident-memories.js";
 import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
-import { ResidentMemories } from "../../src/memory/recall/resident/resident-memories.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
 
 /**
@@ -234,6 +234,37 @@ describe("resident memories on the embedded database", () => {
     expect(small.usage().users).toBe(0);
   });
 
+  it("parses the query's words once per recall when the copy cannot answer and SQL ranks the text", async () => {
+    const small = new ResidentMemories({ model: MODEL, dimensions: DIMENSIONS, maxBytes: 10_000 });
+    const dialect = new PgDialect();
+    const parses: string[] = [];
+    const counting = new Proxy(db, {
+      get: (target, property, receiver) =>
+        property === "execute"
+          ? (statement: SQL) => {
+              const text = dialect.sqlToQuery(statement).sql;
+              if (text.includes("to_tsvector('english'")) parses.push(text);
+              return target.execute(statement);
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    const recalled = await recallMemories(
+      counting,
+      {
+        appId: "default",
+        userId: "writes",
+        text: "memory seven",
+        vector: { values: vectorOf(7), model: MODEL },
+        limit: 5,
+        now: new Date(),
+      },
+      { resident: small },
+    );
+    expect(recalled.length).toBeGreaterThan(0);
+    expect(small.usage().users).toBe(0);
+    expect(parses).toHaveLength(1);
+  });
+
   it("fails one recall when the database drops, and serves the next", async () => {
     const vectors = resident();
     await vectors.nearest(db, query("writes", vectorOf(1)), 400, 5);
@@ -314,18 +345,5 @@ describe("resident memories on the embedded database", () => {
     await db.execute(sql`UPDATE memories SET expired_at = now() WHERE id = ${id}`);
     expect(await found("kilimanjaro")).toEqual([]);
     await db.execute(sql`DELETE FROM memories WHERE id = ${id}`);
-  });
-
-  it("after a restart, finds rows written before the change log existed", async () => {
-    // As if written by a version without the log: no triggers, no column.
-    await db.execute(sql`DROP TRIGGER memories_mark_insert ON memories`);
-    await db.execute(sql`DROP TRIGGER memories_mark_update ON memories`);
-    await db.execute(sql`DROP TRIGGER memories_log_deletions ON memories`);
-    await db.execute(sql`ALTER TABLE memories DROP COLUMN change_seq`);
-    await runtime.close();
-    runtime = await startTestRuntime({ DATA_DIR: dataDir });
-    db = runtime.database.db;
-    const vectors = resident();
-    expect((await vectors.nearest(db, query("writes", vectorOf(1)), 400, 100))?.length).toBe(50);
   });
 });

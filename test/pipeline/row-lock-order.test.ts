@@ -37,7 +37,7 @@ describe.runIf(onPostgres)("one lock order for the memories' multi-row writers",
 
   beforeAll(async () => {
     database = await freshDatabase();
-    handle = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 12 });
+    handle = await connectDatabase({ url: database.url as string, poolMax: 12 });
     // Turns last used on every day of the two years before now, each quoted by a kept summary (so
     // decay may forget it), and the summaries themselves, important enough to stay.
     await handle.db.execute(sql`

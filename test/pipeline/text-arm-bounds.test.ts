@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { essentialTerms, recallMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { essentialTerms } from "../../src/memory/recall/engines/sql-bm25/sql-bm25-index.js";
+import { recallMemories } from "../../src/memory/recall/hybrid-recall.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
 
 const USER = "bounded-text-user";

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { MAX_QUERY_WORDS } from "../../src/memory/recall/bm25.js";
-import { CorpusStatisticsCache } from "../../src/memory/recall/corpus-statistics.js";
+import { MAX_QUERY_WORDS } from "../../src/memory/recall/engines/bm25.js";
+import { CorpusStatisticsCache } from "../../src/memory/recall/engines/sql-bm25/corpus-statistics.js";
 import { type RecallSettings, recallMemories } from "../../src/memory/recall/hybrid-recall.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
 

@@ -63,7 +63,7 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
   };
   const reconcile = async (policy = POLICY, target = TARGET): Promise<ReconcileReport> => {
     // As the service runs it: a connection of its own with the build's memory setting.
-    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+    const single = await connectDatabase({ url: database.url as string, poolMax: 1 });
     try {
       const report = await reconcileUserAnnIndexes(single.db, target, policy, { memory: "64MB" });
       return { ...report, dropped: [...report.dropped].sort() };
@@ -114,7 +114,7 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
   it("recall's own statement for that user runs on their index, and finds what an exact search finds", async () => {
     const name = userAnnIndexName(TARGET, { appId: "default", userId: "large" });
     // One connection, so its statistics can be flushed and read back at once.
-    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+    const single = await connectDatabase({ url: database.url as string, poolMax: 1 });
     try {
       const scans = () => indexScans(single.db, name);
       const before = await scans();
@@ -138,7 +138,7 @@ describe.runIf(onPostgres)("per-user vector indexes (real Postgres)", () => {
   });
 
   it("recall's text ranking for that user reads their word index, and ranks as a pass over their rows does", async () => {
-    const single = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+    const single = await connectDatabase({ url: database.url as string, poolMax: 1 });
     try {
       const scans = () => indexScans(single.db, words("large"));
       const query = { appId: "default", userId: "large", text: "memory 17 of large", limit: 30, now: new Date(Date.now() + 60_000) };

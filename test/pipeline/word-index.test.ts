@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { queryRows } from "../../src/db/database.js";
-import { WORD_INDEX_MIN_CORPUS, wordMatch } from "../../src/memory/recall/corpus-statistics.js";
-import { visibleMemories } from "../../src/memory/recall/hybrid-recall.js";
+import { WORD_INDEX_MIN_CORPUS, wordMatch } from "../../src/memory/recall/engines/sql-bm25/corpus-statistics.js";
+import { m, visibleAt } from "../../src/memory/visibility.js";
 import { startTestRuntime } from "../fixtures/runtime.js";
 
 /** The parts of an EXPLAIN (ANALYZE, FORMAT JSON) plan this test reads. */
@@ -41,7 +41,7 @@ describe("the word index, keyed by user", () => {
   afterAll(() => runtime?.close());
 
   it("reads only the user's own matches of a word from the table, not every user's", async () => {
-    const visible = visibleMemories({ appId: "default", userId: "reader" }, { now: new Date() });
+    const visible = visibleAt(m, { appId: "default", userId: "reader" }, { now: new Date() });
     // The text arm's candidate lookup: one word's matches among the user's visible memories.
     const [explained] = await queryRows<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
       runtime.database.db,

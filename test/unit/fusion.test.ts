@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { fuseRankings, type RankedHit, RRF_K } from "../../src/memory/recall/fusion.js";
+import { fuseRankings, RRF_K } from "../../src/memory/recall/fusion.js";
+import { rankedHit } from "../fixtures/ranked-hit.js";
 
-const hit = (id: string, rank: number, extra: Partial<RankedHit> = {}): RankedHit => ({
-  id,
-  session_id: null,
-  turn_seq: null,
-  created_at: "2026-01-01 00:00:00+00",
-  rank,
-  ...extra,
-});
+const hit = rankedHit;
 
 describe("fuseRankings", () => {
   it("sums reciprocal ranks over both rankings and keeps each ranking's position and signal", () => {

@@ -20,6 +20,7 @@ const turn = (id: string, sessionId: string, seq: number): RecalledMemory => ({
   similarity: 0,
   coverage: 0,
   vectorRank: null,
+  channels: [],
   textRank: null,
   sources: [],
   superseded: null,

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { durationMs, parseEnv } from "../../src/config/env.js";
+import { parseEnv } from "../../src/config/env.js";
 import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { bpeTokenizer } from "../../src/context/tokenizer.js";
 import { chooseDriver } from "../../src/db/connect.js";
 import { isTransactionConflict, retryOnConflict } from "../../src/db/connection-errors.js";
 import { backoffMs, parseTimeString, sleepUntil } from "../../src/executor/durations.js";
 import { assertSupportedKey, evaluateKey } from "../../src/executor/expressions.js";
-import { canonicalAttribute } from "../../src/memory/write/fact-keys.js";
 import { ruleImportance } from "../../src/memory/write/importance.js";
+import { durationMs } from "../../src/util/duration.js";
 import { stableUuid } from "../../src/util/stable-id.js";
+import { canonicalAttribute } from "../../src/vocabulary/fact-attributes.js";
 
 describe("configuration", () => {
   it("applies defaults", () => {
@@ -37,9 +38,9 @@ describe("configuration", () => {
   });
   it("chooses the driver from the URL", () => {
     expect(chooseDriver({})).toBe("pglite");
-    expect(chooseDriver({ DATABASE_URL: "postgres://u:p@localhost:5432/db" })).toBe("pg");
-    expect(chooseDriver({ DATABASE_URL: "postgres://u:p@ep-cool-1.eu-central-1.aws.neon.tech/db" })).toBe("neon");
-    expect(chooseDriver({ DATABASE_URL: "postgres://u:p@localhost/db", DATABASE_DRIVER: "neon" })).toBe("neon");
+    expect(chooseDriver({ url: "postgres://u:p@localhost:5432/db" })).toBe("pg");
+    expect(chooseDriver({ url: "postgres://u:p@ep-cool-1.eu-central-1.aws.neon.tech/db" })).toBe("neon");
+    expect(chooseDriver({ url: "postgres://u:p@localhost/db", driver: "neon" })).toBe("neon");
   });
 });
 

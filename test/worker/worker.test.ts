@@ -29,7 +29,7 @@ const base = `http://127.0.0.1:${workerPort}`;
 /** The connection string the Worker's Hyperdrive binding gets, with an API key created in that database. */
 async function startDatabase(): Promise<string> {
   database = await freshDatabase();
-  const handle = await connectDatabase({ DATA_DIR: "memory://", ...database.env });
+  const handle = await connectDatabase({ url: database.url });
   apiKey = (await createApiKey(handle.db, { appId: "edge", name: "worker-test" })).key;
   await handle.close();
   // Miniflare's Hyperdrive wants a password; the test server trusts local connections anyway.

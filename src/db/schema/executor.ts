@@ -39,6 +39,11 @@ export const executorRuns = pgTable(
     leaseUntil: timestampTz("lease_until"),
     /** Which claim holds the run; writes of a claim that lost its lease are refused. */
     claimToken: text("claim_token"),
+    /**
+     * The W3C `traceparent` of whatever sent the event that created the run (an append's request,
+     * a step that sent an event), so the run's spans join that trace; null when nothing traced it.
+     */
+    traceContext: text("trace_context"),
     output: jsonb("output"),
     error: jsonb("error"),
     createdAt: timestampTz("created_at").notNull().defaultNow(),

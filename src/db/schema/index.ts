@@ -3,6 +3,7 @@ export * from "./consolidation-jobs.js";
 export * from "./executor.js";
 export * from "./instructions.js";
 export * from "./memories.js";
+export * from "./memory-change-log.js";
 export * from "./memory-history.js";
 export * from "./memory-sources.js";
 export * from "./pipeline-failures.js";

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { float4, halfvec, timestampTz, tsvector, varbit } from "./columns.js";
 import { sessions } from "./sessions.js";
 
@@ -63,6 +63,8 @@ export const memories = pgTable(
     windowEnd: timestampTz("window_end"),
     contentTsv: tsvector("content_tsv").generatedAlwaysAs((): SQL => sql`to_tsvector('english', ${memories.content})`),
     updatedAt: timestampTz("updated_at").notNull().defaultNow(),
+    /** The change log's value of the row's last change that a resident copy holds (see `memory-change-log.ts`); null while the log is off. */
+    changeSeq: bigint("change_seq", { mode: "number" }),
   },
   (table) => [
     index("memories_user_time_idx").on(table.appId, table.userId, table.createdAt.desc()),
@@ -76,6 +78,8 @@ export const memories = pgTable(
     index("memories_user_tsv_idx").using("gin", table.userId, table.contentTsv),
     // Turn episodes by position, for fetching a hit's neighbouring turn.
     index("memories_session_turn_idx").on(table.sessionId, sql`((${table.metadata} ->> 'seq')::int)`).where(sql`${table.subtype} = 'turn'`),
+    // A user's changes since a resident copy last read, in order; empty while the log is off.
+    index("memories_user_change_idx").on(table.appId, table.userId, table.changeSeq).where(sql`${table.changeSeq} IS NOT NULL`),
     index("memories_unembedded_idx").on(table.createdAt).where(sql`${table.embedding} IS NULL AND ${table.expiredAt} IS NULL`),
   ],
 );

@@ -1,6 +1,6 @@
-import { canonicalAttribute } from "../../memory/write/fact-keys.js";
 import type { Extraction } from "../../providers/extraction.js";
 import type { ExtractionRequest, KnownFact } from "../../providers/types.js";
+import { canonicalAttribute } from "../../vocabulary/fact-attributes.js";
 import type { FactCase } from "./cases.js";
 
 export interface FactScore {

@@ -1,6 +1,7 @@
-import { sql } from "drizzle-orm";
+import { and, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
 import { type RetentionClock, retentionSql } from "../lifecycle/retention.js";
+import { current, m, ownedBy } from "../visibility.js";
 
 export interface MemoryHealth {
   total: number;
@@ -16,7 +17,7 @@ export interface MemoryHealth {
 /** One user's memory at a glance (V1, R3): what the dashboard's health panel shows. */
 export async function memoryHealth(db: Database, scope: { appId: string; userId: string }, clock: RetentionClock): Promise<MemoryHealth> {
   const { now } = clock;
-  const current = sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId} AND m.expired_at IS NULL`;
+  const held = and(ownedBy(m, scope), current(m));
   const retention = retentionSql(clock.lambda, sql`${now.toISOString()}::timestamptz`);
   const [summary] = await queryRows<{
     total: number;
@@ -26,7 +27,7 @@ export async function memoryHealth(db: Database, scope: { appId: string; userId:
     histogram: number[] | null;
   }>(
     db,
-    sql`WITH r AS (SELECT m.type, ${retention} AS retention FROM memories m WHERE ${current})
+    sql`WITH r AS (SELECT ${m.type}, ${retention} AS retention FROM memories m WHERE ${held})
         SELECT count(*)::int AS total, coalesce(avg(r.retention), 0)::float8 AS average,
                count(*) FILTER (WHERE r.retention < 0.3)::int AS low,
                (SELECT jsonb_object_agg(type, n) FROM (SELECT r.type, count(*)::int AS n FROM r GROUP BY r.type) t) AS by_type,
@@ -40,7 +41,7 @@ export async function memoryHealth(db: Database, scope: { appId: string; userId:
   );
   const top = await queryRows<MemoryHealth["top_accessed"][number]>(
     db,
-    sql`SELECT m.id, m.type, m.content, m.access_count, ${retention} AS retention FROM memories m WHERE ${current} AND m.access_count > 0 ORDER BY m.access_count DESC, m.last_accessed_at DESC LIMIT 5`,
+    sql`SELECT ${m.id}, ${m.type}, ${m.content}, ${m.accessCount}, ${retention} AS retention FROM memories m WHERE ${held} AND ${m.accessCount} > 0 ORDER BY ${m.accessCount} DESC, ${m.lastAccessedAt} DESC LIMIT 5`,
   );
   return {
     total: Number(summary?.total ?? 0),

@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, ne, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../../db/schema/index.js";
 import { notFound } from "../../errors.js";
+import { keptForAsOf, liveAt, notDissolved, ownedBy, trueAt } from "../visibility.js";
 
 export type MemoryRow = typeof memories.$inferSelect;
 
@@ -48,7 +49,7 @@ export async function listMemories(db: Database, query: ListMemoriesQuery, now: 
 
 /** The listing as a query builder, so its plan can be inspected (EXPLAIN) as well as run. */
 export function listMemoriesQuery(db: Database, query: ListMemoriesQuery, now: Date) {
-  const conditions: (SQL | undefined)[] = [eq(memories.appId, query.app_id), eq(memories.userId, query.user_id)];
+  const conditions: (SQL | undefined)[] = [ownedBy(memories, { appId: query.app_id, userId: query.user_id })];
   if (query.type) conditions.push(eq(memories.type, query.type));
   if (query.subtype) conditions.push(eq(memories.subtype, query.subtype));
   if (query.key) conditions.push(eq(memories.key, query.key));
@@ -56,13 +57,10 @@ export function listMemoriesQuery(db: Database, query: ListMemoriesQuery, now: D
   if (query.from) conditions.push(gte(memories.validAt, new Date(query.from)));
   if (query.to) conditions.push(lt(memories.validAt, new Date(query.to)));
   if (query.as_of) {
-    const at = new Date(query.as_of);
-    conditions.push(lte(memories.validAt, at), or(isNull(memories.invalidAt), gt(memories.invalidAt, at)));
-    conditions.push(or(isNull(memories.expiredAt), isNotNull(memories.supersededBy)));
+    conditions.push(trueAt(memories, new Date(query.as_of)), keptForAsOf(memories));
   } else if (query.include_expired === "false") {
-    conditions.push(isNull(memories.expiredAt), or(isNull(memories.invalidAt), gt(memories.invalidAt, now)));
     // A dissolved trait no longer describes the user: listed only with every version.
-    conditions.push(or(isNull(memories.traitStage), ne(memories.traitStage, "dissolved")));
+    conditions.push(liveAt(memories, now), notDissolved(memories));
   }
   return db
     .select()

@@ -110,7 +110,7 @@ export async function startAnnService(db: Database, target: AnnTarget, log: Log,
   };
   const check = () =>
     (ready ? reconcileUsers() : ensureModelIndex().then(reconcileUsers)).catch((error: unknown) =>
-      log("vector index upkeep failed; retried at the next check", { error: String(error) }),
+      log("vector index upkeep failed; retried at the next check", { error }),
     );
   const schedule = () => {
     const usersInterval = options.users?.intervalMs;

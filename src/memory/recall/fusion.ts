@@ -1,9 +1,9 @@
 import { compareCodeUnits } from "../../util/compare-code-units.js";
 
-/** Reciprocal-rank-fusion constant (seed 004 §4.6, MISSION S2). */
+/** Reciprocal-rank-fusion constant: the usual 60, which keeps a list's first places from drowning the rest. */
 export const RRF_K = 60;
 
-/** One ranking's hit (vector or full-text), as fusion needs it. */
+/** One channel's hit (vector, full-text, or another channel such as an entity graph's), as fusion needs it. */
 export interface RankedHit {
   id: string;
   session_id: string | null;
@@ -13,16 +13,25 @@ export interface RankedHit {
   rank: number;
   similarity?: number;
   coverage?: number;
+  /** How the channel reached the memory, for the receipts (a graph channel: the entity and hop). */
+  via?: string;
 }
 
-/** A memory both rankings together put among the best, before its row is read. */
+/** Where one channel ranked a memory. */
+export interface ChannelRank {
+  channel: string;
+  rank: number;
+  via?: string;
+}
+
+/** A memory the channels together put among the best, before its row is read. */
 export interface FusedHit {
   id: string;
   session_id: string | null;
   /** A turn's seq in its session (null for every other memory). */
   turn_seq: number | null;
   created_at: string;
-  /** RRF score over the two rankings. */
+  /** RRF score over the channels. */
   fused: number;
   /** What it gained from a well-ranked turn beside it. */
   neighbour_boost: number;
@@ -31,22 +40,27 @@ export interface FusedHit {
   coverage: number;
   vector_rank: number | null;
   text_rank: number | null;
+  /** Every channel that found it, in the order the channels were given. */
+  channels: ChannelRank[];
 }
 
 /**
- * Reciprocal rank fusion of the vector and full-text rankings (S2), each memory's score plus its
- * neighbour boost: a turn beside a well-ranked turn of its session (seq ± 1) gains `neighbourWeight`
- * of the better neighbour's fused score. Evidence runs over consecutive turns (a question, its
- * answer, the details after), and the words of the question often sit in only one of them. Returns
- * the best `limit`, by score and then the newer first.
+ * Reciprocal rank fusion of the channels' rankings (by name, in the order given: vector, text,
+ * then any other), each memory's score plus its neighbour boost: a turn beside a well-ranked turn
+ * of its session (seq ± 1) gains `neighbourWeight` of the better neighbour's fused score. Evidence
+ * runs over consecutive turns (a question, its answer, the details after), and the words of the
+ * question often sit in only one of them. Returns the best `limit`, by score and then the newer first.
  *
- * In the process rather than in SQL: the hits are at most a few hundred, and the one statement that
- * follows reads only the rows returned (fusing in SQL read all of them, 10-30 ms at 100K memories).
+ * In the process rather than in SQL: the hits are at most a few hundred per channel, and the one
+ * statement that follows reads only the rows returned (fusing in SQL read all of them).
+ *
+ * @example
+ * fuseRankings({ vector: nearest, text: byWords, graph: byEntities }, 0.5, 40);
  */
-export function fuseRankings(rankings: { vector: RankedHit[]; text: RankedHit[] }, neighbourWeight: number, limit: number): FusedHit[] {
+export function fuseRankings(rankings: Readonly<Record<string, readonly RankedHit[]>>, neighbourWeight: number, limit: number): FusedHit[] {
   const fused = new Map<string, FusedHit>();
-  for (const arm of ["vector", "text"] as const) {
-    for (const hit of rankings[arm]) {
+  for (const [channel, hits] of Object.entries(rankings)) {
+    for (const hit of hits) {
       const entry = fused.get(hit.id) ?? {
         id: hit.id,
         session_id: hit.session_id,
@@ -59,12 +73,18 @@ export function fuseRankings(rankings: { vector: RankedHit[]; text: RankedHit[] 
         coverage: 0,
         vector_rank: null,
         text_rank: null,
+        channels: [],
       };
       entry.fused += 1 / (RRF_K + hit.rank);
       entry.similarity = Math.max(entry.similarity, hit.similarity ?? 0);
       entry.coverage = Math.max(entry.coverage, hit.coverage ?? 0);
-      if (arm === "vector") entry.vector_rank = Math.min(entry.vector_rank ?? hit.rank, hit.rank);
-      else entry.text_rank = Math.min(entry.text_rank ?? hit.rank, hit.rank);
+      if (channel === "vector") entry.vector_rank = Math.min(entry.vector_rank ?? hit.rank, hit.rank);
+      else if (channel === "text") entry.text_rank = Math.min(entry.text_rank ?? hit.rank, hit.rank);
+      // A channel names a memory once; were it twice, its best place counts for the receipts.
+      const place: ChannelRank = { channel, rank: hit.rank, ...(hit.via ? { via: hit.via } : {}) };
+      const seen = entry.channels.findIndex((found) => found.channel === channel);
+      if (seen < 0) entry.channels.push(place);
+      else if (hit.rank < (entry.channels[seen] as ChannelRank).rank) entry.channels[seen] = place;
       fused.set(hit.id, entry);
     }
   }

@@ -1,7 +1,8 @@
-import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES, memories, memorySources } from "../../db/schema/index.js";
+import { liveAt, notDissolved, ownedBy } from "../visibility.js";
 
 export const MemoryIndexQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),
@@ -51,11 +52,9 @@ export function timeAgo(date: Date, now: Date): string {
  */
 export async function memoryIndex(db: Database, query: MemoryIndexQuery, now: Date): Promise<{ entries: IndexEntry[]; text: string }> {
   const conditions = [
-    eq(memories.appId, query.app_id),
-    eq(memories.userId, query.user_id),
-    isNull(memories.expiredAt),
-    or(isNull(memories.invalidAt), gt(memories.invalidAt, now)),
-    sql`(${memories.traitStage} IS NULL OR ${memories.traitStage} <> 'dissolved')`,
+    ownedBy(memories, { appId: query.app_id, userId: query.user_id }),
+    liveAt(memories, now),
+    notDissolved(memories),
     ...(query.type ? [eq(memories.type, query.type)] : []),
   ];
   const rows = await db
@@ -87,7 +86,7 @@ export async function expandMemories(db: Database, input: z.infer<typeof ExpandM
   const rows = await db
     .select()
     .from(memories)
-    .where(and(eq(memories.appId, input.app_id), eq(memories.userId, input.user_id), inArray(memories.id, input.ids)));
+    .where(and(ownedBy(memories, { appId: input.app_id, userId: input.user_id }), inArray(memories.id, input.ids)));
   const sources = rows.length
     ? await db
         .select()

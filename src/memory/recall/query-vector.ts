@@ -1,7 +1,7 @@
 import type { Embedder } from "../../providers/types.js";
-import { type UsageScope, withUsageScope } from "../../usage/usage-scope.js";
+import { type UsageScope, withUsageScope } from "../../providers/usage-scope.js";
 import type { AnnIndex } from "./ann-index.js";
-import type { QueryVector } from "./hybrid-recall.js";
+import type { QueryVector } from "./engines/recall-index.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
 
 /**

@@ -45,12 +45,16 @@ export function recallSignals(memory: RecalledMemory, now: Date): RecallSignals 
 
 /**
  * "vector #2 (similarity 0.61), BM25 #1 (coverage 0.8), beside a well-ranked turn": which
- * rankings found it, how well, and whether a neighbouring turn lifted it.
+ * channels found it, how well, and whether a neighbouring turn lifted it. A channel besides vector
+ * and text says where it placed the memory and how it reached it ("graph #3 (Maya, 2 hops)").
  */
 export function rankingSummary(memory: RecalledMemory): string {
   const found = [
     ...(memory.vectorRank !== null ? [`vector #${memory.vectorRank} (similarity ${memory.similarity.toFixed(2)})`] : []),
     ...(memory.textRank !== null ? [`BM25 #${memory.textRank} (coverage ${memory.coverage.toFixed(2)})`] : []),
+    ...memory.channels
+      .filter((place) => place.channel !== "vector" && place.channel !== "text")
+      .map((place) => `${place.channel} #${place.rank}${place.via ? ` (${place.via})` : ""}`),
     ...(memory.neighbourBoost > 0 ? ["beside a well-ranked turn of its session"] : []),
   ];
   return found.length > 0 ? found.join(", ") : "no ranking";

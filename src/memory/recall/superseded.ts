@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { current, memoriesAs, trueAt } from "../visibility.js";
 
 /** One statement of an episode that was replaced. */
 export interface Replacement {
@@ -23,25 +24,26 @@ const MAX_REPLACEMENTS = 3;
  * A fact stated again later (the current version has the same value) makes nothing stale.
  */
 export function supersededSql(now: Date): SQL {
-  const at = sql`${now.toISOString()}::timestamptz`;
+  const f = memoriesAs("f");
+  const c = memoriesAs("c");
   return sql`(SELECT json_agg(json_build_object('at', x.at, 'by', x.by, 'by_id', x.by_id) ORDER BY x.at) FROM (
-     SELECT DISTINCT ON (f.key) f.invalid_at AS at, n.content AS by, n.id AS by_id
+     SELECT DISTINCT ON (${f.key}) ${f.invalidAt} AS at, n.content AS by, n.id AS by_id
        FROM memory_sources ms
        JOIN session_events own ON own.id = ms.event_id
        JOIN session_events e ON e.id = own.id
          OR (own.role <> 'user' AND e.session_id = own.session_id AND e.seq = own.seq - 1 AND e.role = 'user')
        JOIN memory_sources fs ON fs.event_id = e.id
-       JOIN memories f ON f.id = fs.memory_id
+       JOIN memories f ON ${f.id} = fs.memory_id
        LEFT JOIN LATERAL (
-         SELECT c.id, c.content, c.value FROM memories c
-          WHERE c.app_id = f.app_id AND c.user_id = f.user_id AND c.type = 'semantic' AND c.key = f.key
-            AND c.expired_at IS NULL AND c.valid_at <= ${at} AND (c.invalid_at IS NULL OR c.invalid_at > ${at})
-          ORDER BY c.valid_at DESC LIMIT 1) n ON true
+         SELECT ${c.id}, ${c.content}, ${c.value} FROM memories c
+          WHERE ${c.appId} = ${f.appId} AND ${c.userId} = ${f.userId} AND ${c.type} = 'semantic' AND ${c.key} = ${f.key}
+            AND ${current(c)} AND ${trueAt(c, now)}
+          ORDER BY ${c.validAt} DESC LIMIT 1) n ON true
       WHERE ms.memory_id = r.id AND r.type = 'episodic'
-        AND f.type = 'semantic' AND f.app_id = r.app_id AND f.user_id = r.user_id
-        AND f.invalid_at IS NOT NULL AND f.invalid_at <= ${at}
-        AND n.value IS DISTINCT FROM f.value
-      ORDER BY f.key, f.invalid_at DESC
+        AND ${f.type} = 'semantic' AND ${f.appId} = r.app_id AND ${f.userId} = r.user_id
+        AND ${f.invalidAt} IS NOT NULL AND ${f.invalidAt} <= ${now.toISOString()}::timestamptz
+        AND n.value IS DISTINCT FROM ${f.value}
+      ORDER BY ${f.key}, ${f.invalidAt} DESC
    ) x)`;
 }
 

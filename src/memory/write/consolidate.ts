@@ -4,7 +4,7 @@ import { type Database, type Queryable, queryRows } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { Embedder } from "../../providers/types.js";
-import { redactedAmong } from "../../redaction/redact-event.js";
+import { redactedAmong } from "../../sessions/redacted-events.js";
 import type { SourceRef } from "../provenance.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";

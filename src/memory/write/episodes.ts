@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
-import { redactedAmong } from "../../redaction/redact-event.js";
+import { redactedAmong } from "../../sessions/redacted-events.js";
 import { contentHash } from "./content-hash.js";
 import { isLowInformation } from "./low-information.js";
 import { insertMemories, writeHistory } from "./memory-writes.js";

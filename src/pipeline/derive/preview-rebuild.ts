@@ -5,7 +5,7 @@ import { memories } from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
 import { lockUser } from "../../memory/user-lock.js";
 import { type Embedder, type LanguageModel, ProviderError } from "../../providers/types.js";
-import { withUsageScope } from "../../usage/usage-scope.js";
+import { withUsageScope } from "../../providers/usage-scope.js";
 import { recordUsage, type UsageRecord } from "../../usage/usage-store.js";
 import type { Clock } from "../../util/clock.js";
 import { startChunkJob } from "../jobs.js";

@@ -1,4 +1,4 @@
-import { canonicalAttribute } from "../../memory/write/fact-keys.js";
+import { canonicalAttribute } from "../../vocabulary/fact-attributes.js";
 import type { ExtractedFact, Extraction, TraitEvidenceCandidate } from "../extraction.js";
 import type { ExtractionRequest, KnownFact } from "../types.js";
 import { readClauses } from "./facts/clauses.js";

@@ -1,4 +1,4 @@
-import { canonicalAttribute } from "../../../memory/write/fact-keys.js";
+import { canonicalAttribute } from "../../../vocabulary/fact-attributes.js";
 import type { ExtractedFact } from "../../extraction.js";
 import type { KnownFact } from "../../types.js";
 import type { Clause } from "./clauses.js";

@@ -1,6 +1,6 @@
-import type { Database } from "../../../db/database.js";
-import { MEMORY_TYPES, type MemoryType } from "../../../db/schema/index.js";
-import { userKey } from "../../user-key.js";
+import type { Database } from "../../../../db/database.js";
+import { MEMORY_TYPES, type MemoryType } from "../../../../db/schema/index.js";
+import { userKey } from "../../../user-key.js";
 import { changesAfter, type MemoryChange, pruneDeletions } from "./change-log.js";
 import { decodeHalfvecHex } from "./half-float.js";
 import type { VisibleAt } from "./resident-slots.js";
@@ -182,7 +182,7 @@ export class ResidentMemories {
       this.options.log?.("loading a user's memories failed; their recall reads the database until a later query loads them", {
         app_id: scope.appId,
         user_id: scope.userId,
-        error: String(error),
+        error,
       });
     };
     try {

@@ -4,6 +4,7 @@ import { retryOnConflict } from "../db/connection-errors.js";
 import { type Database, deletedCount, type Queryable, queryRows } from "../db/database.js";
 import { notFound } from "../errors.js";
 import { lockUser } from "../memory/user-lock.js";
+import { m } from "../memory/visibility.js";
 import { writeHistory } from "../memory/write/memory-writes.js";
 import { replayChunkStart } from "../pipeline/replay-backlog.js";
 
@@ -153,11 +154,11 @@ async function retractDerived(
   // Every non-episodic memory citing the event, and whether it cites any event that is not redacted.
   const cited = await queryRows<{ id: string; other_sources: number }>(
     tx,
-    sql`SELECT m.id,
+    sql`SELECT ${m.id},
                (SELECT count(*)::int FROM memory_sources o JOIN session_events oe ON oe.id = o.event_id
-                 WHERE o.memory_id = m.id AND o.event_id <> ${event.id} AND NOT (coalesce(oe.data, '{}'::jsonb) ? 'tombstone')) AS other_sources
-          FROM memories m JOIN memory_sources s ON s.memory_id = m.id
-         WHERE s.event_id = ${event.id} AND m.type <> 'episodic'`,
+                 WHERE o.memory_id = ${m.id} AND o.event_id <> ${event.id} AND NOT (coalesce(oe.data, '{}'::jsonb) ? 'tombstone')) AS other_sources
+          FROM memories m JOIN memory_sources s ON s.memory_id = ${m.id}
+         WHERE s.event_id = ${event.id} AND ${m.type} <> 'episodic'`,
   );
   const stated = cited.filter((row) => Number(row.other_sources) > 0).map((row) => row.id);
   const retracted = cited.filter((row) => Number(row.other_sources) === 0).map((row) => row.id);
@@ -206,14 +207,4 @@ async function retractDerived(
     });
   }
   return { retracted: retracted.length, sourcesRemoved: stated.length, restored: restored.length };
-}
-
-/** Which of these events are redacted now (read under the user's lock by the pipeline's writers). */
-export async function redactedAmong(tx: Queryable, eventIds: readonly string[]): Promise<Set<string>> {
-  if (eventIds.length === 0) return new Set();
-  const rows = await queryRows<{ id: string }>(
-    tx,
-    sql`SELECT id FROM session_events WHERE id IN ${[...new Set(eventIds)]} AND coalesce(data, '{}'::jsonb) ? 'tombstone'`,
-  );
-  return new Set(rows.map((row) => row.id));
 }

@@ -1,5 +1,20 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { UsageRecord } from "./usage-store.js";
+
+/**
+ * One provider call's tokens, attributed to a user, a day and a stage: what metered providers
+ * record (`usage/usage-store.ts`) or hand to a sink. Defined here, beside the scope, so that
+ * everything that calls a provider can set the scope without depending on the usage store.
+ */
+export interface UsageRecord {
+  appId: string;
+  userId: string;
+  day: string;
+  provider: string;
+  model: string;
+  stage: string;
+  inputTokens: number;
+  outputTokens: number;
+}
 
 /** What a provider call is spent on: the pipeline stage (or read/write path) and whose memory. */
 export const USAGE_STAGES = ["replay", "reflection", "backfill", "query", "write"] as const;

@@ -1,9 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../../db/database.js";
-import { compareCodeUnits } from "../../util/compare-code-units.js";
-import { BM25_B, BM25_K1, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS } from "./bm25.js";
+import { type Database, queryRows } from "../../../../db/database.js";
+import { compareCodeUnits } from "../../../../util/compare-code-units.js";
+import { m } from "../../../visibility.js";
+import type { RankedHit } from "../../fusion.js";
+import { BM25_B, BM25_K1, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS } from "../bm25.js";
 import { type CorpusStatistics, wordMatch } from "./corpus-statistics.js";
-import type { RankedHit } from "./fusion.js";
 
 type Queryable = Pick<Database, "execute">;
 
@@ -33,7 +34,7 @@ export async function smallCorpusStatistics(
   lexemes: string[],
   maxCorpus: number,
 ): Promise<CorpusStatistics | undefined> {
-  const rows = sql`SELECT m.content_tsv FROM memories m WHERE ${visible} LIMIT ${maxCorpus}`;
+  const rows = sql`SELECT ${m.contentTsv} FROM memories m WHERE ${visible} LIMIT ${maxCorpus}`;
   if (lexemes.length > MAX_QUERY_WORDS) {
     const counted = await wordFrequencies(db, rows, lexemes);
     if (counted.n >= maxCorpus) return undefined;
@@ -94,7 +95,7 @@ export async function wordsToCount(db: Queryable, visible: SQL, lexemes: string[
   if (lexemes.length <= MAX_QUERY_WORDS) return lexemes;
   const counted = await wordFrequencies(
     db,
-    sql`SELECT m.content_tsv FROM memories m WHERE ${visible} ORDER BY m.created_at DESC NULLS LAST LIMIT ${sample}`,
+    sql`SELECT ${m.contentTsv} FROM memories m WHERE ${visible} ORDER BY ${m.createdAt} DESC NULLS LAST LIMIT ${sample}`,
     lexemes,
   );
   const standing = (lexeme: string): [number, number] => {
@@ -153,7 +154,7 @@ export async function rankByWords(db: Queryable, ranking: TextRanking): Promise<
     weights.map((weight) => sql`CASE WHEN ${holds(weight.lexeme)} THEN ${weight.idf}::float8 ELSE 0 END`),
     sql` + `,
   );
-  const columns = sql`m.id, m.session_id, ${turnSeq} AS turn_seq, m.created_at, length(m.content_tsv) AS length, (${matchedIdf}) AS matched`;
+  const columns = sql`${m.id}, ${m.sessionId}, ${turnSeq} AS turn_seq, ${m.createdAt}, length(${m.contentTsv}) AS length, (${matchedIdf}) AS matched`;
   const candidates = byIndex
     ? // UNION: a memory holding two essential words is found twice, and is one candidate.
       sql.join(

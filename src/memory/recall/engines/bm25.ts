@@ -1,4 +1,4 @@
-import { compareCodeUnits } from "../../util/compare-code-units.js";
+import { compareCodeUnits } from "../../../util/compare-code-units.js";
 
 /** BM25 parameters, the usual defaults; term frequency is taken as 1 (memories are short). */
 export const BM25_K1 = 1.2;

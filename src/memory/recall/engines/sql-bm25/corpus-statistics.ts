@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Database, queryRows } from "../../db/database.js";
+import { type Database, queryRows } from "../../../../db/database.js";
+import { m } from "../../../visibility.js";
 
 /** What BM25 needs to know about the memories a query searches. */
 export interface CorpusStatistics {
@@ -111,7 +112,7 @@ export const WORD_INDEX_MIN_CORPUS = 10_000;
  * the plan reads the user's rows (`IS TRUE` is not an operator the index knows).
  */
 export function wordMatch(tsquery: SQL, byIndex: boolean): SQL {
-  return byIndex ? sql`m.content_tsv @@ ${tsquery}` : sql`(m.content_tsv @@ ${tsquery}) IS TRUE`;
+  return byIndex ? sql`${m.contentTsv} @@ ${tsquery}` : sql`(${m.contentTsv} @@ ${tsquery}) IS TRUE`;
 }
 
 /** How many memories `visible` selects, to choose how words are matched before the statistics are counted. */
@@ -148,14 +149,14 @@ export async function corpusStatistics(
           SELECT coalesce(${n ?? null}::float8, (SELECT count(*) FROM memories m WHERE ${visible})::float8) AS n,
                  -- The average length from a sample, since it only scales normalisation.
                  coalesce(${known?.avgLength ?? null}::float8,
-                          (SELECT avg(length(s.content_tsv)) FROM (SELECT m.content_tsv FROM memories m WHERE ${visible} LIMIT 1000) s)::float8,
+                          (SELECT avg(length(s.content_tsv)) FROM (SELECT ${m.contentTsv} FROM memories m WHERE ${visible} LIMIT 1000) s)::float8,
                           1) AS avg_len
         ),
         -- The newest memories, in which a common word's share is measured: read once however many
         -- words need it, and never when none does (a CTE is computed on its first scan). NULLS
         -- LAST as in memories_user_time_idx, which then serves it.
         sample AS MATERIALIZED (
-          SELECT m.content_tsv FROM memories m WHERE ${visible} ORDER BY m.created_at DESC NULLS LAST LIMIT ${limits.sample}
+          SELECT ${m.contentTsv} FROM memories m WHERE ${visible} ORDER BY ${m.createdAt} DESC NULLS LAST LIMIT ${limits.sample}
         )
         SELECT t.lexeme, c.n, c.avg_len,
                coalesce((${knownDf}::jsonb ->> t.lexeme)::float8,

@@ -1,0 +1,1 @@
+ALTER TABLE "executor_runs" ADD COLUMN "trace_context" text;
