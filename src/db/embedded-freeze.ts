@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { registerGauge } from "../telemetry/metrics.js";
 import type { Logger } from "../util/logger.js";
 import { type Database, queryRows } from "./database.js";
 
@@ -135,4 +136,28 @@ export function scheduleFreeze(
       await running;
     },
   };
+}
+
+/**
+ * `mnemo.database.xid_age` at each scrape: transactions since the oldest unfrozen transaction id of
+ * this database (`database="current"`) and of the oldest on its server (`database="oldest"`, what
+ * wraparound follows). Returns what stops it.
+ *
+ * @example
+ * const stop = registerXidAgeGauge(db);
+ */
+export function registerXidAgeGauge(db: Database): () => void {
+  return registerGauge(
+    {
+      name: "mnemo.database.xid_age",
+      description: "Transactions since the oldest unfrozen transaction id (Postgres refuses writes near 2^31)",
+    },
+    async () => {
+      const ages = await readXidAges(db);
+      return [
+        { value: ages.database, attributes: { database: "current" } },
+        { value: ages.oldest, attributes: { database: "oldest" } },
+      ];
+    },
+  );
 }

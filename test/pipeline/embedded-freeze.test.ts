@@ -8,6 +8,7 @@ import { type DatabaseHandle, queryRows } from "../../src/db/database.js";
 import { FREEZE_AGE, freezeWhereDue, readXidAges, scheduleFreeze } from "../../src/db/embedded-freeze.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
 import { freshDatabase, onPostgres } from "../fixtures/database.js";
+import { call, startTestRuntime } from "../fixtures/runtime.js";
 import { waitUntil } from "../fixtures/wait.js";
 
 /**
@@ -28,7 +29,7 @@ describe("freezing the embedded database against transaction id wraparound", () 
   /** A migrated embedded database on disk that has run `transactions` write transactions. */
   async function agedDatabase(transactions: number): Promise<DatabaseHandle> {
     dataDir = await mkdtemp(join(tmpdir(), "mnemo-freeze-"));
-    handle = await connectDatabase({ DATA_DIR: dataDir });
+    handle = await connectDatabase({ dataDir });
     await migrateDatabase(handle);
     for (let i = 0; i < transactions; i++)
       await handle.db.execute(sql`INSERT INTO sessions (id, app_id, user_id) VALUES (gen_random_uuid(), 'default', ${`aged-${i}`})`);
@@ -67,7 +68,7 @@ describe("freezing the embedded database against transaction id wraparound", () 
 
     // Reopened, the database still holds its rows, takes writes and keeps the limit it reached.
     await handle?.close();
-    handle = await connectDatabase({ DATA_DIR: dataDir as string });
+    handle = await connectDatabase({ dataDir: dataDir as string });
     const [count] = await queryRows<{ n: number }>(handle.db, sql`SELECT count(*)::int AS n FROM sessions`);
     expect(count?.n).toBe(1500);
     await handle.db.execute(sql`INSERT INTO sessions (id, app_id, user_id) VALUES (gen_random_uuid(), 'default', 'after-freeze')`);
@@ -96,9 +97,20 @@ describe("freezing the embedded database against transaction id wraparound", () 
     expect(logger.warn).not.toHaveBeenCalled();
   });
 
+  it("reports the ages in the pipeline status the dashboard shows", async () => {
+    const runtime = await startTestRuntime();
+    try {
+      const status = (await call(runtime.app, "GET", "/v1/pipeline/status")).body;
+      expect(status.database.oldest_xid_age).toBeGreaterThan(0);
+      expect(status.database.oldest_xid_age).toBeGreaterThanOrEqual(status.database.xid_age);
+    } finally {
+      await runtime.close();
+    }
+  });
+
   it.runIf(onPostgres)("on a real Postgres reads the ages and never drops the server's templates", async () => {
     const database = await freshDatabase();
-    const server = await connectDatabase({ DATA_DIR: "memory://", DATABASE_URL: database.url as string, DATABASE_POOL_MAX: 1 });
+    const server = await connectDatabase({ url: database.url as string, poolMax: 1 });
     try {
       const pass = await freezeWhereDue(server.db, 0);
       expect(pass.dropped).toEqual([]);
