@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { registerGauge } from "../telemetry/metrics.js";
 import type { Logger } from "../util/logger.js";
 import { type Database, queryRows } from "./database.js";
+import { repeatEvery } from "./repeating-pass.js";
 
 /**
  * Postgres stops taking writes when the oldest unfrozen transaction id of any database on the
@@ -106,36 +107,22 @@ export function scheduleFreeze(
   db: Database,
   options: { intervalMs: number; logger: Pick<Logger, "info" | "warn">; freezeAge?: number },
 ): { stop(): Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
+  return repeatEvery(
+    options.intervalMs,
+    async () => {
       const started = performance.now();
-      try {
-        const pass = await freezeWhereDue(db, options.freezeAge);
-        if (pass.dropped.length > 0 || pass.frozen.length > 0)
-          options.logger.info("embedded database frozen", {
-            dropped: pass.dropped,
-            frozen: pass.frozen.length,
-            oldest_xid_age_before: pass.before.oldest,
-            oldest_xid_age_after: pass.after.oldest,
-            ms: Math.round(performance.now() - started),
-          });
-      } catch (error) {
-        options.logger.warn("freezing the embedded database failed; the next pass tries again", { error: String(error) });
-      }
-      if (!stopped) timer = setTimeout(tick, options.intervalMs).unref();
-    })();
-  };
-  timer = setTimeout(tick, options.intervalMs).unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      const pass = await freezeWhereDue(db, options.freezeAge);
+      if (pass.dropped.length > 0 || pass.frozen.length > 0)
+        options.logger.info("embedded database frozen", {
+          dropped: pass.dropped,
+          frozen: pass.frozen.length,
+          oldest_xid_age_before: pass.before.oldest,
+          oldest_xid_age_after: pass.after.oldest,
+          ms: Math.round(performance.now() - started),
+        });
     },
-  };
+    (error) => options.logger.warn("freezing the embedded database failed; the next pass tries again", { error }),
+  );
 }
 
 /**
