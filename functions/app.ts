@@ -1,5 +1,6 @@
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
+import { validationHook } from "./contract/define-route.js";
 import type { AppDeps, AppEnv } from "./deps.js";
 import { accessControl } from "./middleware/access-control.js";
 import { limitBody } from "./middleware/body-limit.js";
@@ -7,6 +8,7 @@ import { createErrorHandler, errorResponse } from "./middleware/error-handler.js
 import { observeRequests } from "./middleware/observe-requests.js";
 import { usageAfterResponse } from "./middleware/usage-after-response.js";
 import { wellFormedUrl } from "./middleware/well-formed-url.js";
+import { openApiDocument } from "./openapi.js";
 import { adkRoutes } from "./routes/adk.js";
 import { contextRoutes } from "./routes/context.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
@@ -26,14 +28,15 @@ import { webhookRoutes } from "./routes/webhooks.js";
 
 /**
  * The Hono app: the same on Workers and Node. Dependencies arrive ready-made, so this file only
- * wires routes, limits and the single error handler.
+ * wires routes, limits and the single error handler. Every API route is defined with its zod
+ * schemas (`contract/define-route.ts`), so `/openapi.json` is generated from what validates.
  *
  * @example
  * const app = createApp(deps);
  * const response = await app.request("/healthz");
  */
 export function createApp(deps: AppDeps) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   // A request id (x-request-id in, echoed out) on every log line; a span, a latency and an access line per request.
   app.use("*", requestId(), observeRequests(deps.logger));
   app.use("*", async (c, next) => {
@@ -47,7 +50,6 @@ export function createApp(deps: AppDeps) {
   // Chained, so the app's type carries every route for the typed client (`client/`).
   const routed = app
     .route("/", healthRoutes)
-    .route("/", docsRoutes)
     .route("/v1/sessions", sessionRoutes)
     .route("/v1/context", contextRoutes)
     .route("/v1/memories", memoryRoutes)
@@ -60,6 +62,7 @@ export function createApp(deps: AppDeps) {
     .route("/v1/live", liveRoutes)
     .route("/v1/mcp", mcpRoutes)
     .route("/v1/usage", usageRoutes);
+  app.route("/", docsRoutes(openApiDocument(app)));
   if (deps.dashboard) app.route("/", dashboardRoutes(deps.dashboard));
   if (deps.metrics) app.route("/", metricsRoutes(deps.metrics));
   const { inngestHandler } = deps;

@@ -29,11 +29,13 @@ export function createErrorHandler(log: (message: string, fields?: Record<string
       const code: ErrorCode =
         error.status === 413
           ? "payload_too_large"
-          : error.status === 404
-            ? "not_found"
-            : error.status < 500
-              ? "invalid_request"
-              : "internal";
+          : error.status === 415
+            ? "unsupported_media_type"
+            : error.status === 404
+              ? "not_found"
+              : error.status < 500
+                ? "invalid_request"
+                : "internal";
       return errorResponse(c, code, error.message || "request rejected");
     }
     if (isDatabaseUnavailable(error)) {

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../../src/errors.js";
-import { unstorable } from "./validate.js";
+import { unstorable } from "../contract/input.js";
 
 /**
  * Refuses, before any route runs, a URL whose path segments or query parameters cannot be decoded

@@ -1,21 +1,43 @@
-import { Hono } from "hono";
 import { z } from "zod";
 import { searchMemory } from "../../src/memory/recall/search.js";
-import type { AppEnv } from "../deps.js";
-import { validate } from "../middleware/validate.js";
+import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
+import { Timestamp } from "../json/timestamp.js";
 
 export const AdkSearchSchema = z.strictObject({
-  app_name: z.string().trim().min(1).max(200),
+  /** The app; taken from the API key when there is one. */
+  app_name: z.string().trim().min(1).max(200).default("default"),
   user_id: z.string().trim().min(1).max(200),
   query: z.string().min(1).max(20_000),
 });
 
+const search = defineRoute({
+  method: "post",
+  path: "/search_memory",
+  tags: ["retrieval"],
+  summary: "Google ADK MemoryService.search_memory shape",
+  request: { body: jsonBody(AdkSearchSchema) },
+  responses: {
+    200: jsonAnswer(
+      "ADK's SearchMemoryResponse",
+      z.object({
+        memories: z.array(
+          z.object({
+            content: z.object({ role: z.literal("user"), parts: z.array(z.object({ text: z.string() })) }),
+            author: z.enum(["conversation", "memory"]),
+            timestamp: Timestamp,
+          }),
+        ),
+      }),
+    ),
+  },
+});
+
 /**
  * Google ADK's MemoryService.search_memory(app_name, user_id, query) as a thin adapter over
- * search (S1): answers `SearchMemoryResponse` — memories as `{content: {parts: [{text}]}, author,
+ * search: answers `SearchMemoryResponse` — memories as `{content: {parts: [{text}]}, author,
  * timestamp}`.
  */
-export const adkRoutes = new Hono<AppEnv>().post("/search_memory", validate("json", AdkSearchSchema), async (c) => {
+export const adkRoutes = apiRoutes().openapi(search, async (c) => {
   const body = c.req.valid("json");
   const result = await searchMemory(c.var.deps, {
     app_id: body.app_name,
@@ -25,11 +47,14 @@ export const adkRoutes = new Hono<AppEnv>().post("/search_memory", validate("jso
     min_relevance: 0,
     explain: false,
   });
-  return c.json({
-    memories: result.memories.map((memory) => ({
-      content: { role: "user", parts: [{ text: memory.content }] },
-      author: memory.type === "episodic" ? "conversation" : "memory",
-      timestamp: memory.validAt.toISOString(),
-    })),
-  });
+  return c.json(
+    {
+      memories: result.memories.map((memory) => ({
+        content: { role: "user" as const, parts: [{ text: memory.content }] },
+        author: memory.type === "episodic" ? ("conversation" as const) : ("memory" as const),
+        timestamp: memory.validAt.toISOString(),
+      })),
+    },
+    200,
+  );
 });

@@ -1,10 +1,8 @@
-import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { LiveEvent } from "../../src/live/live-events.js";
 import { PipelineProgressReader } from "../../src/live/pipeline-progress.js";
-import type { AppEnv } from "../deps.js";
-import { validate } from "../middleware/validate.js";
+import { apiRoutes, defineRoute } from "../contract/define-route.js";
 
 export const LiveQuerySchema = z.strictObject({
   user_id: z.string().trim().min(1).max(200),
@@ -12,12 +10,27 @@ export const LiveQuerySchema = z.strictObject({
   session_id: z.uuid().optional(),
 });
 
+const stream = defineRoute({
+  method: "get",
+  path: "/",
+  tags: ["operations"],
+  summary: "Live AG-UI events for a user or session (server-sent events)",
+  request: { query: LiveQuerySchema },
+  responses: {
+    200: {
+      description:
+        "A stream of `event: <type>` / `data: <JSON>` messages: ACTIVITY_SNAPSHOT (consolidation), STATE_DELTA (context budget), CUSTOM memory_hits / decay / subscribed",
+      content: { "text/event-stream": { schema: z.string() } },
+    },
+  },
+});
+
 /**
- * Server-sent events for one user (optionally one session) (V1): consolidation progress, memory
- * hits and budget use of each context request, decay. Both request-made events and pipeline
- * progress (read from the database) are written every `LIVE_POLL_INTERVAL`.
+ * Server-sent events for one user (optionally one session): consolidation progress, memory hits
+ * and budget use of each context request, decay. Both request-made events and pipeline progress
+ * (read from the database) are written every `LIVE_POLL_INTERVAL`.
  */
-export const liveRoutes = new Hono<AppEnv>().get("/", validate("query", LiveQuerySchema), (c) => {
+export const liveRoutes = apiRoutes().openapi(stream, (c) => {
   const query = c.req.valid("query");
   const { db, live } = c.var.deps;
   const scope = { appId: query.app_id, userId: query.user_id, ...(query.session_id ? { sessionId: query.session_id } : {}) };

@@ -1,16 +1,16 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Context } from "hono";
-import { Hono } from "hono";
 import { z } from "zod";
 import { assembleContext } from "../../src/context/assemble-context.js";
 import { ContextRequestSchema } from "../../src/context/schemas.js";
-import { DomainError, notFound } from "../../src/errors.js";
+import { notFound } from "../../src/errors.js";
 import { getMemory } from "../../src/memory/read/memory-read.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
 import { recallSignals } from "../../src/memory/recall/signals.js";
 import { CreateMemorySchema, createMemory, deleteMemory } from "../../src/memory/write/memory-commands.js";
+import { apiRoutes, defineRoute, handlerReadJsonBody, jsonAnswer } from "../contract/define-route.js";
+import { parseInput } from "../contract/input.js";
 import type { AppEnv } from "../deps.js";
-import { scopeToApp } from "../middleware/auth.js";
 
 const userId = z.string().trim().min(1).max(200).describe("The end user whose memory this is");
 const appId = z.string().trim().min(1).max(200).optional().describe("The app; taken from the API key when there is one");
@@ -23,13 +23,9 @@ const appId = z.string().trim().min(1).max(200).optional().describe("The app; ta
 function memoryServer(c: Context<AppEnv>, Server: typeof McpServer): McpServer {
   const { db, embedder, tokenizer, clock, ann, redaction, followingTurns, neighbourWeight, recall } = c.var.deps;
   const principal = c.get("principal");
-  // The same app scoping as request bodies: a key's app is filled in, another app is "not found".
-  const scoped = <T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.output<T> => {
-    const parsed = schema.safeParse(scopeToApp(principal, args, ["app_id"]));
-    if (!parsed.success)
-      throw new DomainError("invalid_request", parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
-    return parsed.data;
-  };
+  // The same rules as request bodies: storable strings, the schema, and a key's app filled in (another app is "not found").
+  const scoped = <T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.output<T> =>
+    parseInput(schema, args, "arguments", principal);
   const text = (value: unknown) => ({
     content: [{ type: "text" as const, text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
   });
@@ -130,7 +126,38 @@ const importSdk = () =>
 let sdk: ReturnType<typeof importSdk> | undefined;
 const loadSdk = () => (sdk ??= importSdk());
 
-export const mcpRoutes = new Hono<AppEnv>().post("/", async (c) => {
+const JsonRpcId = z.union([z.string(), z.number().int(), z.null()]);
+
+const call = defineRoute({
+  method: "post",
+  path: "/",
+  tags: ["operations"],
+  summary: "MCP server (streamable HTTP, stateless): tools add_memory, search_memory, get_context, forget_memory",
+  request: {
+    body: handlerReadJsonBody(
+      z.object({
+        jsonrpc: z.literal("2.0"),
+        id: JsonRpcId.optional(),
+        method: z.string(),
+        params: z.record(z.string(), z.unknown()).optional(),
+      }),
+    ),
+  },
+  responses: {
+    200: jsonAnswer(
+      "The JSON-RPC response",
+      z.object({
+        jsonrpc: z.literal("2.0"),
+        id: JsonRpcId,
+        result: z.unknown().optional(),
+        error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+      }),
+    ),
+    202: { description: "A notification or response from the client: accepted, no body" },
+  },
+});
+
+export const mcpRoutes = apiRoutes().openapi(call, async (c) => {
   const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadSdk();
   const server = memoryServer(c, McpServer);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -1,13 +1,15 @@
-import { Hono } from "hono";
 import { stream } from "hono/streaming";
 import { z } from "zod";
 import { previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { eraseUser } from "../../src/users/erase-user.js";
 import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
-import type { AppEnv } from "../deps.js";
-import { validate } from "../middleware/validate.js";
-import { eventJson, historyJson, memoryJson, rebuildPreviewJson, sessionJson } from "../serializers.js";
+import { apiRoutes, defineRoute, documentedSchema, jsonAnswer, jsonBody } from "../contract/define-route.js";
+import { EventSchema, eventJson } from "../json/event.js";
+import { HistoryEntrySchema, historyJson } from "../json/history.js";
+import { MemorySchema, memoryJson } from "../json/memory.js";
+import { RebuildPreviewSchema, rebuildPreviewJson } from "../json/rebuild-preview.js";
+import { SessionSchema, sessionJson } from "../json/session.js";
 
 export const UserAppSchema = z.strictObject({ app_id: z.string().trim().min(1).max(200).default("default") });
 export const RebuildSchema = z.strictObject({
@@ -16,11 +18,85 @@ export const RebuildSchema = z.strictObject({
   dry_run: z.boolean().default(false),
 });
 
+const UserPath = z.object({ user_id: z.string().describe("The end user") });
+const count = z.number().int();
+const tags = ["operations"];
+
+/** One line of an export: what is stored, tagged with its kind. */
+export const ExportRecordSchema = z.discriminatedUnion("kind", [
+  SessionSchema.extend({ kind: z.literal("session") }),
+  EventSchema.extend({ kind: z.literal("event") }),
+  MemorySchema.extend({ kind: z.literal("memory") }),
+  HistoryEntrySchema.extend({ kind: z.literal("history"), memory_id: z.uuid() }),
+]);
+
+const erase = defineRoute({
+  method: "delete",
+  path: "/{user_id}",
+  tags,
+  summary: "Erase everything about a user",
+  request: { params: UserPath, query: UserAppSchema },
+  responses: {
+    200: jsonAnswer(
+      "How many rows of each kind were erased",
+      z.object({
+        user_id: z.string(),
+        app_id: z.string(),
+        erased: z.object({
+          sessions: count,
+          events: count,
+          memories: count,
+          history: count,
+          state: count,
+          jobs: count,
+          pipeline_runs: count,
+          pipeline_steps: count,
+          webhook_deliveries: count,
+          usage_rows: count,
+          failures: count,
+        }),
+      }),
+    ),
+  },
+});
+
+const exportAll = defineRoute({
+  method: "get",
+  path: "/{user_id}/export",
+  tags,
+  summary: "Everything stored about a user: sessions, events, memories with sources, history (one JSON record per line)",
+  request: { params: UserPath, query: UserAppSchema },
+  responses: {
+    200: {
+      description: "Newline-delimited JSON: one record `{kind: session | event | memory | history, …}` per line",
+      content: { "application/x-ndjson": { schema: documentedSchema(ExportRecordSchema, "output") } },
+    },
+  },
+});
+
+const rebuild = defineRoute({
+  method: "post",
+  path: "/{user_id}/rebuild",
+  tags,
+  summary: "Derive a user's memory again from the log, or preview it (`dry_run`)",
+  request: { params: UserPath, body: jsonBody(RebuildSchema) },
+  responses: {
+    202: jsonAnswer(
+      "The derived memory was reset; the pipeline derives it again",
+      z.object({ user_id: z.string(), app_id: z.string(), deleted_memories: count, sessions: count }),
+    ),
+    200: jsonAnswer(
+      "`dry_run: true`: the memory derived again in a rolled-back shadow with the current providers, as its difference from what is stored; nothing is applied",
+      RebuildPreviewSchema,
+    ),
+  },
+});
+
 /** Per-user operations. */
-export const userRoutes = new Hono<AppEnv>()
+export const userRoutes = apiRoutes()
   // Erasure: everything about the user goes, and their pending pipeline work is cancelled.
-  .delete("/:user_id", validate("query", UserAppSchema), async (c) => {
-    const scope = { appId: c.req.valid("query").app_id, userId: c.req.param("user_id") };
+  .openapi(erase, async (c) => {
+    const scope = { appId: c.req.valid("query").app_id, userId: c.req.valid("param").user_id };
     const report = await eraseUser(c.var.deps.db, scope);
     // Nor in this process: appends not yet announced to the pipeline are dropped, and the vectors of the user's queries.
     c.var.deps.notifier.forgetUser(scope);
@@ -29,23 +105,25 @@ export const userRoutes = new Hono<AppEnv>()
     // the transaction; the periodic upkeep drops it if this process stops first).
     const forgetIndexed = c.var.deps.ann?.forgetUser?.bind(c.var.deps.ann);
     if (forgetIndexed) c.var.deps.background.run(c, "drop the user's vector index", () => forgetIndexed(scope));
-    return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report });
+    return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report }, 200);
   })
   // Data access: everything stored about the user, one JSON record per line, in the API's shapes.
-  .get("/:user_id/export", validate("query", UserAppSchema), async (c) => {
-    const scope = { appId: c.req.valid("query").app_id, userId: c.req.param("user_id") };
+  .openapi(exportAll, async (c) => {
+    const scope = { appId: c.req.valid("query").app_id, userId: c.req.valid("param").user_id };
     c.header("content-type", "application/x-ndjson; charset=utf-8");
-    return stream(c, async (out) => {
+    const lines = stream(c, async (out) => {
       for await (const record of exportUser(c.var.deps.db, scope)) await out.write(`${JSON.stringify(exportJson(record))}\n`);
     });
+    // zod-openapi types any `application/…json` answer as one JSON value and has no type for a stream of lines.
+    return lines as never;
   })
-  .post("/:user_id/rebuild", validate("json", RebuildSchema), async (c) => {
+  .openapi(rebuild, async (c) => {
     const deps = c.var.deps;
     const body = c.req.valid("json");
-    const scope = { appId: body.app_id, userId: c.req.param("user_id") };
+    const scope = { appId: body.app_id, userId: c.req.valid("param").user_id };
     if (body.dry_run) {
       const preview = await previewRebuild(deps, scope);
-      return c.json(rebuildPreviewJson(scope, preview, { llm: deps.llm.id, embedder: deps.embedder.model }));
+      return c.json(rebuildPreviewJson(scope, preview, { llm: deps.llm.id, embedder: deps.embedder.model }), 200);
     }
     const plan = await resetDerivedMemory(deps.db, scope);
     deps.background.run(c, "emit rebuild", () => deps.notifier.rederive(plan.sessions));
@@ -56,7 +134,7 @@ export const userRoutes = new Hono<AppEnv>()
   });
 
 /** An export record: what is stored, so a memory has no retention (computed when read, from its access count and time). */
-function exportJson(record: ExportRecord) {
+function exportJson(record: ExportRecord): z.infer<typeof ExportRecordSchema> {
   switch (record.kind) {
     case "session":
       return { kind: record.kind, ...sessionJson(record.row) };

@@ -1,12 +1,11 @@
 import { lt, sql } from "drizzle-orm";
-import { Hono } from "hono";
 import { z } from "zod";
 import { verifyWebhook } from "../../src/auth/webhook-signature.js";
 import { webhookDeliveries } from "../../src/db/schema/index.js";
-import { DomainError, notFound, unauthorized } from "../../src/errors.js";
+import { notFound, unauthorized } from "../../src/errors.js";
 import { requestReflection } from "../../src/pipeline/reflection-backlog.js";
-import type { AppEnv } from "../deps.js";
-import { parseInput } from "../middleware/validate.js";
+import { apiRoutes, defineRoute, handlerReadJsonBody, jsonAnswer } from "../contract/define-route.js";
+import { invalidInput, parseInput } from "../contract/input.js";
 
 export const ConsolidateSchema = z.strictObject({
   app_id: z.string().trim().min(1).max(200).default("default"),
@@ -15,12 +14,28 @@ export const ConsolidateSchema = z.strictObject({
   session_id: z.uuid().optional(),
 });
 
+const consolidate = defineRoute({
+  method: "post",
+  path: "/consolidate",
+  tags: ["operations"],
+  summary: "Signed request for deep reflection (`webhook-signature` header, HMAC over the body)",
+  public: true,
+  request: { body: handlerReadJsonBody(ConsolidateSchema) },
+  responses: {
+    202: jsonAnswer(
+      "The sessions sent to deep reflection",
+      z.object({ app_id: z.string(), user_id: z.string(), sessions: z.array(z.uuid()) }),
+    ),
+    401: jsonAnswer("The signature is missing, wrong, outside its time window, or replayed", z.object({ error: z.unknown() })),
+  },
+});
+
 /**
  * Webhook-triggered consolidation: an external system asks for deep reflection. Authenticated by
  * an HMAC signature with a timestamp window instead of an API key; each signature is accepted
  * once, so a captured delivery cannot be replayed.
  */
-export const webhookRoutes = new Hono<AppEnv>().post("/consolidate", async (c) => {
+export const webhookRoutes = apiRoutes().openapi(consolidate, async (c) => {
   const { security, db, notifier, background } = c.var.deps;
   if (!security.webhook) throw notFound("webhook", "consolidate");
   const body = await c.req.text();
@@ -49,6 +64,6 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new DomainError("invalid_request", "body: malformed JSON", { issues: [{ field: "body", message: "malformed JSON" }] });
+    throw invalidInput([{ field: "body", message: "malformed JSON" }]);
   }
 }

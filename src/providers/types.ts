@@ -18,7 +18,7 @@ export interface KnownFact {
 export interface ExtractionRequest {
   /** Turns with their sequence numbers; extracted items cite them in `source_seqs`. */
   turns: (Turn & { seq: number })[];
-  /** The user's current facts: a statement about one of these attributes reuses its key. */
+  /** The user's current facts, most recently changed first: a statement about one of these attributes reuses its key. */
   knownFacts?: KnownFact[];
 }
 

@@ -20,6 +20,7 @@ describe("typed client (Hono RPC)", () => {
     const memory = createMemoryClient("http://memory.local", { apiKey, fetch: inProcess as typeof fetch });
     const created = await memory.v1.sessions.$post({ json: { user_id: "tia" } });
     expect(created.status).toBe(201);
+    if (!created.ok) throw new Error(`create session: ${created.status}`);
     const session = await created.json();
     expect(session.app_id).toBe("typed");
 
@@ -27,12 +28,14 @@ describe("typed client (Hono RPC)", () => {
       param: { id: session.id },
       json: { events: [{ type: "message", role: "user", content: "I keep bees on my balcony in Ghent." }] },
     });
+    if (!appended.ok) throw new Error(`append: ${appended.status}`);
     expect((await appended.json()).last_seq).toBe(1);
 
     const status = { request: (path: string) => inProcess(path, { headers: { authorization: `Bearer ${apiKey}` } }) };
     await waitForSettled(status, "tia");
     const context = await memory.v1.context.$post({ json: { user_id: "tia", query: "Where are the bees?", max_tokens: 300 } });
     expect(context.status).toBe(200);
+    if (!context.ok) throw new Error(`context: ${context.status}`);
     expect((await context.json()).prompt).toContain("Ghent");
 
     const unauthenticated = createMemoryClient("http://memory.local", { fetch: inProcess as typeof fetch });

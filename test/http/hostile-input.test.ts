@@ -266,7 +266,10 @@ describe("hostile input on every route of /openapi.json", () => {
           stored += sent.stored;
           const where = `${operation.method} ${operation.path} ${JSON.stringify(parts).slice(0, 400)} → ${sent.status} ${String(JSON.stringify(sent.body)).slice(0, 300)}`;
           expect(sent.status, where).toBeLessThan(500);
-          if (sent.status === 400) {
+          // MCP speaks JSON-RPC: its refusals are JSON-RPC error objects, as the protocol asks.
+          if (sent.status === 400 && operation.path === "/v1/mcp")
+            expect((sent.body as { jsonrpc?: string } | undefined)?.jsonrpc, where).toBe("2.0");
+          else if (sent.status === 400) {
             const issues = sent.body?.error?.details?.issues ?? [];
             expect(issues.length, where).toBeGreaterThan(0);
             for (const issue of issues) expect(issue.field, where).toMatch(/^(body|query|path|header)(\.|$)/);

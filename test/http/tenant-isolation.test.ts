@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { OPERATIONS } from "../../functions/openapi.js";
 import { createApiKey } from "../../src/auth/api-keys.js";
 import { keyed } from "../fixtures/keyed.js";
 import { message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
@@ -65,6 +64,8 @@ const ownSession = (self: Tenant) => sessions.filter((session) => session.tenant
  */
 const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "GET /healthz": () => ({ method: "GET", path: "/healthz" }),
+  "GET /livez": () => ({ method: "GET", path: "/livez" }),
+  "GET /readyz": () => ({ method: "GET", path: "/readyz" }),
   "POST /v1/sessions": ({ self }) => ({
     method: "POST",
     path: "/v1/sessions",
@@ -251,9 +252,13 @@ const draw = fc.record({
 });
 
 describe("tenant isolation", () => {
-  it("has a request for every documented route (a new route cannot escape the property)", () => {
-    expect(OPERATIONS.map(operationKey).filter((key) => !(key in REQUESTS))).toEqual([]);
-    expect(KEYS.filter((key) => !OPERATIONS.some((operation) => operationKey(operation) === key))).toEqual([]);
+  it("has a request for every documented route (a new route cannot escape the property)", async () => {
+    const document = (await (await runtime.app.request("/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => operationKey({ method, path: path.replace(/\{(\w+)\}/g, ":$1") })),
+    );
+    expect(documented.filter((key) => !(key in REQUESTS))).toEqual([]);
+    expect(KEYS.filter((key) => !documented.includes(key))).toEqual([]);
   });
 
   it("never shows one tenant another's data on any route, whatever the order of operations", async () => {

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
-import { MEMORY_TYPES, memories, memorySources } from "../../db/schema/index.js";
+import { MEMORY_TYPES, type MemoryType, memories, memorySources } from "../../db/schema/index.js";
 import { liveAt, notDissolved, ownedBy } from "../visibility.js";
 
 export const MemoryIndexQuerySchema = z.strictObject({
@@ -20,7 +20,7 @@ export const ExpandMemoriesSchema = z.strictObject({
 
 export interface IndexEntry {
   id: string;
-  type: string;
+  type: MemoryType;
   when: string;
   summary: string;
   importance: number;

@@ -5,6 +5,7 @@ import { memories } from "../../db/schema/index.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import type { Embedder } from "../../providers/types.js";
 import { redactedAmong } from "../../sessions/redacted-events.js";
+import { retractContradicted } from "../contradictions/retract-contradicted.js";
 import type { SourceRef } from "../provenance.js";
 import { lockUser } from "../user-lock.js";
 import { contentHash } from "./content-hash.js";
@@ -123,6 +124,8 @@ export async function applyCandidates(
 /** Applies a fact under the key its attribute already has (resolveFactKey), saying so in the operations. */
 async function applyFactUnderItsKey(context: Context, fact: FactCandidate): Promise<void> {
   const { key, note } = await resolveFactKey(context.tx, context.scope, fact.key, fact.replaces_key);
+  // Current facts and traits this statement makes untrue go first (memory/contradictions).
+  context.operations.push(...(await retractContradicted(context.tx, context.scope, { ...fact, key }, context)));
   const before = context.operations.length;
   await applyFact(context, { ...fact, key, ...(note ? { keyNote: note } : {}) });
   if (note) for (const operation of context.operations.slice(before)) operation.reason = `${operation.reason} (${note})`;

@@ -1,9 +1,12 @@
 import { canonicalAttribute } from "../../vocabulary/fact-attributes.js";
 import type { ExtractedFact, Extraction, TraitEvidenceCandidate } from "../extraction.js";
 import type { ExtractionRequest, KnownFact } from "../types.js";
+import { stateChangeFacts } from "./facts/change-rules.js";
 import { readClauses } from "./facts/clauses.js";
+import { correction } from "./facts/correction-rules.js";
 import { birthdays, family } from "./facts/family-rules.js";
 import { habitTrait, noteFact, rememberRequest, standingRule } from "./facts/instruction-rules.js";
+import { possessions } from "./facts/possession-rules.js";
 import { age, allergies, diet, home, name, origin, studies, work } from "./facts/profile-rules.js";
 import type { FactRule, RuleInput } from "./facts/rule.js";
 import { attitudes, consumption, favorites, hobbies } from "./facts/taste-rules.js";
@@ -23,6 +26,9 @@ const FACT_RULES: FactRule[] = [
   consumption,
   hobbies,
   standingRule,
+  possessions,
+  stateChangeFacts,
+  correction,
 ];
 
 /**
@@ -39,9 +45,10 @@ const FACT_RULES: FactRule[] = [
 export function extractByRules(request: ExtractionRequest): Extraction {
   const extraction: Extraction = { facts: [], insights: [], traits: [] };
   // What the user's memory holds as the turns go by: a later turn may retract what an earlier one said.
-  const known = new Map<string, KnownFact>((request.knownFacts ?? []).map((fact) => [canonicalAttribute(fact.key), fact]));
+  // Most recently changed last (the request lists them most recent first), as corrections need.
+  const known = new Map<string, KnownFact>((request.knownFacts ?? []).toReversed().map((fact) => [canonicalAttribute(fact.key), fact]));
   for (const turn of request.turns) {
-    if (turn.role !== "user") continue;
+    if (turn.role !== "user" || pastedMaterial(turn.content)) continue;
     const facts: ExtractedFact[] = [];
     for (const clause of readClauses(turn.content)) {
       if (clause.unasserted) continue;
@@ -55,8 +62,8 @@ export function extractByRules(request: ExtractionRequest): Extraction {
     }
     for (const fact of oneStatementPerKey(facts)) {
       extraction.facts.push(fact);
-      if (fact.operation === "DELETE") known.delete(canonicalAttribute(fact.key));
-      else known.set(canonicalAttribute(fact.key), { key: fact.key, value: fact.value, content: fact.content });
+      known.delete(canonicalAttribute(fact.key));
+      if (fact.operation !== "DELETE") known.set(canonicalAttribute(fact.key), { key: fact.key, value: fact.value, content: fact.content });
     }
   }
   return extraction;
@@ -116,4 +123,17 @@ function oneStatementPerKey(facts: ExtractedFact[]): ExtractedFact[] {
     byKey.set(key, fact);
   }
   return [...byKey.values()];
+}
+
+/**
+ * A message that carries someone else's words rather than the user's: a transcript or an
+ * interview pasted for a task ("Transcript 4: …", "Q. … A. …", "Lizy Thomson 00:03 …"), or a
+ * document far longer than anyone writes about themselves.
+ */
+function pastedMaterial(content: string): boolean {
+  if (content.length > 4000) return true;
+  const speakerTurns =
+    content.match(/(?:^|\s)(?:Q\.|A\.|Q:|A:|Interviewer:|\p{Lu}[\p{L}'-]+(?: \p{Lu}[\p{L}'-]+)? \d{1,2}:\d{2}|\p{Lu}[\p{L}'-]+:)\s/gu) ??
+    [];
+  return /\btranscript\b/i.test(content) || speakerTurns.length >= 4;
 }

@@ -8,6 +8,9 @@ import nlp from "compromise";
  */
 export interface Clause {
   text: string;
+  /** The sentence and the whole message it comes from, for what a clause alone cannot tell ("packed up and headed to…"). */
+  sentence: string;
+  message: string;
   /** compromise's tags of each word in the clause, by the word as written. */
   tagsOf(word: string): ReadonlySet<string>;
   /** Hypothetical, future, wished-for, or someone else's words: no fact about the user's present. */
@@ -35,7 +38,8 @@ export function readClauses(message: string): Clause[] {
       tags.set(bare(term.text), new Set(term.tags));
     }
     const tagsOf = (word: string) => tags.get(bare(word)) ?? NO_TAGS;
-    for (const text of splitClauses(doc.text())) clauses.push({ text, tagsOf, unasserted: isUnasserted(text) });
+    const expanded = doc.text();
+    for (const text of splitClauses(expanded)) clauses.push({ text, sentence: expanded, message, tagsOf, unasserted: isUnasserted(text) });
   }
   return clauses;
 }
@@ -73,7 +77,7 @@ function isQuestion(sentence: string): boolean {
  */
 function splitClauses(sentence: string): string[] {
   return sentence
-    .split(/\s*[:;]\s+|,?\s+(?:but|and|so|because|although|though|while|whereas)\s+(?=(?:I|my|we|our)\b)/i)
+    .split(/\s*[:;]\s+|,?\s+(?:but|and|so|because|although|though|while|whereas)\s+(?=(?:I|my|we|our)\b)|,\s+(?=I\s)/i)
     .map((part) =>
       part
         .trim()

@@ -18,7 +18,46 @@ const PARENTS: Record<string, string> = {
   grandpa: "grandfather",
   grandfather: "grandfather",
 };
-const PETS = "dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard";
+/** Breeds said instead of the species: "a labrador named Rufus" is a dog. */
+export const BREEDS: Record<string, string> = {
+  labrador: "dog",
+  lab: "dog",
+  retriever: "dog",
+  "golden retriever": "dog",
+  poodle: "dog",
+  beagle: "dog",
+  collie: "dog",
+  "border collie": "dog",
+  spaniel: "dog",
+  terrier: "dog",
+  bulldog: "dog",
+  "german shepherd": "dog",
+  shepherd: "dog",
+  husky: "dog",
+  dachshund: "dog",
+  greyhound: "dog",
+  whippet: "dog",
+  corgi: "dog",
+  pug: "dog",
+  chihuahua: "dog",
+  boxer: "dog",
+  rottweiler: "dog",
+  schnauzer: "dog",
+  tabby: "cat",
+  siamese: "cat",
+  persian: "cat",
+  "maine coon": "cat",
+  ragdoll: "cat",
+  bengal: "cat",
+  goldfish: "fish",
+  cockatiel: "bird",
+  canary: "bird",
+  parakeet: "bird",
+  gecko: "lizard",
+};
+/** Young animals by their species. */
+const SPECIES: Record<string, string> = { puppy: "dog", kitten: "cat", bunny: "rabbit", pony: "horse" };
+const PETS = `dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard|fish|bird|gerbil|rat|mouse|chicken|pony|${Object.keys(BREEDS).join("|")}`;
 const PEOPLE = `${PARTNERS}|${RELATIVES}|${Object.keys(PARENTS).join("|")}`;
 const ANY_RELATION = `${PEOPLE}|${PETS}`;
 
@@ -53,6 +92,11 @@ export const family: FactRule = (input) => {
     );
   if (brokeUp)
     facts.push(...retraction(input, "profile:partner", `User and ${brokeUp[1] ?? brokeUp[2]} separated.`, brokeUp[1] ?? brokeUp[2]));
+  const status = /\bI am (?:now |officially |happily )?(single|divorced|widowed|separated)\b/i.exec(text);
+  if (status) {
+    const state = (status[1] as string).toLowerCase();
+    facts.push(fact(input, { key: "profile:relationship_status", value: state, content: `User is ${state}.` }));
+  }
   const married = /\bI am (?:married to|engaged to|dating) (\p{Lu}[\p{L}'-]+)/u.exec(text);
   const named =
     married && looksLikeName(married[1] as string, input.clause)
@@ -66,7 +110,7 @@ export const family: FactRule = (input) => {
     facts.push(
       fact(input, {
         key: `pet:${slug(relation)}:${nameKey(name)}`,
-        value: { animal: relation, name },
+        value: { animal: relation, species: BREEDS[relation] ?? SPECIES[relation] ?? relation, name },
         content: `User has a ${relation} named ${name}.`,
       }),
     );

@@ -39,13 +39,25 @@ export const home: FactRule = (input) => {
   const lives = /\b(?:I|we) (?:currently |now |still )?(?:live|am living|are living|have lived|reside) in\s+(.+)$/i.exec(text);
   const moved = /\b(?:I|we) (?:just |recently |finally |have |had )?(?:moved|relocated|moved back) to\s+(.+)$/i.exec(text);
   const based = /\bI am (?:now |currently )?based in\s+(.+)$/i.exec(text);
+  // Settled somewhere new, or home named: "now that I am settled in Glasgow", "home is Kyoto now".
+  const settled = /\b(?:I|we) (?:am|are) (?:now |finally |all )?(?:settled|settling) in\s+(.+)$/i.exec(text);
+  const homeIs =
+    /\b(?:home|my home|our home) is (?:now )?(\p{Lu}.+)$/iu.exec(text) ?? /^(\p{Lu}[\p{L}' -]+?) is (?:my |our )?home now\b/u.exec(text);
+  // "We packed up and headed to Austin": a trip unless the message says the move is for good.
+  const headed = RELOCATED.test(input.clause.message)
+    ? /\b(?:I|we) (?:\w+ up and |finally |just )?(?:headed|went|came|emigrated|moved back|got) (?:over |back |out )?to\s+(.+)$/i.exec(text)
+    : null;
   // Chat drops the subject: "Moved to Toronto in the spring."
   const bareMove = /^(?:just |recently )?(?:moved|relocated) to\s+(.+)$/i.exec(text);
-  const raw = (lives ?? moved ?? based ?? bareMove)?.[1];
+  const raw = (lives ?? moved ?? based ?? bareMove ?? settled ?? homeIs ?? headed)?.[1];
   const place = raw ? firstProperPhrase(raw, input.clause) : null;
   if (!place) return [];
   return [fact(input, { key: "profile:location", value: place, content: `User lives in ${place}.` })];
 };
+
+/** What says a move is for good, not a trip: "packed up", "settled", "loving it here", "our new place". */
+const RELOCATED =
+  /\b(?:packed up|settled|settling in|loving it here|love it here|living here|new home|new place|new flat|new apartment|new house|for good|moved)\b/i;
 
 /** "I am (originally) from Kerala", "I grew up in Porto", "I was born in Lyon". */
 export const origin: FactRule = (input) => {
@@ -117,7 +129,11 @@ export const work: FactRule = (input) => {
   else if (left && /^my job\b/i.test(left[1] as string))
     facts.push(...retraction(input, "profile:employer", "User no longer works at their job."));
   const worksAs = /\bI (?:work|am working) as\s+(.+)$/i.exec(text);
-  const worksAt = /\bI (?:work|am working|have worked) (?:at|for)\s+(.+?)(?:\s+as\s+(.+))?$/i.exec(text);
+  const worksAt =
+    /\bI (?:work|am working|have worked) (?:at|for)\s+(.+?)(?:\s+as\s+(.+))?$/i.exec(text) ??
+    /\bI (?:have been|am now|am) (?:at|with)\s+(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)(?=\s+(?:since|for \d|for (?:a|two|three|several|many) (?:years?|months?)|now\b))/u.exec(
+      text,
+    );
   const isA = /\bI (?:am|have been|am now)\s+(?:now\s+)?(an? .+?)(?:\s+(?:at|for|with)\s+(.+))?$/i.exec(text);
   const newJob =
     /\b(?:I (?:just |recently |finally )?(?:started|got|landed|accepted|took|began)|moved \S+(?: \S+)? for) (?:a |my |the )?(?:new |first )?(?:job|position|role|working)\b(?:\s+as\s+(.+?))?(?:\s+(?:at|with|for)\s+(.+))?$/i.exec(

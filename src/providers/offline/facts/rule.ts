@@ -7,7 +7,7 @@ import type { Clause } from "./clauses.js";
 export interface RuleInput {
   clause: Clause;
   sourceSeqs: number[];
-  /** The user's current facts by attribute (`canonicalAttribute` of their keys). */
+  /** The user's current facts by attribute (`canonicalAttribute` of their keys), the most recently changed last. */
   known: ReadonlyMap<string, KnownFact>;
 }
 

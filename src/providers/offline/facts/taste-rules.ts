@@ -1,5 +1,5 @@
 import type { ExtractedFact, TraitEvidenceCandidate } from "../../extraction.js";
-import { objectPhrase, saysAnymore, slug } from "./phrases.js";
+import { objectPhrase, saysAnymore, slug, thingPhrase } from "./phrases.js";
 import { type FactRule, fact, type RuleInput } from "./rule.js";
 
 const THIRD_PERSON: Record<string, string> = {
@@ -40,10 +40,11 @@ function readAttitude(text: string): Attitude | null {
   if (attitude) {
     const verb = (attitude[4] as string).toLowerCase();
     const negation = attitude[2]?.toLowerCase();
-    const object = objectPhrase(attitude[5] as string);
+    const object = thingPhrase(attitude[5] as string);
     // "I don't hate it" says little: only a negated liking is a dislike.
     if (!object || (negation && !POSITIVE.has(verb))) return null;
-    if (negation === "no longer") return { phrase: `no longer ${THIRD_PERSON[verb]}`, polarity: 0, object, strong: true };
+    if (negation === "no longer" || (negation && saysAnymore(text)))
+      return { phrase: `no longer ${THIRD_PERSON[verb]}`, polarity: 0, object, strong: true };
     if (negation) return { phrase: `doesn't ${verb}`, polarity: -1, object, strong: Boolean(attitude[1]) };
     return {
       phrase: THIRD_PERSON[verb] as string,
@@ -53,10 +54,10 @@ function readAttitude(text: string): Attitude | null {
     };
   }
   const cantStand = CANT_STAND.exec(text);
-  const cantStandObject = cantStand ? objectPhrase(cantStand[1] as string) : null;
+  const cantStandObject = cantStand ? thingPhrase(cantStand[1] as string) : null;
   if (cantStandObject) return { phrase: "can't stand", polarity: -1, object: cantStandObject, strong: true };
   const fan = FAN.exec(text);
-  const fanObject = fan ? objectPhrase(fan[2] as string) : null;
+  const fanObject = fan ? thingPhrase(fan[2] as string) : null;
   if (fan && fanObject)
     return fan[1]
       ? { phrase: "isn't a fan of", polarity: -1, object: fanObject, strong: false }
@@ -182,7 +183,10 @@ export const hobbies: FactRule = (input) => {
     }
   }
   const subject = learning ? objectPhrase(learning[1] as string) : null;
-  if (subject)
+  if (
+    subject &&
+    !/^(?:a )?(?:ton|lot|bunch|bit|little|thing|things|stuff|so much|much|more|new things|everything|something)$/i.test(subject)
+  )
     facts.push(
       fact(input, { type: "preference", key: `learning:${slug(subject)}`, value: subject, content: `User is learning ${subject}.` }),
     );

@@ -1,0 +1,229 @@
+import type { Clause } from "./clauses.js";
+import { looksLikeName, objectPhrase, properPhrase } from "./phrases.js";
+import { saidOfUser, type VerbPhrase, verbPhrases } from "./verb-phrases.js";
+
+/** The classes of statement that end, change or correct something the user said before. */
+export type ChangeClass =
+  | "cessation"
+  | "past"
+  | "death"
+  | "breakup"
+  | "sale"
+  | "studies-ended"
+  | "job-left"
+  | "place-left"
+  | "taste-ended"
+  | "taste-began";
+
+/**
+ * A change of state read from one clause: what ended (a thing, people or animals by name or
+ * relation, an attribute of the profile), and the words of the statement for the record.
+ */
+export interface StateChange {
+  change: ChangeClass;
+  /** The thing that ended: "smoking", "the Mazda", "Japanese". */
+  thing?: string;
+  names: string[];
+  /** Relation words ("grandpa", "dog") when no name is given. */
+  relations: string[];
+  /** For job-left / place-left / studies-ended: a name the held value must mention ("Spotify"), if said. */
+  mentions?: string;
+  verb: VerbPhrase;
+}
+
+const RELATION_WORDS =
+  /\b(partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|son|daughter|brother|sister|mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather|granny|nana|aunt|uncle|cousin|niece|nephew|grandson|granddaughter|friend|dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard|fish|pet)\b/gi;
+const PARTNER_WORDS = /\b(?:partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|ex)\b/i;
+const SCHOOLING =
+  /\b(?:school|college|university|uni|degree|phd|ph\.d|doctorate|masters?|bachelors?|studies|course|program(?:me)?|apprenticeship|thesis|bootcamp)\b/i;
+const JOB = /\b(?:job|position|role|work|career|company|firm|employer|notice)\b/i;
+/** Verbs whose object is a light verb's: "taking the bus" is about the bus. */
+const LIGHT =
+  /^(?:taking|doing|having|going to|going|getting|making|using|playing|eating|drinking|on|with|from|at|in|for|of|out of|the habit of|my|the|a|an)\s+/i;
+const CONSUMING = /^(?:drinking|smoking|vaping|eating)\b/i;
+/** How long something has not happened: "in over a year", "for months", "since March". */
+const LAPSE =
+  /\b(?:(?:in|for) (?:over |more than |almost |nearly |about )?(?:a|an|\d+|two|three|four|five|six|ten|several|many|ages|years|months)(?: (?:years?|months?))?|since \w+)\b.*$/i;
+const THING_END =
+  /\s+(?:since|because|after|before|when|while|as|so|but|and|last|this|in|at|on|for|ago|too|anymore|any more|now|these days|nowadays|for good|years?|months?|weeks?)\b.*$/i;
+
+/** The thing a verb acts on, without light verbs, articles or the rest of the clause: "taking the bus since…" → "bus". */
+function thingOf(raw: string): string | undefined {
+  let text = raw.trim().replace(/^[,;:]\s*/, "");
+  for (let pass = 0; pass < 4 && LIGHT.test(text); pass += 1) text = text.replace(LIGHT, "");
+  const phrase = objectPhrase(text.replace(THING_END, ""));
+  return phrase && !/^(?:it|that|this|them|the habit|habit|one|all|everything)$/i.test(phrase) ? phrase : undefined;
+}
+
+function namesIn(text: string, clause: Clause): string[] {
+  return [...text.matchAll(/\b\p{Lu}[\p{L}'-]+\b/gu)]
+    .map((match) => match[0])
+    .filter(
+      (word) => !/^(?:I|We|My|Our|The|A|An|Sorry|Actually|Last|This|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday)$/.test(word),
+    )
+    .filter((word) => looksLikeName(word, clause));
+}
+const relationsIn = (text: string) => [...text.matchAll(RELATION_WORDS)].map((match) => (match[1] as string).toLowerCase());
+
+/**
+ * Reads the changes of state of one asserted clause from its verbs: compromise gives each verb's
+ * lemma, negation and aspect, and the class follows from the lemma and what it acts on — to stop
+ * or give up a thing (cessation), not any more / no longer / not in a year (cessation), used to
+ * (past), to die or be put down (death), to break up or divorce (breakup), to sell or lose a thing
+ * (sale), to graduate, finish or drop out of schooling (studies-ended), to quit, leave or be let go
+ * from a job (job-left), to leave a place (place-left), to go off or be over a thing, or to come
+ * round to it (taste). Resolution against the user's current facts is the caller's.
+ *
+ * @example
+ * stateChanges(clauseOf("Three months ago I finally kicked the habit and stopped smoking"))
+ * // → [{ change: "cessation", thing: "smoking", … }]
+ */
+export function stateChanges(clause: Clause): StateChange[] {
+  const found: StateChange[] = [];
+  const whole = clause.text;
+  let previousByUser = false;
+  for (const verb of verbPhrases(whole)) {
+    // "stop smoking" → the gerund is the thing; "give up" → a particle, no thing.
+    const rest = verb.lemma
+      .split(/\s+/)
+      .slice(1)
+      .filter((word) => /ing$/.test(word))
+      .join(" ");
+    // Verbs joined by "and" share their subject: "I finally kicked the habit and stopped smoking".
+    const byUser: boolean = saidOfUser(verb.before) || (previousByUser && /(?:\band|\bor|\bthen|,)\s*$/i.test(verb.before));
+    previousByUser = byUser;
+    const add = (change: ChangeClass, fields: Partial<StateChange> = {}) =>
+      found.push({ change, names: [], relations: [], verb, ...fields });
+    const acted = `${rest ? `${rest} ` : ""}${verb.after}`;
+
+    // Death: "Rufus passed away", "we lost grandpa Joe", "we had to put Mittens down".
+    if (/^(?:die|pass away|pass|put down|put to sleep|put|lose|bury)$/.test(verb.lemma) || /^(?:die|pass away)\b/.test(verb.lemma)) {
+      const aboutWhom = /^(?:put|lose|bury)/.test(verb.lemma) ? verb.after : verb.before;
+      const names = namesIn(aboutWhom, clause);
+      const relations = relationsIn(aboutWhom);
+      const putDown = verb.lemma.startsWith("put") ? /\bdown\b|\bto sleep\b/i.test(verb.after) : true;
+      const loses = !/^(?:put|lose|bury)/.test(verb.lemma) || byUser;
+      if (
+        putDown &&
+        loses &&
+        (names.length > 0 || relations.length > 0) &&
+        !(verb.head === "pass" && /\b(?:the|an?) (?:exam|test|bar|course|interview)/i.test(verb.after))
+      ) {
+        if (
+          !(verb.head === "lose" && /^(?:my |our |the )?(?:job|keys?|phone|wallet|weight|track|interest|touch|count)\b/i.test(verb.after))
+        )
+          add("death", { names, relations });
+        continue;
+      }
+    }
+    // Break-up: "Sam and I called it quits", "I broke up with Jo", "we are getting divorced".
+    if (/^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) || /^break up\b/.test(verb.lemma)) {
+      const quits = verb.lemma !== "call" || /^it quits\b/i.test(verb.after);
+      const ends = verb.lemma !== "end" || /^(?:things|it|our (?:relationship|marriage))\b/i.test(verb.after);
+      if (quits && ends && (byUser || /\bme\b/i.test(verb.after))) {
+        // "Sam and I …" is split into two clauses before the rules read it: the partner is in the sentence.
+        const pair = /(\p{Lu}[\p{L}'-]+) and (?:I|me)\b/u.exec(clause.sentence)?.[1];
+        const names = [
+          ...new Set([...namesIn(`${verb.before} ${verb.after}`, clause), ...(pair && looksLikeName(pair, clause) ? [pair] : [])]),
+        ];
+        add("breakup", { names, relations: relationsIn(`${verb.before} ${verb.after}`).filter((word) => PARTNER_WORDS.test(word)) });
+        continue;
+      }
+    }
+    if (/^(?:steal)$/.test(verb.lemma) && /^(?:my|our)\s/i.test(verb.after)) {
+      const thing = thingOf(verb.after);
+      if (thing) add("sale", { thing });
+      continue;
+    }
+    if (!byUser) continue;
+
+    // Leaving a job: "I quit my job", "I got let go from Walmart", "I handed in my notice at Spotify", "I retired".
+    const leaves = /^(?:quit|leave|resign|let go|lay off|fire|hand in|retire)\b/.test(verb.lemma);
+    if (
+      leaves &&
+      (verb.lemma.startsWith("retire") ||
+        JOB.test(acted) ||
+        /^(?:let go|lay off|fire)/.test(verb.lemma) ||
+        /^(?:from|at)\s+\p{Lu}/u.test(verb.after) ||
+        /^resign/.test(verb.lemma))
+    ) {
+      const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(verb.after)?.[1];
+      add("job-left", { ...(employer ? { mentions: employer.replace(/^the\s+/i, "") } : {}) });
+      continue;
+    }
+    // Schooling that ended: "I graduated", "I finished law school", "I dropped out of college", "I quit my PhD".
+    if (
+      /^(?:graduate|finish|complete|drop out|quit|leave)\b/.test(verb.lemma) &&
+      (verb.lemma.startsWith("graduate") || SCHOOLING.test(acted))
+    ) {
+      add("studies-ended", { thing: thingOf(acted) ?? "studies" });
+      continue;
+    }
+    // A place left: "we left Queens in March".
+    if (verb.lemma === "leave" || verb.lemma === "move away" || verb.lemma === "move out") {
+      const place = properPhrase(verb.after.replace(/^(?:from|of)\s+/i, ""));
+      if (place) add("place-left", { mentions: place });
+      continue;
+    }
+    // Selling or losing a thing: "I sold the Mazda", "we got rid of the caravan".
+    if (/^(?:sell|get rid|give away|trade in|scrap|total)\b/.test(verb.lemma)) {
+      const thing = thingOf(verb.after.replace(/^of\s+/i, ""));
+      if (thing && !/^(?:weight|track|interest|touch|count|sleep|time|money)$/i.test(thing)) add("sale", { thing });
+      continue;
+    }
+    // Tastes: "I have gone off sushi", "I am so over country music", "I came round to running".
+    if (
+      /^(?:go off|fall out|lose)$/.test(verb.lemma) ||
+      (verb.lemma === "be" && /^(?:so |totally |completely )?over\s+(?!it\b|here\b|there\b|the moon\b)/i.test(verb.after))
+    ) {
+      const thing = thingOf(verb.after.replace(/^(?:so |totally |completely )?over\s+|^of love with\s+|^interest in\s+/i, ""));
+      if (thing && (verb.lemma !== "lose" || /^interest\b/i.test(verb.after))) add("taste-ended", { thing });
+      continue;
+    }
+    if (/^(?:come around|come round|grow)$/.test(verb.lemma) && /^(?:on|to)\s|^to (?:like|love|enjoy)\s/i.test(verb.after)) {
+      const thing = thingOf(verb.after.replace(/^(?:on|to)\s+(?:like|love|enjoy)?\s*/i, ""));
+      if (thing) add("taste-began", { thing });
+      continue;
+    }
+    // Stopping a habit: "I stopped smoking", "I gave up on Japanese", "I kicked the habit" — not "I stopped by the shop".
+    if (/^(?:stop|quit|give up|kick|drop|cut out|ditch|abandon)\b/.test(verb.lemma)) {
+      if (
+        /^(?:stop|drop) (?:by|in|over|off)\b/.test(verb.lemma) ||
+        (!rest && /^(?:by|at|in|for|to|over|off|into|here|there|and)\b/i.test(verb.after))
+      )
+        continue;
+      const thing = thingOf(acted.replace(/^(?:on|with)\s+/i, ""));
+      if (thing && !JOB.test(thing)) add("cessation", { thing });
+      continue;
+    }
+    // "I do not play tennis any more", "I no longer take the bus", "I have not climbed in over a year".
+    const anyMore = /\b(?:any ?more|these days|nowadays)\b/i.test(whole) || verb.noLonger;
+    const lapsed = verb.negative && verb.perfect && LAPSE.test(verb.after);
+    if (
+      (verb.negative || verb.noLonger) &&
+      (anyMore || lapsed) &&
+      !/^(?:be|have|do|like|love|enjoy|live|work|drink|eat|smoke|vape)$/.test(verb.lemma)
+    ) {
+      // "I have not climbed in over a year": the duration is not the thing; the verb is.
+      const object = thingOf(acted.replace(LAPSE, "").replace(/\b(?:any ?more|these days|nowadays)\b.*$/i, ""));
+      add("cessation", { thing: object ?? gerund(verb.lemma) });
+      continue;
+    }
+    // "I used to go horseback riding", "I used to compete".
+    if (verb.usedTo && verb.head !== "be" && verb.head !== "think" && verb.head !== "feel") {
+      const thing = thingOf(acted);
+      if (thing || verb.after === "") add("past", { thing: thing ?? gerund(verb.lemma) });
+    }
+  }
+  return found;
+}
+
+/** "climb" → "climbing", for a habit named by its verb. */
+function gerund(lemma: string): string {
+  const verb = lemma.split(/\s+/)[0] ?? lemma;
+  if (/ie$/.test(verb)) return `${verb.slice(0, -2)}ying`;
+  if (/[^aeiou]e$/.test(verb)) return `${verb.slice(0, -1)}ing`;
+  return `${verb}ing`;
+}
+
+export { CONSUMING };

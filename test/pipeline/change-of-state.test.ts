@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+
+/**
+ * A statement that ends, changes or corrects something closes every current fact about it, with
+ * history, through the API on the embedded default: one user per class of change, each living the
+ * change over two sessions a month apart (or within one, for a correction).
+ */
+let runtime: Runtime;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+});
+afterAll(() => runtime.close());
+
+/** One session on day `day` of 2025 (day of year) with these user messages, ended and consolidated. */
+async function session(userId: string, day: number, said: string[]): Promise<void> {
+  const startedAt = new Date(Date.UTC(2025, 0, day, 10));
+  const sessionId = await createSession(runtime.app, userId, { started_at: startedAt.toISOString() });
+  const events = said.flatMap((content, index) => [
+    message("user", content, { occurred_at: new Date(startedAt.getTime() + index * 120_000).toISOString() }),
+    message("assistant", "Got it.", { occurred_at: new Date(startedAt.getTime() + index * 120_000 + 60_000).toISOString() }),
+  ]);
+  expect((await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events })).status).toBe(201);
+  await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+  await waitForSettled(runtime.app, userId);
+}
+
+interface MemoryJson {
+  id: string;
+  key: string | null;
+  content: string;
+  trait?: { stage: string };
+}
+const current = async (userId: string, type = "semantic") =>
+  ((await call(runtime.app, "GET", `/v1/memories?user_id=${userId}&type=${type}&limit=200`)).body.memories as MemoryJson[]).map(
+    (memory) => memory.content,
+  );
+const retracted = async (userId: string) => {
+  const all = (await call(runtime.app, "GET", `/v1/memories?user_id=${userId}&type=semantic&limit=200&include_expired=true`)).body
+    .memories as (MemoryJson & { invalid_at: string | null })[];
+  return all.filter((memory) => memory.invalid_at !== null).map((memory) => memory.content);
+};
+const historyOf = async (memoryId: string) =>
+  ((await call(runtime.app, "GET", `/v1/memories/${memoryId}/history`)).body.history as { operation: string; reason: string | null }[]).map(
+    (entry) => `${entry.operation} ${entry.reason ?? ""}`,
+  );
+
+describe("changes of state, each class", () => {
+  it("cessation: a stopped habit closes the habit, the taste and the trait about the same thing", async () => {
+    await session("cess", 10, ["I drink coffee every morning.", "I love coffee, honestly."]);
+    expect(await current("cess")).toEqual(expect.arrayContaining(["User drinks coffee.", "User loves coffee."]));
+    expect(await current("cess", "trait")).toContain("User likes coffee.");
+    await session("cess", 40, ["I don't drink coffee anymore."]);
+    const now = await current("cess");
+    expect(now).toContain("User no longer drinks coffee.");
+    expect(now).not.toContain("User loves coffee.");
+    expect(now).not.toContain("User drinks coffee.");
+    expect(await current("cess", "trait")).not.toContain("User likes coffee.");
+    const taste = (
+      await call(runtime.app, "GET", "/v1/memories?user_id=cess&type=semantic&limit=200&include_expired=true")
+    ).body.memories.find((memory: MemoryJson) => memory.content === "User loves coffee.") as MemoryJson;
+    expect((await historyOf(taste.id)).join("\n")).toContain('DELETE contradicted by "User no longer drinks coffee."');
+  });
+
+  it("cessation without the usual verb: kicked the habit and stopped smoking", async () => {
+    await session("smoker", 10, ["I smoke about five cigarettes a day."]);
+    await session("smoker", 40, ["Three months ago I finally kicked the habit and stopped smoking."]);
+    const now = await current("smoker");
+    expect(now).toContain("User quit smoking.");
+    expect(now.filter((content) => /smokes/.test(content))).toEqual([]);
+  });
+
+  it("relocation said without 'move': settled somewhere new", async () => {
+    await session("mover", 10, ["I'm based in Manchester."]);
+    await session("mover", 40, ["Now that I'm settled in Glasgow, the rain doesn't bother me."]);
+    const now = await current("mover");
+    expect(now).toContain("User lives in Glasgow.");
+    expect(now).not.toContain("User lives in Manchester.");
+  });
+
+  it("correction within a session: sorry, I meant …", async () => {
+    await session("corrector", 10, ["I live in Porto.", "Sorry, I meant Braga, not Porto."]);
+    const now = await current("corrector");
+    expect(now).toContain("User lives in Braga.");
+    expect(now).not.toContain("User lives in Porto.");
+  });
+
+  it("negation of a past state: not any more", async () => {
+    await session("player", 10, ["I play tennis twice a week."]);
+    await session("player", 40, ["I don't play tennis anymore."]);
+    expect((await current("player")).filter((content) => /tennis/.test(content))).toEqual([]);
+    expect(await retracted("player")).toContain("User plays tennis.");
+  });
+
+  it("death: a pet that passed away", async () => {
+    await session("owner", 10, ["We have a labrador named Rufus."]);
+    expect(await current("owner")).toContain("User has a labrador named Rufus.");
+    await session("owner", 40, ["Rufus passed away on Sunday, we're heartbroken."]);
+    expect(await current("owner")).not.toContain("User has a labrador named Rufus.");
+  });
+
+  it("break-up: the partner is no longer current", async () => {
+    await session("ex", 10, ["My boyfriend Sam is a chef."]);
+    await session("ex", 40, ["Sam and I called it quits."]);
+    expect((await current("ex")).filter((content) => /Sam/.test(content))).toEqual([]);
+  });
+
+  it("sale: a thing sold is no longer owned", async () => {
+    await session("seller", 10, ["I drive a red Mazda."]);
+    expect(await current("seller")).toContain("User drives a red Mazda.");
+    await session("seller", 40, ["I sold the Mazda last week."]);
+    expect((await current("seller")).filter((content) => /Mazda/.test(content))).toEqual([]);
+  });
+
+  it("graduation: studies that ended", async () => {
+    await session("grad", 10, ["I'm studying nursing at Monash."]);
+    await session("grad", 40, ["I graduated in December!"]);
+    const now = await current("grad");
+    expect(now).toContain("User graduated.");
+    expect(now).not.toContain("User studies nursing at Monash.");
+  });
+
+  it("leaving a job without naming a new one closes the employer; the profession stays", async () => {
+    await session("leaver", 10, ["I'm a nurse at St. Vincent's."]);
+    await session("leaver", 40, ["I got let go from St. Vincent's."]);
+    const now = await current("leaver");
+    expect(now.filter((content) => /Vincent/.test(content))).toEqual([]);
+    expect(now).toContain("User works as a nurse.");
+  });
+
+  it("a change of taste: gone off something", async () => {
+    await session("taster", 10, ["I love sushi."]);
+    await session("taster", 40, ["I've gone off sushi since I got food poisoning."]);
+    const now = await current("taster");
+    expect(now).toContain("User no longer likes sushi.");
+    expect(now).not.toContain("User loves sushi.");
+  });
+
+  it("controls: a trip, someone else quitting, a visit to a shop change nothing", async () => {
+    await session("steady", 10, ["I live in Chicago.", "I drink green tea.", "I play the piano."]);
+    await session("steady", 40, ["I spent a week in Miami.", "My sister stopped drinking tea.", "I stopped by the piano shop yesterday."]);
+    expect(await current("steady")).toEqual(
+      expect.arrayContaining(["User lives in Chicago.", "User drinks green tea.", "User plays the piano."]),
+    );
+    expect(await retracted("steady")).toEqual([]);
+  });
+});
