@@ -3,6 +3,7 @@ import type { Env } from "../src/config/env.js";
 import { o200kTokenizer } from "../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../src/db/connect.js";
 import type { DatabaseHandle } from "../src/db/database.js";
+import { registerXidAgeGauge, scheduleFreeze } from "../src/db/embedded-freeze.js";
 import { scheduleVacuum } from "../src/db/embedded-vacuum.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { migrationState } from "../src/db/migration-state.js";
@@ -160,7 +161,7 @@ function pipelineDriver(env: Env, embedded: EmbeddedExecutor | undefined): Retur
   return { driver: "embedded executor", ready: embedded.executor.isRunning };
 }
 
-/** Starts the executor (EXECUTOR_ENABLED) and, embedded, the vacuum PGlite needs; returns what stops them. */
+/** Starts the executor (EXECUTOR_ENABLED) and, embedded, the vacuum and freeze PGlite needs; returns what stops them. */
 async function startUpkeep(
   env: Env,
   database: DatabaseHandle,
@@ -168,10 +169,14 @@ async function startUpkeep(
   logger: Logger,
 ): Promise<() => Promise<void>> {
   if (embedded && env.EXECUTOR_ENABLED) await embedded.executor.start();
-  const vacuum =
-    database.kind === "pglite" ? scheduleVacuum(database.db, { intervalMs: durationMs(env.EMBEDDED_VACUUM_INTERVAL), logger }) : undefined;
+  const intervalMs = durationMs(env.EMBEDDED_VACUUM_INTERVAL);
+  const vacuum = database.kind === "pglite" ? scheduleVacuum(database.db, { intervalMs, logger }) : undefined;
+  const freeze = database.kind === "pglite" ? scheduleFreeze(database.db, { intervalMs, logger }) : undefined;
+  const stopXidGauge = registerXidAgeGauge(database.db);
   return async () => {
+    stopXidGauge();
     await embedded?.executor.stop();
     await vacuum?.stop();
+    await freeze?.stop();
   };
 }

@@ -98,6 +98,11 @@ async function loadRuns() {
         )
         .join("")}</ul><button id="retry">Retry</button>`
     : `<p>${status.settled ? "Settled: the memory reflects the log." : `Working: ${status.backlog.unreplayed_events} to replay, ${status.backlog.unreflected_events} to reflect, ${status.backlog.unembedded_memories} to embed.`}</p>`;
+  // Postgres refuses writes when its oldest unfrozen transaction id is ~2^31 old; upkeep freezes long before.
+  $("#parked").insertAdjacentHTML(
+    "beforeend",
+    `<p class="xid-age">Transaction ids since the oldest freeze: ${Number(status.database.oldest_xid_age).toLocaleString()} (writes stop near 2,147,483,648)</p>`,
+  );
   $("#retry")?.addEventListener("click", () =>
     api("/v1/pipeline/retry", { method: "POST", body: JSON.stringify({ user_id: state.user, app_id: state.app }) })
       .then(loadRuns)

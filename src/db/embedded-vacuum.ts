@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Logger } from "../util/logger.js";
 import { type Database, queryRows } from "./database.js";
+import { repeatEvery } from "./repeating-pass.js";
 
 /**
  * When a table is due, as Postgres's autovacuum decides with its defaults: vacuum past
@@ -75,28 +76,14 @@ export function scheduleVacuum(
   db: Database,
   options: { intervalMs: number; logger: Pick<Logger, "info" | "warn">; policy?: VacuumPolicy },
 ): { stop(): Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
+  return repeatEvery(
+    options.intervalMs,
+    async () => {
       const started = performance.now();
-      try {
-        const pass = await vacuumWhereDue(db, options.policy);
-        if (pass.vacuumed.length > 0 || pass.analyzed.length > 0)
-          options.logger.info("embedded database vacuumed", { ...pass, ms: Math.round(performance.now() - started) });
-      } catch (error) {
-        options.logger.warn("vacuuming the embedded database failed; the next pass tries again", { error });
-      }
-      if (!stopped) timer = setTimeout(tick, options.intervalMs).unref();
-    })();
-  };
-  timer = setTimeout(tick, options.intervalMs).unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      const pass = await vacuumWhereDue(db, options.policy);
+      if (pass.vacuumed.length > 0 || pass.analyzed.length > 0)
+        options.logger.info("embedded database vacuumed", { ...pass, ms: Math.round(performance.now() - started) });
     },
-  };
+    (error) => options.logger.warn("vacuuming the embedded database failed; the next pass tries again", { error }),
+  );
 }

@@ -34,5 +34,5 @@ export const embeddingsRequested = eventType("memory/embeddings.requested", { sc
 
 /** Runs (or continues, from `cursor`) a decay pass outside its schedule, for everyone or one scope. */
 export const decayRequested = eventType("memory/decay.requested", {
-  schema: z.object({ app_id: z.string().min(1).optional(), user_id: z.string().min(1).optional(), cursor: z.uuid().nullable() }),
+  schema: z.object({ app_id: z.string().min(1).optional(), user_id: z.string().min(1).optional(), cursor: z.string().min(1).nullable() }),
 });

@@ -165,6 +165,10 @@ describe("/metrics", () => {
     expect(stage("mnemo_pipeline_backlog", "replay")).toBe(0);
     expect(stage("mnemo_pipeline_lag", "replay")).toBeGreaterThanOrEqual(0);
     expect(stage("mnemo_pipeline_dead_letters", "reflection")).toBe(0);
+    // Transaction id age (wraparound): this database's and the oldest on its server.
+    const xidAge = (database: string) => find("mnemo_database_xid_age", { database })[0]?.value ?? Number.NaN;
+    expect(xidAge("oldest")).toBeGreaterThan(0);
+    expect(xidAge("oldest")).toBeGreaterThanOrEqual(xidAge("current"));
     expect(
       find("mnemo_executor_queue", {})
         .map((sample) => sample.labels["state"])

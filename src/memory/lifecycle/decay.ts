@@ -1,7 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, type Queryable, queryRows } from "../../db/database.js";
+import { queryRowsWithSettings } from "../../db/pool-statements.js";
 import { memoriesLockedInIdOrder } from "../row-lock-order.js";
 import { lockUser } from "../user-lock.js";
+import { createdAtText, formatDecayCursor, memoriesPagesSql, nextDecaySlice, parseDecayCursor } from "./decay-walk.js";
 import { type DecayParameters, decayedTraitConfidenceSql, type RetentionClock, resolveParameters, retentionSql } from "./retention.js";
 
 export interface DecayScope {
@@ -99,8 +101,16 @@ function forgettable(scope: DecayScope, threshold: number, minAgeDays: number, r
   );
 }
 
-/** The user lock, when the scope is one user. */
+/**
+ * No JIT compilation for decay's statements: a batch's estimate (the coverage check costed for every
+ * row it scans) crosses `jit_above_cost`, and compiling its expressions cost ~200 ms on a real
+ * Postgres where the statement's work was ~12 ms.
+ */
+const WITHOUT_JIT = { jit: "off" };
+
+/** Opens a decay transaction: no JIT, and the user lock when the scope is one user. */
 async function lockScope(tx: Queryable, scope: DecayScope): Promise<void> {
+  await tx.execute(sql`SELECT set_config('jit', 'off', true)`);
   if (scope.appId !== undefined && scope.userId !== undefined) await lockUser(tx, scope.appId, scope.userId);
 }
 
@@ -114,7 +124,7 @@ function scopeSql(scope: DecayScope): SQL {
 export const DEFAULT_DECAY_BATCH_SIZE = 1000;
 
 export interface DecayBatch {
-  /** The last memory id of this batch, from which the next batch starts; null when done. */
+  /** Where the next batch starts (`formatDecayCursor`); null when the pass is done. */
   cursor: string | null;
   /** Current memories judged (their retention computed). */
   recomputed: number;
@@ -122,11 +132,11 @@ export interface DecayBatch {
 }
 
 /**
- * One batch of a decay pass: up to `batchSize` current memories after `cursor` (in id order) have
- * their retention computed and, when they qualify, are forgotten with a DELETE history row — in one
- * short transaction, so a crash loses at most this batch and appends wait at most for it. Nothing
- * else is written: retention is computed wherever it is read, so the pass does not rewrite every
- * row (which at 100K memories was most of its time, and most of the table's dead rows).
+ * One batch of a decay pass, one statement in one short transaction: the next slice of current
+ * memories (`nextDecaySlice`: about `batchSize` of them) has its retention computed, and those that
+ * qualify are forgotten with a DELETE history row — so a crash loses at most this batch and appends
+ * wait at most for it. Nothing else is written: retention is computed wherever it is read, so the
+ * pass does not rewrite every row, and a forgotten row changes only `expired_at` and `updated_at`.
  * Re-running a batch is harmless: retention depends only on access count and last access, and a
  * forgotten memory is no longer current.
  */
@@ -140,39 +150,59 @@ export async function decayBatch(
 ): Promise<DecayBatch> {
   const { lambda, threshold, minAgeDays } = resolveParameters(parameters);
   const expression = retentionSql(lambda, at(now));
-  const after = cursor === null ? sql`TRUE` : sql`m.id > ${cursor}::uuid`;
-  return db.transaction(async (tx) => {
-    // A pass for one user is one of that user's writers and takes their lock; a pass over the
-    // whole store relies on row locks (it only expires episodes and insights and refreshes retention).
-    await lockScope(tx, scope);
-    const [batch] = await queryRows<{ size: number; last: string | null }>(
-      tx,
-      sql`WITH batch AS (
-            SELECT m.id FROM memories m WHERE m.expired_at IS NULL AND ${scopeSql(scope)} AND ${after} ORDER BY m.id LIMIT ${batchSize}
-          )
-          SELECT (SELECT count(*) FROM batch)::int AS size, (SELECT id FROM batch ORDER BY id DESC LIMIT 1) AS last`,
-    );
-    const size = Number(batch?.size ?? 0);
-    if (size === 0 || !batch?.last) return { cursor: null, recomputed: 0, forgotten: [] };
-    const forgotten = await updateWithHistory<{ type: string; content: string }>(
-      tx,
-      sql`UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)}
-            FROM ${memoriesLockedInIdOrder(sql`${after} AND m.id <= ${batch.last}::uuid AND ${forgettable(scope, threshold, minAgeDays, expression, now)}`)}
-           WHERE m.id = locked.id
-          RETURNING m.id, m.app_id, m.user_id, ${expression} AS retention, m.type, m.content`,
-      {
+  const qualifies = forgettable(scope, threshold, minAgeDays, expression, now);
+  const slice = nextDecaySlice(scope, parseDecayCursor(cursor), batchSize);
+  const statement = sql`WITH batch AS MATERIALIZED (
+        ${slice.rows(sql`${createdAtText} AS at, (m.expired_at IS NULL AND ${scopeSql(scope)}) AS current, (${qualifies}) AS forget`)}
+      ),
+      changed AS (
+        UPDATE memories AS m SET expired_at = ${at(now)}, updated_at = ${at(now)}
+          FROM ${memoriesLockedInIdOrder(sql`m.id IN (SELECT id FROM batch WHERE forget) AND ${qualifies}`)}
+         WHERE m.id = locked.id
+        RETURNING m.id, m.app_id, m.user_id, ${expression} AS retention, m.type, m.content
+      ),
+      ${historyOf({
         operation: "DELETE",
         after: { expired: true },
         reason: `retention below ${threshold} (λ ${lambda}), older than ${minAgeDays} days, and a kept summary quotes it`,
         at: now,
-      },
-    );
-    return {
-      cursor: size < batchSize ? null : batch.last,
-      recomputed: size,
-      forgotten: forgotten.map((row) => ({ id: row.id, type: row.type, content: row.content, retention: Number(row.retention) })),
-    };
-  });
+      })}
+      SELECT (SELECT count(*) FILTER (WHERE current) FROM batch)::int AS judged,
+             (SELECT count(*) FROM batch)::int AS scanned,
+             (SELECT json_build_object('createdAt', b.at, 'id', b.id) FROM batch b ORDER BY b.created_at, b.id LIMIT 1) AS last_memory,
+             (SELECT b.ctid::text FROM batch b ORDER BY b.ctid DESC LIMIT 1) AS last_tid,
+             (SELECT coalesce(json_agg(json_build_object('id', c.id, 'type', c.type, 'content', c.content, 'retention', c.retention)), '[]'::json)
+                FROM changed c) AS forgotten,
+             ${memoriesPagesSql} AS pages`;
+  type Judged = {
+    judged: number;
+    scanned: number;
+    last_memory: { createdAt: string; id: string } | null;
+    last_tid: string | null;
+    forgotten: DecayReport["forgotten"];
+    pages: number;
+  };
+  // A pass for one user is one of that user's writers and takes their lock; any other pass relies
+  // on row locks (it only expires episodes) and is one statement, sent with its setting in one round trip.
+  const [result] =
+    scope.appId !== undefined && scope.userId !== undefined
+      ? await db.transaction(async (tx) => {
+          await lockScope(tx, scope);
+          return queryRows<Judged>(tx, statement);
+        })
+      : await queryRowsWithSettings<Judged>(db, WITHOUT_JIT, statement);
+  const judged = Number(result?.judged ?? 0);
+  const reading = {
+    scanned: Number(result?.scanned ?? 0),
+    lastTid: result?.last_tid ?? null,
+    lastMemory: result?.last_memory ?? null,
+    tablePages: Number(result?.pages ?? 0),
+  };
+  return {
+    cursor: formatDecayCursor(slice.next(reading)),
+    recomputed: judged,
+    forgotten: (result?.forgotten ?? []).map((row) => ({ ...row, retention: Number(row.retention) })),
+  };
 }
 
 export interface DecayFinish {
@@ -287,6 +317,17 @@ export async function runDecay(
 
 type Changed = { id: string; app_id: string; user_id: string; retention: number };
 
+type HistoryEntry = { operation: "DELETE" | "STAGE_CHANGE"; after: Record<string, unknown>; reason: string; at: Date };
+
+/** `history AS (INSERT …)`: one decay history row per row of the CTE `changed` (id, app_id, user_id, retention). */
+function historyOf(history: HistoryEntry): SQL {
+  return sql`history AS (
+          INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason, created_at)
+          SELECT gen_random_uuid(), c.id, c.app_id, c.user_id, ${history.operation}, 'decay', jsonb_build_object('retention', c.retention), ${JSON.stringify(history.after)}::jsonb, ${history.reason}, ${at(history.at)}
+            FROM changed c
+        )`;
+}
+
 /**
  * Runs an `UPDATE … RETURNING m.id, m.app_id, m.user_id, <retention> AS retention[, …]` and
  * writes one decay history row per changed memory in the same statement, so changed rows never
@@ -295,18 +336,9 @@ type Changed = { id: string; app_id: string; user_id: string; retention: number 
 async function updateWithHistory<Extra extends Record<string, unknown> = Record<never, never>>(
   tx: Queryable,
   update: SQL,
-  history: { operation: "DELETE" | "STAGE_CHANGE"; after: Record<string, unknown>; reason: string; at: Date },
+  history: HistoryEntry,
 ): Promise<(Changed & Extra)[]> {
-  return queryRows<Changed & Extra>(
-    tx,
-    sql`WITH changed AS (${update}),
-        history AS (
-          INSERT INTO memory_history (id, memory_id, app_id, user_id, operation, actor, before, after, reason, created_at)
-          SELECT gen_random_uuid(), c.id, c.app_id, c.user_id, ${history.operation}, 'decay', jsonb_build_object('retention', c.retention), ${JSON.stringify(history.after)}::jsonb, ${history.reason}, ${at(history.at)}
-            FROM changed c
-        )
-        SELECT * FROM changed`,
-  );
+  return queryRows<Changed & Extra>(tx, sql`WITH changed AS (${update}), ${historyOf(history)} SELECT * FROM changed`);
 }
 
 export interface RetentionStats {

@@ -1,4 +1,5 @@
 import type { Database } from "../../db/database.js";
+import { readXidAges } from "../../db/embedded-freeze.js";
 import { type PipelineBacklog, readBacklog, type UserScope } from "../backlog.js";
 import { listParked, type ParkedStage } from "../failures.js";
 
@@ -21,6 +22,12 @@ export interface PipelineStatusView extends PipelineRuns {
    * embed, nothing parked.
    */
   settled: boolean;
+  /**
+   * Transaction ids since the oldest unfrozen one, of this database and of the oldest on its server:
+   * Postgres refuses writes near 2^31. The embedded database is frozen past 150M (`embedded-freeze`);
+   * a server's autovacuum does the same.
+   */
+  database: { xid_age: number; oldest_xid_age: number };
 }
 
 /** Where run counts come from: the embedded executor's tables, or our own job records. */
@@ -36,7 +43,7 @@ export async function statusWith(
   source: PipelineStatusView["source"],
   runs: PipelineRuns,
 ): Promise<PipelineStatusView> {
-  const [backlog, parked] = await Promise.all([readBacklog(db, scope, embeddingModel), listParked(db, scope)]);
+  const [backlog, parked, ages] = await Promise.all([readBacklog(db, scope, embeddingModel), listParked(db, scope), readXidAges(db)]);
   const pending = backlog.unreplayed_events + backlog.unreflected_events + backlog.unembedded_memories;
   return {
     user_id: scope.userId ?? null,
@@ -46,5 +53,6 @@ export async function statusWith(
     backlog,
     parked,
     settled: runs.queued === 0 && runs.running === 0 && pending === 0 && parked.length === 0,
+    database: { xid_age: ages.database, oldest_xid_age: ages.oldest },
   };
 }
