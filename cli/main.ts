@@ -14,6 +14,7 @@ import { findUnembedded, storeEmbeddings } from "../src/memory/write/embeddings.
 import { createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { importEvents } from "./import-events.js";
+import { serveMcpOverStdio } from "./mcp-stdio.js";
 import { openService, requestJson, type Service } from "./service.js";
 
 /**
@@ -286,6 +287,18 @@ program
       },
       { pipeline: options.wait },
     );
+  });
+
+program
+  .command("mcp")
+  .description(
+    "an MCP server on stdin/stdout for desktop clients: the tools of /v1/mcp, on the server holding DATA_DIR (or MNEMO_URL), else in this process",
+  )
+  .action(async () => {
+    const stop = new AbortController();
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => stop.abort());
+    // In this process, the pipeline runs too: what the tools write is derived and embedded while the client is connected.
+    await withService((service) => serveMcpOverStdio(service, undefined, stop.signal), { pipeline: true });
   });
 
 /** Runs a script that reads its own arguments, as if it had been started with what follows `command`. */

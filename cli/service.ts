@@ -23,8 +23,9 @@ export interface Service {
  */
 export async function openService(options: { pipeline: boolean }): Promise<Service> {
   const env = parseEnv(process.env);
+  const apiKey = process.env["MNEMO_API_KEY"] || env.ADMIN_API_KEY;
   const url = process.env["MNEMO_URL"] || (await runningServer(env));
-  if (url) return remoteService(url, process.env["MNEMO_API_KEY"] || env.ADMIN_API_KEY);
+  if (url) return remoteService(url, apiKey);
   const runtime = await startRuntime(
     parseEnv({
       ...process.env,
@@ -34,7 +35,8 @@ export async function openService(options: { pipeline: boolean }): Promise<Servi
     }),
   );
   return {
-    request: async (path, init) => runtime.app.request(path, init),
+    // The same key as a server would be sent: a key of one app scopes the work to that app here too.
+    request: async (path, init) => runtime.app.request(path, withKey(init, apiKey)),
     runtime,
     where: "in-process",
     close: () => runtime.close(),
@@ -54,15 +56,18 @@ async function runningServer(env: Env): Promise<string | undefined> {
 function remoteService(base: string, apiKey: string | undefined): Service {
   process.stderr.write(`using the server at ${base}\n`);
   return {
-    async request(path, init = {}) {
-      const headers = new Headers(init.headers);
-      if (apiKey) headers.set("authorization", `Bearer ${apiKey}`);
-      return fetch(new URL(path, base), { ...init, headers });
-    },
+    request: (path, init) => fetch(new URL(path, base), withKey(init, apiKey)),
     runtime: undefined,
     where: base,
     close: async () => undefined,
   };
+}
+
+function withKey(init: RequestInit = {}, apiKey: string | undefined): RequestInit {
+  if (!apiKey) return init;
+  const headers = new Headers(init.headers);
+  headers.set("authorization", `Bearer ${apiKey}`);
+  return { ...init, headers };
 }
 
 /** A JSON request that must succeed; the error names the path and what the server said. */

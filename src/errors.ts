@@ -5,22 +5,28 @@
 export type ErrorCode =
   | "invalid_request"
   | "unauthorized"
+  | "forbidden"
   | "not_found"
+  | "method_not_allowed"
   | "conflict"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "misdirected"
   | "rate_limited"
   | "unprocessable"
   | "unavailable"
   | "internal";
 
-export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503> = {
+export const STATUS_BY_CODE: Record<ErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 421 | 422 | 429 | 500 | 503> = {
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  misdirected: 421,
   rate_limited: 429,
   unprocessable: 422,
   internal: 500,

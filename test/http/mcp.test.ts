@@ -109,6 +109,18 @@ describe("MCP server", () => {
     await client.close();
   });
 
+  it("answers GET and DELETE with 405 and Allow: POST (stateless: no stream, no session), in the error shape", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const response = await runtime.app.request("/v1/mcp", {
+        method,
+        headers: { authorization: `Bearer ${keys["mcp-a"]}`, accept: "text/event-stream" },
+      });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+      expect((await response.json()).error).toMatchObject({ code: "method_not_allowed" });
+    }
+  });
+
   it("refuses callers without a key", async () => {
     const response = await runtime.app.request("/v1/mcp", {
       method: "POST",

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
-import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+import { factSessions } from "../fixtures/fact-sessions.js";
+import { startTestRuntime } from "../fixtures/runtime.js";
 
 /**
  * A statement that ends, changes or corrects something closes every current fact about it, with
@@ -13,38 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.close());
 
-/** One session on day `day` of 2025 (day of year) with these user messages, ended and consolidated. */
-async function session(userId: string, day: number, said: string[]): Promise<void> {
-  const startedAt = new Date(Date.UTC(2025, 0, day, 10));
-  const sessionId = await createSession(runtime.app, userId, { started_at: startedAt.toISOString() });
-  const events = said.flatMap((content, index) => [
-    message("user", content, { occurred_at: new Date(startedAt.getTime() + index * 120_000).toISOString() }),
-    message("assistant", "Got it.", { occurred_at: new Date(startedAt.getTime() + index * 120_000 + 60_000).toISOString() }),
-  ]);
-  expect((await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events })).status).toBe(201);
-  await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
-  await waitForSettled(runtime.app, userId);
-}
-
-interface MemoryJson {
-  id: string;
-  key: string | null;
-  content: string;
-  trait?: { stage: string };
-}
-const current = async (userId: string, type = "semantic") =>
-  ((await call(runtime.app, "GET", `/v1/memories?user_id=${userId}&type=${type}&limit=200`)).body.memories as MemoryJson[]).map(
-    (memory) => memory.content,
-  );
-const retracted = async (userId: string) => {
-  const all = (await call(runtime.app, "GET", `/v1/memories?user_id=${userId}&type=semantic&limit=200&include_expired=true`)).body
-    .memories as (MemoryJson & { invalid_at: string | null })[];
-  return all.filter((memory) => memory.invalid_at !== null).map((memory) => memory.content);
-};
-const historyOf = async (memoryId: string) =>
-  ((await call(runtime.app, "GET", `/v1/memories/${memoryId}/history`)).body.history as { operation: string; reason: string | null }[]).map(
-    (entry) => `${entry.operation} ${entry.reason ?? ""}`,
-  );
+const { session, current, retracted, factNamed, historyOf } = factSessions(() => runtime);
 
 describe("changes of state, each class", () => {
   it("cessation: a stopped habit closes the habit, the taste and the trait about the same thing", async () => {
@@ -57,9 +27,7 @@ describe("changes of state, each class", () => {
     expect(now).not.toContain("User loves coffee.");
     expect(now).not.toContain("User drinks coffee.");
     expect(await current("cess", "trait")).not.toContain("User likes coffee.");
-    const taste = (
-      await call(runtime.app, "GET", "/v1/memories?user_id=cess&type=semantic&limit=200&include_expired=true")
-    ).body.memories.find((memory: MemoryJson) => memory.content === "User loves coffee.") as MemoryJson;
+    const taste = await factNamed("cess", "User loves coffee.");
     expect((await historyOf(taste.id)).join("\n")).toContain('DELETE contradicted by "User no longer drinks coffee."');
   });
 

@@ -25,6 +25,9 @@ const Base = {
   source_event_ids: z.array(z.uuid()).max(100).default([]),
 };
 
+/** An insight written directly: free text about the user, no key. */
+export const CreateInsightSchema = z.strictObject({ ...Base, type: z.literal("insight") });
+
 /** Structured ingestion: facts and insights written without the LLM, through the same consolidation. */
 export const CreateMemorySchema = z.discriminatedUnion("type", [
   z.strictObject({
@@ -35,7 +38,7 @@ export const CreateMemorySchema = z.discriminatedUnion("type", [
     value: z.union([z.record(z.string(), z.unknown()), z.string(), z.number(), z.boolean()]),
     confidence: z.number().min(0).max(1).default(1),
   }),
-  z.strictObject({ ...Base, type: z.literal("insight") }),
+  CreateInsightSchema,
 ]);
 export type CreateMemory = z.infer<typeof CreateMemorySchema>;
 

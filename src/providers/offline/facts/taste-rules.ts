@@ -29,6 +29,19 @@ interface Attitude {
   strong: boolean;
 }
 
+/** "My wife loves jazz, but I can't stand it": the thing someone else's taste names before the user's pronoun. */
+const OTHERS_TASTE =
+  /\b(?:my|our)\s+\p{L}+(?:\s+\p{Lu}\p{L}+)?\s+(?:really\s+)?(?:loves|likes|adores|enjoys|hates|dislikes|is into|is obsessed with|is a (?:huge |big )?fan of)\s+([^,;.]+)/iu;
+
+/** The user's clause with a pronoun object ("it", "them") given the thing another person's taste in its sentence names. */
+function withAntecedent(text: string, sentence: string): string {
+  const pronoun = /\b(it|them|that)\s*[.!]?$/i.exec(text);
+  if (!pronoun) return text;
+  const before = sentence.slice(0, Math.max(0, sentence.indexOf(text)));
+  const other = OTHERS_TASTE.exec(before);
+  return other ? `${text.slice(0, pronoun.index)}${(other[1] as string).trim()}` : text;
+}
+
 function readAttitude(text: string): Attitude | null {
   // "I never liked country music": a negated past liking is a dislike too.
   const attitude = ATTITUDE.exec(
@@ -70,7 +83,7 @@ function readAttitude(text: string): Attitude | null {
  * the matching trait and against its opposite, so a changed taste moves the traits too.
  */
 export function attitudes(input: RuleInput): { facts: ExtractedFact[]; traits: TraitEvidenceCandidate[] } {
-  const attitude = readAttitude(input.clause.text);
+  const attitude = readAttitude(withAntecedent(input.clause.text, input.clause.sentence));
   if (!attitude) return { facts: [], traits: [] };
   const { phrase, polarity, object, strong } = attitude;
   const facts = [
@@ -158,6 +171,14 @@ export const hobbies: FactRule = (input) => {
   const goes = /\bI (?:go|love going|often go|usually go) (\p{L}+ing)\b/iu.exec(text);
   const into = /\bI am (?:really |very |totally |super )?into (.+)$/i.exec(text);
   const hobby = /\bmy (?:favorite |favourite )?hobb(?:y is|ies are) (.+)$/i.exec(text);
+  const tookUp =
+    /\bI (?:took|have taken|have just taken|recently took|finally took) up (?!the\b|a\b|an\b|my\b|your\b|his\b|her\b|their\b|our\b|some\b|space\b|time\b|room\b)(.+)$/i.exec(
+      text,
+    );
+  const speaks =
+    /\bI (?:also )?speak (?:(?:fluent|some|a little|a bit of|basic|decent|good|conversational)\s+)?(\p{Lu}\p{L}+)(?:(?:,\s*|\s+and\s+)(?:(?:fluent|some|a little|a bit of|basic|decent|good|conversational)\s+)?(\p{Lu}\p{L}+))?/u.exec(
+      text,
+    );
   const learning =
     /\bI (?:am|have been|just started|started|recently started|began) (?:learning|taking) (?!how\b|to\b|about\b)(.+?)(?:\s+lessons)?$/i.exec(
       text,
@@ -166,6 +187,7 @@ export const hobbies: FactRule = (input) => {
     [plays, "plays"],
     [goes, "goes"],
     [into, "is into"],
+    [tookUp, "took up"],
   ] as const) {
     const activity = match ? objectPhrase(match[1] as string) : null;
     const tags = activity ? tagsOf(activity.split(" ")[0] as string) : undefined;
@@ -182,6 +204,11 @@ export const hobbies: FactRule = (input) => {
         );
     }
   }
+  for (const language of speaks ? [speaks[1], speaks[2]] : [])
+    if (language && input.clause.tagsOf(language).has("ProperNoun"))
+      facts.push(
+        fact(input, { type: "preference", key: `language:${slug(language)}`, value: language, content: `User speaks ${language}.` }),
+      );
   const subject = learning ? objectPhrase(learning[1] as string) : null;
   if (
     subject &&

@@ -1,0 +1,8 @@
+import type { McpTool } from "../tool.js";
+import { addMemory } from "./add-memory.js";
+import { forgetMemory } from "./forget-memory.js";
+import { getContext } from "./get-context.js";
+import { searchMemory } from "./search-memory.js";
+
+/** Every MCP tool, in the order clients list them. A new tool is a file beside these and a line here. */
+export const memoryTools: readonly McpTool[] = [addMemory, searchMemory, getContext, forgetMemory];
