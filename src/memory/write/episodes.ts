@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
 import { redactedAmong } from "../../sessions/redacted-events.js";
+import { current } from "../visibility.js";
 import { contentHash } from "./content-hash.js";
 import { isLowInformation } from "./low-information.js";
 import { insertMemories, writeHistory } from "./memory-writes.js";
@@ -99,7 +100,7 @@ async function writeSummary(tx: Queryable, input: WriteEpisodeInput): Promise<st
         eq(memories.sessionId, input.session.id),
         eq(memories.type, "episodic"),
         eq(memories.subtype, "summary"),
-        isNull(memories.expiredAt),
+        current(memories),
         sql`(${memories.metadata} ->> 'from_seq')::int = ${input.chunkStart}`,
       ),
     );

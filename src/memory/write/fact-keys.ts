@@ -1,7 +1,8 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
 import { canonicalAttribute } from "../../vocabulary/fact-attributes.js";
+import { current, ownedBy } from "../visibility.js";
 import type { Scope } from "./operations.js";
 
 export interface ResolvedKey {
@@ -15,13 +16,11 @@ export interface ResolvedKey {
  * holds it; else its own key when that exists; else a current key of the same attribute.
  */
 export async function resolveFactKey(tx: Queryable, scope: Scope, key: string, replacesKey: string | undefined): Promise<ResolvedKey> {
-  const current = await tx
+  const held = await tx
     .selectDistinct({ key: memories.key })
     .from(memories)
-    .where(
-      and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId), eq(memories.type, "semantic"), isNull(memories.expiredAt)),
-    );
-  const keys = new Set(current.flatMap((row) => (row.key ? [row.key] : [])));
+    .where(and(ownedBy(memories, scope), eq(memories.type, "semantic"), current(memories)));
+  const keys = new Set(held.flatMap((row) => (row.key ? [row.key] : [])));
   if (replacesKey && replacesKey !== key && keys.has(replacesKey)) {
     return { key: replacesKey, note: `extracted as ${key}, which names ${replacesKey} as the key it replaces` };
   }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { memories, sessionEvents } from "../../db/schema/index.js";
@@ -11,6 +11,7 @@ import { type RedactionCounts, type RedactionPolicy, redactJson, redactText } fr
 import type { Clock } from "../../util/clock.js";
 import type { SourceRef } from "../provenance.js";
 import { getMemory } from "../read/memory-read.js";
+import { current } from "../visibility.js";
 import { type AppliedOperation, consolidate } from "./consolidate.js";
 import type { CandidateBatch } from "./extraction-grounding.js";
 import { snapshot, writeHistory } from "./memory-writes.js";
@@ -126,7 +127,7 @@ export async function deleteMemory(db: Database, id: string, now: Date, actor = 
     const [updated] = await tx
       .update(memories)
       .set({ expiredAt: now, updatedAt: now })
-      .where(and(eq(memories.id, id), isNull(memories.expiredAt)))
+      .where(and(eq(memories.id, id), current(memories)))
       .returning();
     if (!updated) return (await getMemory(db, id)).row;
     await writeHistory(tx, {

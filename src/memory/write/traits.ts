@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, isNull, ne } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { Queryable } from "../../db/database.js";
 import { memories, traitEvidence } from "../../db/schema/index.js";
 import { applyEvidence, newTrait, type TraitState } from "../lifecycle/trait-stages.js";
+import { current } from "../visibility.js";
 import { contentHash } from "./content-hash.js";
 import type { TraitCandidate } from "./extraction-grounding.js";
 import { insertMemory, type MemoryRecord, sameKey, snapshot, writeHistory } from "./memory-writes.js";
@@ -165,7 +166,7 @@ export async function currentTrait(tx: Queryable, scope: Scope, key: string): Pr
   const [trait] = await tx
     .select()
     .from(memories)
-    .where(and(sameKey(scope, "trait", key), ne(memories.traitStage, "dissolved"), isNull(memories.expiredAt)))
+    .where(and(sameKey(scope, "trait", key), ne(memories.traitStage, "dissolved"), current(memories)))
     .limit(1)
     .for("update");
   return trait;
