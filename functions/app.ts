@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import { validationHook } from "./contract/define-route.js";
 import type { AppDeps, AppEnv } from "./deps.js";
 import { accessControl } from "./middleware/access-control.js";
+import { allowedHost } from "./middleware/allowed-host.js";
 import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { observeRequests } from "./middleware/observe-requests.js";
@@ -39,6 +40,8 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   // A request id (x-request-id in, echoed out) on every log line; a span, a latency and an access line per request.
   app.use("*", requestId(), observeRequests(deps.logger));
+  // Against DNS rebinding: every route, the dashboard and health included, answers only its own host names.
+  if (deps.security.allowedHosts) app.use("*", allowedHost(deps.security.allowedHosts, ["/v1/mcp"]));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
