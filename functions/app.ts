@@ -15,6 +15,7 @@ import { contextRoutes } from "./routes/context.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { decayRoutes } from "./routes/decay.js";
 import { docsRoutes } from "./routes/docs.js";
+import { entityRoutes } from "./routes/entities.js";
 import { healthRoutes } from "./routes/health.js";
 import { instructionRoutes } from "./routes/instructions.js";
 import { liveRoutes } from "./routes/live.js";
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps) {
     .route("/v1/sessions", sessionRoutes)
     .route("/v1/context", contextRoutes)
     .route("/v1/memories", memoryRoutes)
+    .route("/v1/entities", entityRoutes)
     .route("/v1/pipeline", pipelineRoutes)
     .route("/v1/instructions", instructionRoutes)
     .route("/v1/users", userRoutes)

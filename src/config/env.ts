@@ -159,6 +159,11 @@ export const EnvSchema = z.object({
    */
   RECALL_MIN_TEXT_COVERAGE: z.coerce.number().min(0).max(1).default(0.2),
   /**
+   * The entity graph as a third recall channel beside vector and text: the entities a query names,
+   * their neighbourhood to two hops, and the memories of the events that mention them (docs/graph.md).
+   */
+  RECALL_GRAPH: booleanFromEnv.default(true),
+  /**
    * Share of the better fused score of its neighbours (the turns just before and after it in its
    * session) that a turn recalled for a context window gains: evidence runs over consecutive turns,
    * and a question's words often sit in only one of them. Search leaves it out: its results mix
