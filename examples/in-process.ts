@@ -18,7 +18,7 @@ export async function startInProcess(): Promise<{
   );
   const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) =>
     Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
-  const client = createMemoryClient("http://memory.local", { fetch: fetchInProcess as typeof fetch });
+  const client = createMemoryClient("http://localhost", { fetch: fetchInProcess as typeof fetch });
   const settled = (userId: string) => waitForSettled(runtime.app, userId, { intervalMs: 100 });
   return { runtime, client, settled };
 }

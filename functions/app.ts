@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import { validationHook } from "./contract/define-route.js";
 import type { AppDeps, AppEnv } from "./deps.js";
 import { accessControl } from "./middleware/access-control.js";
+import { allowedHost } from "./middleware/allowed-host.js";
 import { limitBody } from "./middleware/body-limit.js";
 import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
 import { observeRequests } from "./middleware/observe-requests.js";
@@ -14,6 +15,7 @@ import { contextRoutes } from "./routes/context.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { decayRoutes } from "./routes/decay.js";
 import { docsRoutes } from "./routes/docs.js";
+import { entityRoutes } from "./routes/entities.js";
 import { healthRoutes } from "./routes/health.js";
 import { instructionRoutes } from "./routes/instructions.js";
 import { liveRoutes } from "./routes/live.js";
@@ -39,6 +41,8 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   // A request id (x-request-id in, echoed out) on every log line; a span, a latency and an access line per request.
   app.use("*", requestId(), observeRequests(deps.logger));
+  // Against DNS rebinding: every route, the dashboard and health included, answers only its own host names.
+  if (deps.security.allowedHosts) app.use("*", allowedHost(deps.security.allowedHosts, ["/v1/mcp"]));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
@@ -53,6 +57,7 @@ export function createApp(deps: AppDeps) {
     .route("/v1/sessions", sessionRoutes)
     .route("/v1/context", contextRoutes)
     .route("/v1/memories", memoryRoutes)
+    .route("/v1/entities", entityRoutes)
     .route("/v1/pipeline", pipelineRoutes)
     .route("/v1/instructions", instructionRoutes)
     .route("/v1/users", userRoutes)

@@ -49,6 +49,8 @@ export interface SecuritySettings {
   perAddress?: RateLimitSetting;
   /** Failed key checks allowed per address and minute. */
   authFailuresPerMinute?: number;
+  /** Host names (lower case, `[::1]` for IPv6) a request's Host may name; undefined answers any host. */
+  allowedHosts?: ReadonlySet<string>;
   /** Per API key, after authentication. */
   perKey?: RateLimitSetting;
   webhook?: { secret: string; toleranceSeconds: number };

@@ -29,7 +29,7 @@ export function openApiDocument<E extends Env>(app: OpenAPIHono<E>): (serverUrl?
         description: "Event-sourced memory for LLM agents: sessions, events, memories, context windows.",
       },
       security: [{ apiKey: [] }],
-      tags: [{ name: "sessions" }, { name: "retrieval" }, { name: "memories" }, { name: "operations" }],
+      tags: [{ name: "sessions" }, { name: "retrieval" }, { name: "memories" }, { name: "entities" }, { name: "operations" }],
     });
     return serverUrl ? { ...generated, servers: [{ url: serverUrl }] } : generated;
   };

@@ -3,7 +3,9 @@ import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { startRuntime } from "../functions/node-runtime.js";
+import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
 import { loadLocomo } from "../src/eval/locomo.js";
+import { ablateLocomo } from "../src/eval/locomo-ablation.js";
 import { crossValidateLocomo, TUNED_SETTINGS } from "../src/eval/locomo-cv.js";
 import { evaluateLocomo, evaluationEnv, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
 import { ManualClock } from "../src/util/clock.js";
@@ -12,6 +14,11 @@ import { ManualClock } from "../src/util/clock.js";
  * `npm run eval:locomo -- <dir> --cv [--setting CONTEXT_FOLLOWING_TURNS] [--grid 0,5,10,20]`: the
  * same recall, cross-validated over one of the settings chosen on this data (CONTEXT_FOLLOWING_TURNS,
  * RECALL_MIN_TEXT_COVERAGE): chosen on one conversation, reported on the other.
+ *
+ * `npm run eval:locomo -- <dir> --ablate RECALL_GRAPH [--values 0,1]`: the same questions answered
+ * by services that differ only in one setting, on one import, by question category: each value's
+ * recall, the paired difference (± two standard errors), and a cross-validation that chooses the
+ * value on one conversation and reports it against the other value on the other.
  *
  * `npm run eval:locomo -- <dir> [--budgets 500,1000,2000,4000] [--days 60,365]`: evidence recall of
  * context windows on LoCoMo (categories 1-4), next to BM25 and newest-turns baselines computed in
@@ -28,6 +35,9 @@ const { values, positionals } = parseArgs({
     cv: { type: "boolean", default: false },
     setting: { type: "string", default: "CONTEXT_FOLLOWING_TURNS" },
     grid: { type: "string", default: "0,5,10,20" },
+    /** Compare the values of one setting on the same import, by question category. */
+    ablate: { type: "string", default: "" },
+    values: { type: "string", default: "0,1" },
   },
 });
 const dir = positionals[0] ?? "../shared/data/locomo-dev";
@@ -38,6 +48,30 @@ const checkpoints = (values.days as string)
   .map(Number)
   .sort((a, b) => a - b);
 const files = (await readdir(dir)).filter((file) => file.endsWith(".json")).sort();
+
+if (values.ablate) {
+  const settingValues = (values.values as string).split(",") as [string, string];
+  const scores = await ablateLocomo({ dir, files, budgets, setting: values.ablate as string, values: settingValues });
+  const [without, withValue] = settingValues;
+  console.log(
+    `\nevidence recall by category, ${values.ablate}=${without} → ${withValue}, same questions (± two standard errors of the paired difference)`,
+  );
+  for (const file of files) {
+    console.log(`\n${file}`);
+    for (const line of formatComparison(compareByCategory(scores, without, withValue, [file], budgets), budgets)) console.log(`  ${line}`);
+  }
+  console.log("\nboth conversations");
+  for (const line of formatComparison(compareByCategory(scores, without, withValue, files, budgets), budgets)) console.log(`  ${line}`);
+  console.log(
+    "\ncross-validated: the value chosen on one conversation (mean over budgets), against the other value on the other conversation",
+  );
+  for (const fold of crossValidate(scores, settingValues, files, budgets)) {
+    console.log(`\n  chosen on ${fold.tunedOn}: ${values.ablate}=${fold.chosen}; on ${fold.reportedOn}, the other value → the chosen one:`);
+    for (const line of formatComparison(fold.against, budgets)) console.log(`    ${line}`);
+  }
+  console.log(JSON.stringify({ eval: "locomo-ablation", setting: values.ablate, values: settingValues, files, budgets, scores }));
+  process.exit(0);
+}
 
 if (values.cv) {
   const grid = (values.grid as string).split(",").map(Number);

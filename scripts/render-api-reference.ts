@@ -9,7 +9,7 @@ type Operation = {
 };
 export type Document = { paths: Record<string, Record<string, Operation>> };
 
-const TAGS = ["sessions", "retrieval", "memories", "operations"];
+const TAGS = ["sessions", "retrieval", "memories", "entities", "operations"];
 
 /** `name`, with `*` when required: the fields of an object schema (each branch of a union). */
 function fields(schema: Schema | undefined, marked = true): string {

@@ -4,6 +4,7 @@ import type { Database, DatabaseKind } from "../../src/db/database.js";
 import { LiveEvents } from "../../src/live/live-events.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
 import type { AnnIndex } from "../../src/memory/recall/ann-index.js";
+import { graphChannel } from "../../src/memory/recall/engines/graph-index.js";
 import { CorpusStatisticsCache } from "../../src/memory/recall/engines/sql-bm25/corpus-statistics.js";
 import type { RecallSettings } from "../../src/memory/recall/hybrid-recall.js";
 import { QueryVectorCache } from "../../src/memory/recall/query-vector-cache.js";
@@ -75,6 +76,7 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
       statistics: new CorpusStatisticsCache(),
       queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),
       ...(recall?.resident ? { resident: recall.resident } : {}),
+      ...(env.RECALL_GRAPH ? { channels: [graphChannel()] } : {}),
     },
     clock,
     embedder: metered.embedder,

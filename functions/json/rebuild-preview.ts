@@ -14,6 +14,8 @@ const DerivedMemorySchema = DerivedContentSchema.extend({
   session_id: z.uuid().nullable(),
 });
 
+const GraphLinesSchema = z.object({ entities: z.array(z.string()), relations: z.array(z.string()) });
+
 /** `dry_run: true`: the memory derived again in a rolled-back shadow, as its difference from what is stored. */
 export const RebuildPreviewSchema = z.object({
   user_id: z.string(),
@@ -23,6 +25,9 @@ export const RebuildPreviewSchema = z.object({
   embedding_model: z.string(),
   sessions: z.number().int(),
   counts: z.object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int(), unchanged: z.number().int() }),
+  graph: z
+    .object({ added: GraphLinesSchema, removed: GraphLinesSchema })
+    .describe("What the derivation adds to and removes from the entity graph, as lines (`Maya (person)`, `Maya teacher Mr. Ortiz`)"),
   added: z.array(DerivedMemorySchema),
   removed: z.array(DerivedMemorySchema),
   changed: z.array(
@@ -74,6 +79,7 @@ export function rebuildPreviewJson(
       changed: preview.changed.length,
       unchanged: preview.unchanged,
     },
+    graph: preview.graph,
     added: preview.added.map((memory) => derivedMemoryJson(memory, false)),
     removed: preview.removed.map((memory) => derivedMemoryJson(memory, true)),
     changed: preview.changed.map(({ before, after }) => ({

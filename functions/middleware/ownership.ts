@@ -10,12 +10,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export type DatabaseEnv = { Variables: { deps: { db: Database } } };
 
 /**
- * For routes addressing a session or memory by `:id`: an app key may only reach its own app's
+ * For routes addressing a session, memory or entity by `:id`: an app key may only reach its own app's
  * rows; another app's id is answered 404, as if it did not exist. Checked before the handler, so
  * a write to another app's resource never starts. Unknown ids fall through to the handler's 404.
  */
-export function ownedByCaller<E extends DatabaseEnv>(table: "sessions" | "memories"): MiddlewareHandler<E> {
-  const what = table === "sessions" ? "session" : "memory";
+export function ownedByCaller<E extends DatabaseEnv>(table: "sessions" | "memories" | "entities"): MiddlewareHandler<E> {
+  const what = { sessions: "session", memories: "memory", entities: "entity" }[table];
   return async (c, next) => {
     const principal = c.get("principal");
     const id = c.req.param("id");

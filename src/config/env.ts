@@ -55,6 +55,22 @@ export const EnvSchema = z.object({
    * header is then ignored, as a client could write anything into it). Workers use `cf-connecting-ip`.
    */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Host names the server answers to (comma-separated; `*` for any), against DNS rebinding: a
+   * request whose `Host` (or, on MCP, whose `Origin`) names another host is refused. Unset: the
+   * loopback names while the server listens on loopback without keys, else any host.
+   */
+  ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      value === undefined
+        ? undefined
+        : value
+            .split(",")
+            .map((host) => host.trim().toLowerCase().replace(/\.$/, ""))
+            .filter(Boolean),
+    ),
   /** Shared secret for `POST /v1/webhooks/consolidate` (HMAC-SHA256); unset turns the webhook off. */
   WEBHOOK_SECRET: z.string().min(16, "WEBHOOK_SECRET must be at least 16 characters").optional(),
   /** How old a webhook signature's timestamp may be, in seconds, before it is refused. */
@@ -142,6 +158,11 @@ export const EnvSchema = z.object({
    * by length. Chosen by cross-validation on LoCoMo dev (npm run eval:locomo -- --cv --setting RECALL_MIN_TEXT_COVERAGE).
    */
   RECALL_MIN_TEXT_COVERAGE: z.coerce.number().min(0).max(1).default(0.2),
+  /**
+   * The entity graph as a third recall channel beside vector and text: the entities a query names,
+   * their neighbourhood to two hops, and the memories of the events that mention them (docs/graph.md).
+   */
+  RECALL_GRAPH: booleanFromEnv.default(true),
   /**
    * Share of the better fused score of its neighbours (the turns just before and after it in its
    * session) that a turn recalled for a context window gains: evidence runs over consecutive turns,

@@ -1,8 +1,10 @@
-import { readFile, unlink, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { StartupError } from "../errors.js";
+import { ownIdentity, processStart } from "./process-identity.js";
 
 /** What the lock file of a data directory says about the process that holds it. */
 export const LockInfoSchema = z.object({
@@ -11,6 +13,14 @@ export const LockInfoSchema = z.object({
   started_at: z.string(),
   /** Where the holder serves HTTP, once it listens: CLI commands send their work there. */
   url: z.string().url().optional(),
+  /** Names this holding for good (a pid is reused, and is 1 in every container). */
+  instance: z.string().optional(),
+  boot_id: z.string().optional(),
+  pid_ns: z.string().optional(),
+  process_start: z.string().optional(),
+  /** How often the holder rewrites the file, and its count of rewrites: a file that stops changing has no holder. */
+  heartbeat_ms: z.number().int().positive().optional(),
+  beat: z.number().int().optional(),
 });
 export type LockInfo = z.infer<typeof LockInfoSchema>;
 
@@ -35,14 +45,40 @@ export class DataDirInUseError extends StartupError {
 }
 
 const LOCK_FILE = "mnemo.lock";
+const DEFAULT_HEARTBEAT_MS = 2000;
+/** How many of its holder's heartbeats a lock may miss before it is judged abandoned. */
+const MISSED_BEATS = 2.5;
+/** Longest watch of a lock whose holder cannot be checked directly (a heartbeat claimed absurdly slow). */
+const MAX_WATCH_MS = 30_000;
+
+/** The instances this process holds: a lock naming one of them is live whatever else it says. */
+const heldHere = new Set<string>();
 
 /**
  * Takes the data directory for this process. A lock held by a live process is refused with
- * `DataDirInUseError`; a lock left by a process that is gone (a crash, a kill -9) is taken over.
+ * `DataDirInUseError`; a lock left by a process that is gone (a crash, a kill -9, a container
+ * that was replaced) is taken over. The holder is checked directly when it ran in this boot and
+ * pid namespace (its pid, and that pid's start time, which a reused pid does not share); a holder
+ * in another container or on another machine is watched for a few heartbeats instead: the
+ * holder rewrites the file every `heartbeatMs`, so a file that stops changing is abandoned.
+ *
+ * @example
+ * const lock = await acquireDataDirLock("/var/lib/mnemo");
+ * await lock.advertise("http://127.0.0.1:8787");
+ * await lock.release();
  */
-export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> {
+export async function acquireDataDirLock(dataDir: string, options: { heartbeatMs?: number } = {}): Promise<DataDirLock> {
   const path = join(dataDir, LOCK_FILE);
-  const mine: LockInfo = { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString() };
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const mine: LockInfo = {
+    pid: process.pid,
+    hostname: hostname(),
+    started_at: new Date().toISOString(),
+    instance: randomUUID(),
+    ...ownIdentity(),
+    heartbeat_ms: heartbeatMs,
+    beat: 0,
+  };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(path, JSON.stringify(mine), { flag: "wx" });
@@ -51,7 +87,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     const holder = await readLock(path);
-    if (holder && isAlive(holder)) throw new DataDirInUseError(dataDir, holder);
+    if (holder && (await isAlive(path, holder))) throw new DataDirInUseError(dataDir, holder);
     // Stale: its process is gone. Remove it and try once more (a racing process may win).
     await unlink(path).catch(() => undefined);
   }
@@ -61,23 +97,42 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
 
 /** The holder of a data directory's lock, when a live process holds it. */
 export async function dataDirHolder(dataDir: string): Promise<LockInfo | undefined> {
-  const holder = await readLock(join(dataDir, LOCK_FILE));
-  return holder && isAlive(holder) ? holder : undefined;
+  const path = join(dataDir, LOCK_FILE);
+  const holder = await readLock(path);
+  return holder && (await isAlive(path, holder)) ? holder : undefined;
 }
 
 function lockHandle(path: string, info: LockInfo): DataDirLock {
+  const instance = info.instance as string;
+  heldHere.add(instance);
+  let current = info;
   let released = false;
+  /** Rewrites the file whole (a reader never sees half of it), while it is still ours. */
+  const rewrite = async (next: LockInfo) => {
+    const onDisk = await readLock(path);
+    if (released || onDisk?.instance !== instance) return;
+    current = next;
+    const temporary = `${path}.${instance}.tmp`;
+    await writeFile(temporary, JSON.stringify(next));
+    await rename(temporary, path);
+  };
+  const heartbeat = setInterval(() => {
+    void rewrite({ ...current, beat: (current.beat ?? 0) + 1 }).catch(() => undefined);
+  }, info.heartbeat_ms ?? DEFAULT_HEARTBEAT_MS);
+  heartbeat.unref();
   return {
     path,
     async advertise(url) {
-      if (!released) await writeFile(path, JSON.stringify({ ...info, url }));
+      await rewrite({ ...current, url });
     },
     async release() {
       if (released) return;
-      released = true;
+      clearInterval(heartbeat);
       // Only our own lock: never remove one another process took over.
-      const current = await readLock(path);
-      if (current?.pid === info.pid && current.started_at === info.started_at) await unlink(path).catch(() => undefined);
+      const onDisk = await readLock(path);
+      released = true;
+      heldHere.delete(instance);
+      if (onDisk?.instance === instance) await unlink(path).catch(() => undefined);
     },
   };
 }
@@ -92,15 +147,36 @@ async function readLock(path: string): Promise<LockInfo | undefined> {
   }
 }
 
-function isAlive(holder: LockInfo): boolean {
-  // Another machine's process (a shared volume) cannot be checked: assume it is alive.
-  if (holder.hostname !== hostname()) return true;
-  if (holder.pid === process.pid) return true;
+async function isAlive(path: string, holder: LockInfo): Promise<boolean> {
+  if (holder.instance && heldHere.has(holder.instance)) return true;
+  const verdict = checkDirectly(holder);
+  if (verdict !== "unknown") return verdict === "alive";
+  // Another container or machine: alive only if it still rewrites the file.
+  const watchMs = Math.min(MAX_WATCH_MS, MISSED_BEATS * (holder.heartbeat_ms ?? DEFAULT_HEARTBEAT_MS));
+  await new Promise((resolve) => setTimeout(resolve, watchMs));
+  const later = await readLock(path);
+  return later !== undefined && JSON.stringify(later) !== JSON.stringify(holder);
+}
+
+/** Whether the holder's process can be looked up from here, and what that says. */
+function checkDirectly(holder: LockInfo): "alive" | "gone" | "unknown" {
+  const me = ownIdentity();
+  const sameSpace =
+    holder.boot_id !== undefined && holder.pid_ns !== undefined
+      ? holder.boot_id === me.boot_id && holder.pid_ns === me.pid_ns
+      : // A lock from before identities were recorded: its hostname is all there is.
+        holder.hostname === hostname() && holder.heartbeat_ms === undefined;
+  if (!sameSpace) return "unknown";
+  // Our own pid, in a lock this process does not hold: an earlier process's (a container's pid 1).
+  if (holder.pid === process.pid) return "gone";
   try {
     process.kill(holder.pid, 0);
-    return true;
   } catch (error) {
     // EPERM: alive, owned by another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return "gone";
   }
+  // The pid lives, but a different process may have it now.
+  const start = processStart(holder.pid);
+  if (holder.process_start !== undefined && start !== undefined && start !== holder.process_start) return "gone";
+  return "alive";
 }

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
-import { loadLocomo } from "./locomo.js";
-import { evaluateLocomo, evaluationEnv, importLocomo, mean } from "./locomo-run.js";
+import { type LocomoConversation, loadLocomo } from "./locomo.js";
+import { evaluateLocomo, evaluationEnv, importLocomo, type LocomoImport, mean } from "./locomo-run.js";
 
 export interface CrossValidation {
   /** Mean evidence recall by grid value, conversation and budget. */
@@ -23,6 +23,40 @@ export function chooseOnOne(results: CrossValidation["grid"], conversation: stri
     .map(Number)
     .sort((a, b) => a - b)
     .reduce((best, value) => (score(value) > score(best) ? value : best));
+}
+
+/** A conversation of the set, imported: its file, its questions, and what the import returned. */
+export interface ImportedConversation {
+  file: string;
+  conversation: LocomoConversation;
+  imported: LocomoImport;
+}
+
+/**
+ * Imports each conversation of `files` once into the embedded database in `dataDir` (a service
+ * started on it for the import, then closed), so that several services can be evaluated on it.
+ */
+export async function importConversations(
+  options: { dir: string; files: string[] },
+  dataDir: string,
+  clock: ManualClock,
+  env: Record<string, string> = {},
+): Promise<ImportedConversation[]> {
+  const importer = await startRuntime(evaluationEnv(dataDir, env), { clock });
+  const imports: ImportedConversation[] = [];
+  try {
+    for (const file of options.files) {
+      const conversation = await loadLocomo(join(options.dir, file));
+      imports.push({
+        file,
+        conversation,
+        imported: await importLocomo(importer, clock, conversation, `locomo-${basename(file, ".json")}`),
+      });
+    }
+  } finally {
+    await importer.close();
+  }
+  return imports;
 }
 
 /** The retrieval settings chosen on LoCoMo dev, each by this cross-validation. */
@@ -45,20 +79,7 @@ export async function crossValidateLocomo(options: {
   const dataDir = await mkdtemp(join(tmpdir(), "locomo-cv-"));
   const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
   try {
-    const importer = await startRuntime(evaluationEnv(dataDir), { clock });
-    const imports = [];
-    try {
-      for (const file of options.files) {
-        const conversation = await loadLocomo(join(options.dir, file));
-        imports.push({
-          file,
-          conversation,
-          imported: await importLocomo(importer, clock, conversation, `locomo-${basename(file, ".json")}`),
-        });
-      }
-    } finally {
-      await importer.close();
-    }
+    const imports = await importConversations(options, dataDir, clock);
 
     const grid: CrossValidation["grid"] = {};
     for (const value of options.grid) {

@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../db/database.js";
 import { memories, memoryHistory, pipelineFailures, sessions } from "../db/schema/index.js";
+import { resetGraph } from "../memory/graph/graph-state.js";
 import { lockUser } from "../memory/user-lock.js";
 import type { SessionProgress } from "./notifier.js";
 
@@ -13,7 +14,7 @@ export interface RebuildPlan {
 /**
  * First half of a rebuild (E4): under the user's lock, remove every memory derived from the log
  * (with its history, sources and trait evidence), put API-written memories back the way they
- * were before log-derived versions superseded them, and reset both watermarks of the user's
+ * were before log-derived versions superseded them, remove the entity graph (all of it is derived), and reset both watermarks of the user's
  * sessions. The pipeline then derives everything again from the events.
  */
 export async function resetDerivedMemory(db: Database, scope: { appId: string; userId: string }): Promise<RebuildPlan> {
@@ -35,6 +36,7 @@ export async function resetDerivedMemory(db: Database, scope: { appId: string; u
       await tx.delete(memoryHistory).where(inArray(memoryHistory.memoryId, ids));
       await tx.delete(memories).where(inArray(memories.id, ids));
     }
+    await resetGraph(tx, scope);
     // A rebuild starts the user's derivation afresh: old failure counts no longer apply.
     await tx.delete(pipelineFailures).where(and(eq(pipelineFailures.appId, scope.appId), eq(pipelineFailures.userId, scope.userId)));
     // Reflection is asked for every session up to its end, on the session itself: if the events

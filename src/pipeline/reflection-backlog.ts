@@ -6,7 +6,8 @@ export interface ReflectionChunk {
   session: { id: string; appId: string; userId: string };
   fromSeq: number;
   toSeq: number;
-  events: { id: string; seq: number; role: string; content: string; occurredAt: string }[];
+  /** `speaker`: the participant's name when the event gives one (`data.speaker`). */
+  events: { id: string; seq: number; role: string; content: string; occurredAt: string; speaker?: string | null }[];
 }
 
 /** The next events past the reflection watermark (`reflected_seq`), at most `maxEvents`. */
@@ -29,6 +30,7 @@ export async function loadReflectionChunk(db: Database, sessionId: string, maxEv
       role: sessionEvents.role,
       content: sessionEvents.content,
       occurredAt: sessionEvents.occurredAt,
+      speaker: sql<string | null>`${sessionEvents.data} ->> 'speaker'`,
     })
     .from(sessionEvents)
     .where(and(eq(sessionEvents.sessionId, sessionId), gt(sessionEvents.seq, session.reflectedSeq)))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENTITY_KINDS } from "../vocabulary/entity-kinds.js";
 import { type Extraction, ExtractionSchema, FACT_TYPES } from "./extraction.js";
 import { ProviderError } from "./types.js";
 
@@ -34,6 +35,27 @@ export const ModelExtractionSchema = z.strictObject({
       source_seqs: seqs,
     }),
   ),
+  entities: z.array(
+    z.strictObject({
+      name: z.string(),
+      kind: z.enum(ENTITY_KINDS),
+      aliases: z.array(z.string()),
+      summary: z.string().nullable(),
+      renamed_from: z.string().nullable(),
+      source_seqs: seqs,
+    }),
+  ),
+  relations: z.array(
+    z.strictObject({
+      subject: z.string(),
+      predicate: z.string(),
+      object: z.string(),
+      content: z.string(),
+      confidence: z.number(),
+      operation: z.enum(["ADD", "DELETE"]),
+      source_seqs: seqs,
+    }),
+  ),
 });
 
 /** The JSON Schema of ModelExtractionSchema (draft 2020-12, no `$schema` key: some servers refuse it). */
@@ -58,7 +80,8 @@ export function parseExtraction(text: string, allowedSeqs: Set<number>): Extract
   }
   const parsed = ExtractionSchema.safeParse(raw);
   if (!parsed.success) throw new ProviderError(`extraction output does not match the schema: ${parsed.error.message}`, true);
-  const cited = [...parsed.data.facts, ...parsed.data.insights, ...parsed.data.traits].flatMap((item) => item.source_seqs);
+  const { facts, insights, traits, entities, relations } = parsed.data;
+  const cited = [...facts, ...insights, ...traits, ...entities, ...relations].flatMap((item) => item.source_seqs);
   const unknown = cited.filter((seq) => !allowedSeqs.has(seq));
   if (unknown.length > 0) throw new ProviderError(`extraction cites turns that were not given: ${[...new Set(unknown)].join(", ")}`, true);
   return parsed.data;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ENTITY_KINDS } from "../vocabulary/entity-kinds.js";
+import { normalizePredicate } from "../vocabulary/graph-predicates.js";
 
 /** Seqs of the turns a candidate came from; every extracted item must name at least one. */
 const SourceSeqsSchema = z.array(z.number().int().min(1)).min(1);
@@ -54,10 +56,50 @@ export const TraitEvidenceSchema = z.object({
 });
 export type TraitEvidenceCandidate = z.infer<typeof TraitEvidenceSchema>;
 
+const NameSchema = z.string().trim().min(1).max(200);
+
+/**
+ * A person, pet, place, organisation, object or event the turns name (issue 40), with the other
+ * names it goes by there and, when the turns say it was renamed, the name it had before.
+ */
+export const ExtractedEntitySchema = z.object({
+  name: NameSchema,
+  kind: z.enum(ENTITY_KINDS),
+  aliases: z.array(NameSchema).max(20).default([]),
+  summary: z.string().trim().max(500).nullish(),
+  renamed_from: NameSchema.nullish(),
+  source_seqs: SourceSeqsSchema,
+});
+export type ExtractedEntity = z.infer<typeof ExtractedEntitySchema>;
+
+/** The name a relation uses for the user (the user's own node). */
+export const USER_SUBJECT = "user";
+
+/** The object of a retraction of an exclusive predicate that does not say what ended ("I quit my job"): whatever holds it. */
+export const ANY_OBJECT = "*";
+
+/**
+ * An edge: `subject` and `object` name entities (`user` for the user) or, for the object, a value;
+ * `DELETE` retracts what the relation said ("Maya is no longer in Mr. Ortiz's class"). A new object
+ * of an exclusive predicate (`lives_in`, `works_at`…) closes the old one.
+ */
+export const ExtractedRelationSchema = z.object({
+  subject: NameSchema,
+  predicate: z.string().min(1).max(80).transform(normalizePredicate).pipe(z.string().min(1)),
+  object: z.string().trim().min(1).max(300),
+  content: z.string().min(1).max(1000),
+  confidence: z.number().min(0).max(1).default(0.8),
+  operation: z.enum(["ADD", "DELETE"]).default("ADD"),
+  source_seqs: SourceSeqsSchema,
+});
+export type ExtractedRelation = z.infer<typeof ExtractedRelationSchema>;
+
 export const ExtractionSchema = z.object({
   facts: z.array(ExtractedFactSchema).default([]),
   insights: z.array(ExtractedInsightSchema).default([]),
   traits: z.array(TraitEvidenceSchema).default([]),
+  entities: z.array(ExtractedEntitySchema).default([]),
+  relations: z.array(ExtractedRelationSchema).default([]),
 });
 export type Extraction = z.infer<typeof ExtractionSchema>;
 

@@ -6,6 +6,8 @@ export interface Turn {
   content: string;
   /** Sequence number in the session log, so a summary can name the turns it kept. */
   seq?: number;
+  /** The participant's name, when the event gives one (`data.speaker`): whose "I" and "my" these are. */
+  speaker?: string;
 }
 
 /** A fact the user's memory holds now, shown to the model so that it reuses the key. */
@@ -15,11 +17,20 @@ export interface KnownFact {
   content: string;
 }
 
+/** A node of the user's entity graph, shown to the model so that a name it mentions resolves to the same node. */
+export interface KnownEntity {
+  name: string;
+  kind: string;
+  aliases: string[];
+}
+
 export interface ExtractionRequest {
   /** Turns with their sequence numbers; extracted items cite them in `source_seqs`. */
   turns: (Turn & { seq: number })[];
   /** The user's current facts, most recently changed first: a statement about one of these attributes reuses its key. */
   knownFacts?: KnownFact[];
+  /** The user's current entities: a person the turns name again is given the same name. */
+  knownEntities?: KnownEntity[];
 }
 
 export interface SummaryRequest {
@@ -48,7 +59,7 @@ export interface LanguageModel {
   /** A third-person summary of the turns that keeps decisions and conclusions (C1). */
   summarize(request: SummaryRequest): Promise<Summary>;
   /**
-   * Facts, insights and trait evidence stated in the turns (C2), already validated against
+   * Facts, insights, trait evidence, entities and relations stated in the turns (C2), already validated against
    * `ExtractionSchema`; an implementation throws instead of returning partial output.
    */
   extract(request: ExtractionRequest): Promise<Extraction>;

@@ -18,11 +18,18 @@ export interface ErasureReport {
   /** Cost-metering rows of the user (per day, provider, model and stage). */
   usage_rows: number;
   failures: number;
+  /** Entities of the user's graph, with their mentions. */
+  entities: number;
+  /** Relations of the user's graph, with their sources. */
+  relations: number;
+  /** Entries of the graph's history. */
+  graph_history: number;
 }
 
 /**
  * Erases everything stored about one user of one app, in one transaction: sessions and their
  * events, session/user state, memories with their vectors, sources and trait evidence, history,
+ * the entity graph (entities, mentions, relations, their sources and history),
  * consolidation jobs, dead letters, webhook deliveries, and the embedded executor's runs with
  * their memoized steps (which hold the user's words: loaded backlogs, summaries, extractions) —
  * deleted, not just cancelled, so a run in flight finds its row gone and writes nothing more.
@@ -54,6 +61,10 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
       sql`DELETE FROM memories AS m USING ${memoriesLockedInIdOrder(sql`m.app_id = ${scope.appId} AND m.user_id = ${scope.userId}`)} WHERE m.id = locked.id`,
     );
     const history = await deleted(sql`DELETE FROM memory_history WHERE ${user}`);
+    // Relations (and their sources) first, then the entities (and their mentions).
+    const relations = await deleted(sql`DELETE FROM relations WHERE ${user}`);
+    const entities = await deleted(sql`DELETE FROM entities WHERE ${user}`);
+    const graphHistory = await deleted(sql`DELETE FROM graph_history WHERE ${user}`);
     const jobs = await deleted(sql`DELETE FROM consolidation_jobs WHERE ${user}`);
     const failures = await deleted(sql`DELETE FROM pipeline_failures WHERE ${user}`);
     const deliveries = await deleted(sql`DELETE FROM webhook_deliveries WHERE ${user}`);
@@ -72,6 +83,9 @@ export async function eraseUser(db: Database, scope: { appId: string; userId: st
       webhook_deliveries: deliveries,
       usage_rows: usage,
       failures,
+      entities,
+      relations,
+      graph_history: graphHistory,
     };
   });
 }

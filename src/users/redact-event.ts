@@ -3,6 +3,7 @@ import { z } from "zod";
 import { retryOnConflict } from "../db/connection-errors.js";
 import { type Database, deletedCount, type Queryable, queryRows } from "../db/database.js";
 import { notFound } from "../errors.js";
+import { redactGraph } from "../memory/graph/graph-redaction.js";
 import { lockUser } from "../memory/user-lock.js";
 import { m } from "../memory/visibility.js";
 import { writeHistory } from "../memory/write/memory-writes.js";
@@ -34,6 +35,12 @@ export interface RedactionReport {
   pipeline_runs_deleted: number;
   /** Replay restarts after this seq (the start of the chunk that held the event). */
   replay_from_seq: number;
+  /** Relations of the entity graph stated only in redacted events: removed. */
+  relations_removed: number;
+  /** Entities no remaining event names: removed. */
+  entities_removed: number;
+  /** Entities still named elsewhere that lost the names only this event gave them. */
+  entities_renamed: number;
 }
 
 interface EventRow {
@@ -68,6 +75,8 @@ type RedactionInput = RedactEvent & { replayMaxEvents: number; now: Date; actor:
  *   superseded becomes current again, as if the statement had never been made; memories also
  *   stated elsewhere just lose the source;
  * - trait evidence from the event is deleted;
+ * - the entity graph loses the event's mentions, the relations stated only there and the entities
+ *   (or names) only it gave (`redactGraph`);
  * - the embedded executor's runs of the session (pending or finished) are deleted with their
  *   memoized steps, which quote the event.
  * Runs already in flight find the event redacted when they write (writeEpisode, applyCandidates) and
@@ -104,6 +113,11 @@ function redactInTransaction(db: Database, target: RedactionTarget, input: Redac
     await tx.execute(sql`UPDATE sessions SET replayed_seq = ${replayFrom}, updated_at = now() WHERE id = ${event.session_id}`);
     const derived = await retractDerived(tx, event, input);
     await tx.execute(sql`DELETE FROM trait_evidence WHERE event_id = ${event.id}`);
+    const graph = await redactGraph(
+      { tx, appId: event.app_id, userId: event.user_id, actor: input.actor, now: input.now },
+      event.id,
+      event.seq,
+    );
     const runs = await deletedCount(
       tx,
       sql`DELETE FROM executor_runs
@@ -119,6 +133,7 @@ function redactInTransaction(db: Database, target: RedactionTarget, input: Redac
       versions_restored: derived.restored,
       pipeline_runs_deleted: runs,
       replay_from_seq: replayFrom,
+      ...graph,
     };
   });
 }

@@ -58,7 +58,7 @@ beforeAll(async () => {
 afterAll(() => runtime.close());
 
 const client = () =>
-  createMemoryClient("http://memory.local", {
+  createMemoryClient("http://localhost", {
     fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
       Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init))) as typeof fetch,
   });

@@ -19,7 +19,7 @@ const consumer = join(repo, "test-artifacts", "client-package");
 const consumerSource = `import { createMemoryClient, type MemoryClient } from "@mnemo/client";
 
 export async function remember(fetchImpl: typeof fetch): Promise<string> {
-  const memory: MemoryClient = createMemoryClient("http://memory.local", { fetch: fetchImpl });
+  const memory: MemoryClient = createMemoryClient("http://localhost", { fetch: fetchImpl });
   const created = await memory.v1.sessions.$post({ json: { user_id: "pkg" } });
   if (!created.ok) throw new Error(\`create session: \${created.status}\`);
   const session = await created.json();
@@ -78,7 +78,7 @@ describe("the published typed client (@mnemo/client)", () => {
     const { createMemoryClient } = (await import(pathToFileURL(entry).href)) as { createMemoryClient: typeof CreateMemoryClient };
     const inProcess = (input: RequestInfo | URL, init?: RequestInit) =>
       Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
-    const memory = createMemoryClient("http://memory.local", { fetch: inProcess as typeof fetch });
+    const memory = createMemoryClient("http://localhost", { fetch: inProcess as typeof fetch });
     const created = await memory.v1.sessions.$post({ json: { user_id: "pkg" } });
     expect(created.status).toBe(201);
     const listed = await memory.v1.sessions.$get({ query: { user_id: "pkg" } });

@@ -17,7 +17,7 @@ const inProcess = (input: RequestInfo | URL, init?: RequestInit) =>
 
 describe("typed client (Hono RPC)", () => {
   it("drives the API end to end with checked requests and typed responses", async () => {
-    const memory = createMemoryClient("http://memory.local", { apiKey, fetch: inProcess as typeof fetch });
+    const memory = createMemoryClient("http://localhost", { apiKey, fetch: inProcess as typeof fetch });
     const created = await memory.v1.sessions.$post({ json: { user_id: "tia" } });
     expect(created.status).toBe(201);
     if (!created.ok) throw new Error(`create session: ${created.status}`);
@@ -38,7 +38,7 @@ describe("typed client (Hono RPC)", () => {
     if (!context.ok) throw new Error(`context: ${context.status}`);
     expect((await context.json()).prompt).toContain("Ghent");
 
-    const unauthenticated = createMemoryClient("http://memory.local", { fetch: inProcess as typeof fetch });
+    const unauthenticated = createMemoryClient("http://localhost", { fetch: inProcess as typeof fetch });
     expect((await unauthenticated.v1.sessions.$get({ query: { user_id: "tia" } })).status).toBe(401);
   });
 });

@@ -121,6 +121,8 @@ describe("the API contract", () => {
     await send("PATCH", `/v1/memories/${created.memory.id}`, { pinned: true });
     await send("GET", `/v1/memories/${found.memories[0].id}`);
     await send("GET", `/v1/memories/${created.memory.id}/history`);
+    const entities = await send("GET", `/v1/entities?user_id=${user}&q=maya`);
+    await send("GET", `/v1/entities/${entities.entities[0].id}?as_of=2030-01-01T00:00:00Z`);
     await send("DELETE", `/v1/memories/${created.memory.id}`);
 
     await send("PUT", "/v1/instructions/tone", { content: "Be brief." });

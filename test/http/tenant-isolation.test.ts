@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
@@ -21,6 +23,8 @@ const keys: Record<string, string> = {};
 /** Every resource created so far, with its owner. */
 const sessions: { id: string; tenant: Tenant }[] = [];
 const memories: { id: string; tenant: Tenant }[] = [];
+/** One entity per tenant, named by its marker (written directly: the routes that read the graph are what is checked). */
+const entities: { id: string; tenant: Tenant }[] = [];
 
 beforeAll(async () => {
   runtime = await startTestRuntime({
@@ -30,6 +34,14 @@ beforeAll(async () => {
     WEBHOOK_SECRET: "isolation-webhook-secret",
   });
   for (const app of ["acme", "globex"]) keys[app] = (await createApiKey(runtime.database.db, { appId: app, name: "isolation" })).key;
+  for (const tenant of TENANTS) {
+    const id = randomUUID();
+    await runtime.database.db.execute(
+      sql`INSERT INTO entities (id, app_id, user_id, name, name_key, kind, keys, valid_at)
+          VALUES (${id}, ${tenant.app}, ${tenant.user}, ${tenant.marker}, ${tenant.marker}, 'person', ARRAY[${tenant.marker}]::text[], now())`,
+    );
+    entities.push({ id, tenant });
+  }
 });
 afterAll(() => runtime.close());
 
@@ -131,6 +143,11 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "PATCH /v1/memories/:id": ({ pick }) => byMemory("PATCH", pick, "", { pinned: true }),
   "DELETE /v1/memories/:id": ({ pick }) => byMemory("DELETE", pick, ""),
   "GET /v1/memories/:id/history": ({ pick }) => byMemory("GET", pick, "/history"),
+  "GET /v1/entities": ({ self }) => ({ method: "GET", path: `/v1/entities?${q(self, { q: "zq" })}` }),
+  "GET /v1/entities/:id": ({ pick }) => {
+    const target = pickFrom(entities, pick);
+    return target && { method: "GET", path: `/v1/entities/${target.id}`, target };
+  },
   "PUT /v1/instructions/:key": ({ self }) => ({
     method: "PUT",
     path: "/v1/instructions/greeting",

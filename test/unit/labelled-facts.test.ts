@@ -36,7 +36,7 @@ const fact = (key: string, content: string, operation: "ADD" | "DELETE" = "ADD")
 /** An extractor that answers each message from a table. */
 const scripted =
   (answers: Record<string, ExtractedFact[]>): Extract =>
-  (request) => ({ facts: answers[request.turns[0]?.content ?? ""] ?? [], insights: [], traits: [] });
+  (request) => ({ facts: answers[request.turns[0]?.content ?? ""] ?? [], insights: [], traits: [], entities: [], relations: [] });
 
 describe("labelled fact sets", () => {
   it("reads streams, inline turns, labels with word groups, ids and closures", () => {

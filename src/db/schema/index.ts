@@ -1,6 +1,9 @@
 export * from "./api-keys.js";
 export * from "./consolidation-jobs.js";
+export * from "./entities.js";
 export * from "./executor.js";
+export * from "./graph-history.js";
+export * from "./graph-sources.js";
 export * from "./instructions.js";
 export * from "./memories.js";
 export * from "./memory-change-log.js";
@@ -8,6 +11,7 @@ export * from "./memory-history.js";
 export * from "./memory-sources.js";
 export * from "./pipeline-failures.js";
 export * from "./provider-usage.js";
+export * from "./relations.js";
 export * from "./scoped-state.js";
 export * from "./session-events.js";
 export * from "./sessions.js";

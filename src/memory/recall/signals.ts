@@ -15,8 +15,13 @@ export const RecallSignalsSchema = z.object({
   bm25_rank: z.number().int().nullable(),
   /** Share of the query's BM25 weight the memory's words match (0-1). */
   coverage: z.number(),
-  /** Reciprocal-rank-fusion score over both rankings. */
+  /** Reciprocal-rank-fusion score over all the channels' rankings. */
   fused_score: z.number(),
+  /**
+   * Every channel that found it (vector, text, graph…), with its place there and, for a channel
+   * that says, how it reached the memory: the graph's "Maya → teacher → Mr. Ortiz, 2 hops".
+   */
+  channels: z.array(z.object({ channel: z.string(), rank: z.number().int(), via: z.string().optional() })),
   /** What a well-ranked turn just before or after it in its session added to its fused score. */
   neighbour_boost: z.number(),
   /** Days since the memory became valid. */
@@ -35,6 +40,7 @@ export function recallSignals(memory: RecalledMemory, now: Date): RecallSignals 
     bm25_rank: memory.textRank,
     coverage: roundScore(memory.coverage),
     fused_score: roundScore(memory.fused),
+    channels: memory.channels.map((place) => ({ ...place })),
     neighbour_boost: roundScore(memory.neighbourBoost),
     age_days: roundScore(Math.max(0, (now.getTime() - memory.validAt.getTime()) / 86_400_000)),
     importance: roundScore(memory.importance),

@@ -3,6 +3,7 @@ import { and, eq, gt, isNull, or } from "drizzle-orm";
 import type { Database } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
+import { currentGraph, diffGraph, type GraphDiff } from "../../memory/graph/graph-state.js";
 import { lockUser } from "../../memory/user-lock.js";
 import { type Embedder, type LanguageModel, ProviderError } from "../../providers/types.js";
 import { withUsageScope } from "../../providers/usage-scope.js";
@@ -29,6 +30,8 @@ export interface DerivationDeps {
 export interface RebuildPreview extends MemoryDiff {
   /** Sessions derived again. */
   sessions: number;
+  /** The entity graph's entities and relations the derivation adds and removes. */
+  graph: GraphDiff;
 }
 
 type Scope = { appId: string; userId: string };
@@ -52,6 +55,7 @@ export async function previewRebuild(deps: DerivationDeps, scope: Scope): Promis
       await lockUser(tx, scope.appId, scope.userId);
       const now = deps.clock.now();
       const stored = await currentMemories(tx, scope, now);
+      const storedGraph = await currentGraph(tx, scope, now);
       const plan = await resetDerivedMemory(tx, scope);
       const shadow = { ...deps, db: tx };
       const runId = `rebuild-preview-${randomUUID()}`;
@@ -59,7 +63,11 @@ export async function previewRebuild(deps: DerivationDeps, scope: Scope): Promis
         await replaySession(shadow, session.session_id, runId, spent);
         await reflectSession(shadow, session.session_id, runId, spent);
       }
-      preview = { sessions: plan.sessions.length, ...diffMemories(stored, await currentMemories(tx, scope, now)) };
+      preview = {
+        sessions: plan.sessions.length,
+        ...diffMemories(stored, await currentMemories(tx, scope, now)),
+        graph: diffGraph(storedGraph, await currentGraph(tx, scope, now)),
+      };
       throw new ShadowRollback();
     });
   } catch (error) {

@@ -1,4 +1,7 @@
 import type { Database } from "../../db/database.js";
+import { applyGraph, embedEntities } from "../../memory/graph/apply-graph.js";
+import { groundGraph } from "../../memory/graph/graph-batch.js";
+import { knownEntities } from "../../memory/graph/known-entities.js";
 import { knownFacts } from "../../memory/read/known-facts.js";
 import { type AppliedOperation, applyCandidates, embedCandidates } from "../../memory/write/consolidate.js";
 import { groundExtraction } from "../../memory/write/extraction-grounding.js";
@@ -12,9 +15,11 @@ import type { ReflectionChunk } from "../reflection-backlog.js";
  * the turns, so the model reuses their keys; a redacted event is a tombstone with no words.
  */
 export async function extractChunk(deps: { db: Database; llm: LanguageModel }, chunk: ReflectionChunk, now: Date): Promise<Extraction> {
-  const facts = await knownFacts(deps.db, chunk.session, now);
-  const turns = chunk.events.filter((e) => e.content !== "").map((e) => ({ role: e.role, content: e.content, seq: e.seq }));
-  return deps.llm.extract({ turns, knownFacts: facts });
+  const [facts, entities] = await Promise.all([knownFacts(deps.db, chunk.session, now), knownEntities(deps.db, chunk.session)]);
+  const turns = chunk.events
+    .filter((e) => e.content !== "")
+    .map((e) => ({ role: e.role, content: e.content, seq: e.seq, ...(e.speaker ? { speaker: e.speaker } : {}) }));
+  return deps.llm.extract({ turns, knownFacts: facts, knownEntities: entities });
 }
 
 /**
@@ -32,11 +37,14 @@ export async function consolidateChunk(
   const sessionId = chunk.session.id;
   const events = chunk.events.map((e) => ({ ...e, sessionId, occurredAt: new Date(e.occurredAt) }));
   const batch = groundExtraction(extraction, events);
-  const vectors = await embedCandidates(deps.embedder, batch);
+  const graph = groundGraph(extraction, events);
+  const [vectors, entityVectors] = await Promise.all([embedCandidates(deps.embedder, batch), embedEntities(deps.embedder, graph)]);
   const scope = { appId: chunk.session.appId, userId: chunk.session.userId };
   return commitChunk(deps.db, "reflection", chunk, async (tx) => {
     const operations = await applyCandidates(tx, scope, batch, vectors, { actor: "deep-reflection", now: options.now });
-    return { written: operations, job: { status: "completed", result: { operations: countOperations(operations) } } };
+    const edges = await applyGraph(tx, scope, graph, entityVectors, { actor: "deep-reflection", now: options.now });
+    const counts = { ...countOperations(operations), ...countOperations(edges.map((edge) => ({ ...edge, kind: "relation" }))) };
+    return { written: operations, job: { status: "completed", result: { operations: counts } } };
   });
 }
 

@@ -3,6 +3,7 @@ import { extractiveSummary } from "./extractive-summarizer.js";
 
 /** The rule extractor loads compromise and chrono-node (~0.6 s of start-up): on first use instead. */
 let ruleExtractor: Promise<typeof import("./rule-extractor.js")> | undefined;
+let graphExtractor: Promise<typeof import("./graph/graph-extractor.js")> | undefined;
 
 /**
  * The language model of the embedded default: extractive summaries and rule-based extraction.
@@ -19,6 +20,10 @@ export const offlineLanguageModel: LanguageModel = {
   },
   async extract(request) {
     ruleExtractor ??= import("./rule-extractor.js");
-    return (await ruleExtractor).extractByRules(request);
+    graphExtractor ??= import("./graph/graph-extractor.js");
+    const [{ extractByRules }, { extractGraphByRules }] = await Promise.all([ruleExtractor, graphExtractor]);
+    const extraction = extractByRules(request);
+    // The entity graph: the facts' relations, and what the statements say of others.
+    return { ...extraction, ...extractGraphByRules(request, extraction.facts, extractByRules) };
   },
 };

@@ -43,7 +43,7 @@ const FACT_RULES: FactRule[] = [
  * instructions, "remember that …" notes and habits. Evaluated by `npm run eval:facts`.
  */
 export function extractByRules(request: ExtractionRequest): Extraction {
-  const extraction: Extraction = { facts: [], insights: [], traits: [] };
+  const extraction: Extraction = { facts: [], insights: [], traits: [], entities: [], relations: [] };
   // What the user's memory holds as the turns go by: a later turn may retract what an earlier one said.
   // Most recently changed last (the request lists them most recent first), as corrections need.
   const known = new Map<string, KnownFact>((request.knownFacts ?? []).toReversed().map((fact) => [canonicalAttribute(fact.key), fact]));
