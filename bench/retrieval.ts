@@ -180,7 +180,7 @@ export async function benchRetrieval(
       });
       if (response.status !== 200) throw new Error(`search failed: ${await response.text()}`);
     });
-    // Time slice (R4): one day of episodes, somewhere in the seeded range (one memory per minute).
+    // Time slice: one day of episodes, somewhere in the seeded range (one memory per minute).
     const to = new Date(Date.now() - (i % 30) * 3_600_000).toISOString();
     const from = new Date(Date.parse(to) - 86_400_000).toISOString();
     const sliceTime = await time(async () => {

@@ -9,7 +9,7 @@ import type { PipelineClient } from "../client.js";
 const MAX_STEPS_PER_RUN = 200;
 
 /**
- * Scheduled decay (R1, R3): judge every current memory's retention and forget what is old,
+ * Scheduled decay: judge every current memory's retention and forget what is old,
  * unimportant and below the threshold (see `decayBatch`), then enforce the quota, dissolve traits
  * and purge. A step runs batches (each its own transaction) for up to `decayStepBudgetMs` and
  * returns its cursor, so a crash resumes after the last step; the batches of the step that crashed

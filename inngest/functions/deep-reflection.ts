@@ -12,7 +12,7 @@ import { countingFailures } from "./stage-failures.js";
 const MAX_CHUNKS_PER_RUN = 20;
 
 /**
- * Deep reflection (C2-C8): when a session ends or its unreflected importance crosses the
+ * Deep reflection: when a session ends or its unreflected importance crosses the
  * threshold, extract facts, insights and trait evidence from the events past the reflection
  * watermark and consolidate them into the user's memory. Extraction output is validated before
  * anything is written; consolidation and the watermark move in one transaction, so each event is

@@ -10,7 +10,7 @@ import { countingFailures } from "./stage-failures.js";
 const MAX_BATCHES_PER_RUN = 50;
 
 /**
- * Embedding backfill (M5): memories are written without a vector; this embeds a user's pending
+ * Embedding backfill: memories are written without a vector; this embeds a user's pending
  * rows in batches, one step per batch, so a crash loses at most the batch in flight and a retry
  * never overwrites a stored vector. One run per user at a time.
  */

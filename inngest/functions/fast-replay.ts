@@ -13,10 +13,10 @@ import { countingFailures } from "./stage-failures.js";
 const MAX_CHUNKS_PER_RUN = 20;
 
 /**
- * Fast replay (C1): after a session has been quiet for the debounce period, summarise the events
+ * Fast replay: after a session has been quiet for the debounce period, summarise the events
  * past its watermark into episodic memories, one per chunk, each with its source events, and ask
- * for their embeddings. Every step is idempotent through the watermark (C6) and recorded as a
- * consolidation job (C7); a run that fails for good counts against the session (dead letters).
+ * for their embeddings. Every step is idempotent through the watermark and recorded as a
+ * consolidation job; a run that fails for good counts against the session (dead letters).
  */
 export function createFastReplay(inngest: PipelineClient, settings: { replayDebounce: string; replayDebounceTimeout: string }) {
   return inngest.createFunction(
@@ -85,7 +85,7 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
           await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
         }
         // Deep reflection costs an LLM call: start it before the session ends only when enough
-        // important things were said (seed 002 §2.6.3, importance_accumulated). The request is
+        // important things were said (the importance accumulated since the last reflection). The request is
         // recorded on the session first, so the sweep finds it if the event is ever lost.
         const requested = await step.run("request-reflection-if-important", async () => {
           if ((await unreflectedImportance(deps.db, sessionId)) < deps.settings.reflectionImportanceThreshold) return false;

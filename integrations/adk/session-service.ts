@@ -24,9 +24,9 @@ type StoredEvent = { seq: number; role: string; content: string; data: Record<st
 
 /**
  * Google ADK's `BaseSessionService` over this service, so an ADK `Runner` keeps its sessions in the
- * event log: an ADK session is a session (E1), every final event is appended to its log (E2) —
+ * event log: an ADK session is a session, every final event is appended to its log —
  * the text as the event's content (what the pipeline summarises and reflects on), the whole ADK
- * event in `data.adk` (`adkEventInput`) — and a state delta goes to the scoped state (E3): `app:` keys to the app's scope, `user:` keys
+ * event in `data.adk` (`adkEventInput`) — and a state delta goes to the scoped state: `app:` keys to the app's scope, `user:` keys
  * to the user's, the rest to the session's; `temp:` keys are never stored. Events are appended
  * idempotently by ADK event id. A session cannot be deleted: the log is append-only (erase the
  * user, or redact events, through the REST API). Lookups by an ADK id of the caller's choosing, and

@@ -1,4 +1,4 @@
-/** Provenance (M3): one session event a memory was derived from. */
+/** Provenance: one session event a memory was derived from. */
 export interface SourceRef {
   session_id: string;
   event_id: string;

@@ -3,7 +3,7 @@ import { type Database, type Queryable, queryRows } from "../db/database.js";
 
 /**
  * The lock every writer of one user's derived memory takes inside its transaction — replay,
- * consolidation, rebuild, erasure, one-user decay (C5) — so none of them interleaves with another,
+ * consolidation, rebuild, erasure, one-user decay — so none of them interleaves with another,
  * across connections and processes. Transaction-scoped: it ends with the transaction.
  */
 export async function lockUser(tx: Queryable, appId: string, userId: string): Promise<void> {

@@ -35,7 +35,7 @@ class ChunkRefused extends Error {
 /**
  * The pipeline's unit of work for one chunk, the same for replay and reflection (and a rebuild's
  * shadow derivation): one transaction that takes the user's lock (every writer of the user's
- * derived memory takes it), moves the stage's watermark only from where the chunk was read (C6: a
+ * derived memory takes it), moves the stage's watermark only from where the chunk was read (a
  * run that lost the race writes nothing), runs the memory writer — which knows nothing of
  * watermarks or jobs — and completes the chunk's job, closes the jobs it overtook and ends the
  * stage's count of consecutive failures. A writer that refuses (an event it quotes was redacted

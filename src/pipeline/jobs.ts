@@ -7,7 +7,7 @@ import { stableUuid } from "../util/stable-id.js";
 type JobInsert = typeof consolidationJobs.$inferInsert;
 
 /**
- * Records a consolidation job (C7). The id is derived by the caller from the pipeline run and
+ * Records a consolidation job. The id is derived by the caller from the pipeline run and
  * the range, so re-running the step after a crash finds the same job instead of adding another.
  */
 export async function startJob(db: Queryable, job: Omit<JobInsert, "status" | "startedAt">): Promise<void> {

@@ -50,7 +50,7 @@ interface PreparedEvent {
 const UNIQUE_VIOLATION = "23505";
 
 /**
- * Appends events to a session's log (E2) and returns their ids and sequence numbers in request
+ * Appends events to a session's log and returns their ids and sequence numbers in request
  * order. One SQL statement bumps `sessions.last_seq` (a row lock that serialises concurrent
  * appends to the same session) and inserts the events at `base + 1 … base + n`, so sequences stay
  * gapless and a failed call stores nothing (see drizzle/0002_append_events_function.sql). Idempotency keys already in the log return their

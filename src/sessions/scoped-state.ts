@@ -10,7 +10,7 @@ function owners(session: Pick<SessionRow, "id" | "userId">): Record<StateScope, 
   return { session: session.id, user: session.userId, app: "" };
 }
 
-/** The session's state in its three scopes (E3): its own, its user's within the app, the app's. */
+/** The session's state in its three scopes: its own, its user's within the app, the app's. */
 export async function readState(db: Database, session: Pick<SessionRow, "id" | "appId" | "userId">): Promise<ScopedState> {
   const owner = owners(session);
   const rows = await db

@@ -1,2 +1,2 @@
-/** What consolidation did with one extracted item (C2): the operation model ADD / UPDATE / DELETE / NOOP. */
+/** What consolidation did with one extracted item: the operation model ADD / UPDATE / DELETE / NOOP. */
 export type OperationKind = "ADD" | "UPDATE" | "DELETE" | "NOOP";

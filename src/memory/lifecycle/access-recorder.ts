@@ -15,7 +15,7 @@ const RETRY_FIRST_MS = 20;
 type Counted = { id: string; count: number };
 
 /**
- * Access recording (R2) off the request path: ids are buffered and written once per window
+ * Access recording off the request path: ids are buffered and written once per window
  * (`access_count + n`, `last_accessed_at` = the clock's now), however many reads asked for them,
  * in statements of `rowsPerStatement` rows so that requests get the database in between.
  *

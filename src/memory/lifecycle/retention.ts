@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 
-/** λ and forgetting threshold per kind of app (seed 000 §8.2); `default` is seed 000 §4.3.2. */
+/** λ and forgetting threshold per kind of app; `default` is the general-purpose one. */
 export const RETENTION_PRESETS = {
   default: { lambda: 0.1, threshold: 0.1 },
   high_interaction: { lambda: 0.15, threshold: 0.15 },
@@ -11,7 +11,7 @@ export const RETENTION_PRESETS = {
 } as const;
 export type RetentionPreset = keyof typeof RETENTION_PRESETS;
 
-/** Trait decay rates by subtype (seed 002 §5.1), slowed by reinforcement: λ / (1 + 0.1·n). */
+/** Trait decay rates by subtype, slowed by reinforcement: λ / (1 + 0.1·n). */
 export const TRAIT_LAMBDA = { behavior: 0.005, preference: 0.002, core: 0.001 } as const;
 const TRAIT_DEFAULT_LAMBDA = 0.003;
 
@@ -20,7 +20,7 @@ export const DecayParametersSchema = z.strictObject({
   lambda: z.number().positive().max(10).optional(),
   threshold: z.number().min(0).max(1).optional(),
   min_age_days: z.number().min(0).max(3650).default(7),
-  /** Most current memories a user keeps (R5); above it the lowest-retention episodes and insights go. */
+  /** Most current memories a user keeps; above it the lowest-retention episodes and insights go. */
   quota: z.number().int().min(1).optional(),
   /** Days a forgotten memory stays recoverable before it is purged for good (history stays). */
   purge_after_days: z.number().min(0).max(3650).default(30),
@@ -60,7 +60,7 @@ function decaySql(exponent: SQL): SQL {
 }
 
 /**
- * R1 (seed 000 §3.4.1): retention = min(1, e^(−λ·days since last access) · (1 + ln(1 + access count)) / 5).
+ * Retention = min(1, e^(−λ·days since last access) · (1 + ln(1 + access count)) / 5).
  *
  * @example
  * retentionScore({ accessCount: 0, daysSinceAccess: 0, lambda: 0.1 }); // 0.2
@@ -93,7 +93,7 @@ export interface RetentionClock {
 }
 
 /**
- * A memory's retention at `now` (R1, R2). Nothing stores it: it is a function of the last use and
+ * A memory's retention at `now`. Nothing stores it: it is a function of the last use and
  * the count of uses, so a use raises it at once, and time lowers it without a pass rewriting every
  * row (at 100K memories that rewrite was most of a decay pass).
  */

@@ -1,6 +1,6 @@
 import type { EvidenceQuality, TraitStage } from "../../db/schema/index.js";
 
-/** How much one observation counts, by evidence quality (C8). */
+/** How much one observation counts, by evidence quality. */
 export const QUALITY_WEIGHT: Record<EvidenceQuality, number> = { A: 1, B: 0.7, C: 0.4, D: 0.2 };
 
 /** Days a trend has to collect a second observation before it expires. */

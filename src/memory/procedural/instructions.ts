@@ -26,7 +26,7 @@ function assertKey(key: string): void {
 }
 
 /**
- * Procedural memory: each write adds the next version of the app's instruction (M1). The version
+ * Procedural memory: each write adds the next version of the app's instruction. The version
  * is computed in the INSERT itself, and the primary key makes a concurrent writer fail rather
  * than overwrite.
  */

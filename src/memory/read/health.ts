@@ -14,7 +14,7 @@ export interface MemoryHealth {
   top_accessed: { id: string; type: string; content: string; access_count: number; retention: number }[];
 }
 
-/** One user's memory at a glance (V1, R3): what the dashboard's health panel shows. */
+/** One user's memory at a glance: what the dashboard's health panel shows. */
 export async function memoryHealth(db: Database, scope: { appId: string; userId: string }, clock: RetentionClock): Promise<MemoryHealth> {
   const { now } = clock;
   const held = and(ownedBy(m, scope), current(m));

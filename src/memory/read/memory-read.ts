@@ -14,10 +14,10 @@ export const ListMemoriesQuerySchema = z.strictObject({
   subtype: z.string().min(1).max(100).optional(),
   key: z.string().min(1).max(200).optional(),
   session_id: z.uuid().optional(),
-  /** Time slice (R4): only memories whose `valid_at` is in [from, to). */
+  /** Time slice: only memories whose `valid_at` is in [from, to). */
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
-  /** World as it was at this time (M2): valid then, and not deleted since. */
+  /** World as it was at this time: valid then, and not deleted since. */
   as_of: z.iso.datetime({ offset: true }).optional(),
   include_expired: z.enum(["true", "false"]).default("false"),
   limit: z.coerce.number().int().min(1).max(500).default(50),

@@ -46,7 +46,7 @@ export function timeAgo(date: Date, now: Date): string {
 }
 
 /**
- * A compact index of a user's current memories for a prompt (S6): one line per memory with its
+ * A compact index of a user's current memories for a prompt: one line per memory with its
  * id, age, a short summary and importance, most important first. An agent that needs more asks
  * for the ids (expand).
  */

@@ -4,7 +4,7 @@ import { userKey } from "../user-key.js";
  * The vectors of a user's recent queries. An agent asks the same thing more than once: every step
  * of a tool-calling loop assembles a context window for the same user message, a search and a
  * context window often share their query, and clients retry. Embedding a query is a third of a
- * context window's time offline (20-40 ms) and a network round trip on Gemini; a hit skips it.
+ * context window's time offline and a network round trip on Gemini; a hit skips it.
  *
  * Concurrent misses on one query share one embedding, and a failed embedding is not kept. Entries
  * are least-recently-used beyond `capacity` and expire after `ttlMs`; an erasure drops the user's

@@ -1,7 +1,7 @@
 import type { RecalledMemory } from "./hybrid-recall.js";
 
 /**
- * Weights of the final score (S2): rank fusion first, then how relevant the memory is, how recent,
+ * Weights of the final score: rank fusion first, then how relevant the memory is, how recent,
  * how important, how often used, how well retained. They sum to 1, so scores stay in 0-1.
  */
 export const SCORE_WEIGHTS = { fused: 0.45, relevance: 0.2, recency: 0.1, importance: 0.1, access: 0.05, retention: 0.1 } as const;

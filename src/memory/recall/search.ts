@@ -45,7 +45,7 @@ export interface SearchResult {
 }
 
 /**
- * search_memory (S1): hybrid recall (S2) with type, time-window (S3) and as-of (M2) filters,
+ * search_memory: hybrid recall with type, time-window and as-of filters,
  * final weighted scores, and relevance gating that can answer "no relevant memory".
  *
  * @example

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Phrases of seed 003 §4.3 (TimeWindow.from_keyword), in English. */
+/** Time-window phrases (as TimeWindow.from_keyword names them), in English. */
 export const TIME_PHRASES = ["just now", "today", "yesterday", "recently", "last time", "long ago"] as const;
 export type TimePhrase = (typeof TIME_PHRASES)[number];
 
@@ -22,7 +22,7 @@ export interface TimeWindow {
 }
 
 /**
- * The window a phrase means, relative to `now` (seed 003 §4.3): just now → the last hour;
+ * The window a phrase means, relative to `now`: just now → the last hour;
  * today → since midnight (UTC); yesterday → 24-48 hours ago; recently → the last 3 days;
  * last time → the last 7 days; long ago → the last 30 days.
  */

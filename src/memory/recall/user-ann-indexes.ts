@@ -6,8 +6,9 @@ import { type AnnBuildOptions, type AnnTarget, ensureHnswIndex, ensureIndex, HNS
 /**
  * When a user gets a vector index of their own. In the one index of every user, a large user's
  * search is a filtered walk of a graph mostly made of other users' vectors: on a real Postgres
- * with 1.1M memories, the top-10 of a user holding 100K of them took 109 ms p50 and found 0.87-0.91
- * of the exact top-10. An index holding only their vectors is walked without a filter.
+ * with 1.1M memories, the top-10 of a user holding 100K of them was slow and found only 0.87-0.91
+ * of the exact top-10 (`npm run bench -- --many-users`). An index holding only their vectors is
+ * walked without a filter.
  */
 export interface UserAnnPolicy {
   /** Embedded memories (of the configured model) from which a user gets an index; 0: never. */
@@ -39,9 +40,9 @@ export function userAnnIndexName(target: AnnTarget, scope: UserScope): string {
 /**
  * The index of one user's words (GIN over `content_tsv`), beside their vector index. In the word
  * index of every user (keyed by user and word), a word's matches among a large user's memories are
- * found by intersecting the word's entries with all of the user's: on a real Postgres, 6.2 ms for
- * a word in 10% of a 100K-memory user's memories and 3 ms for a word in 300 of them, against 2.2
- * and 0.05 ms in an index of that user's words alone (the text ranking 17.6 → 10.2 ms).
+ * found by intersecting the word's entries with all of the user's; in an index of that user's
+ * words alone they are read directly, several times faster for a common word and far more for a
+ * rare one (on a real Postgres, a user with 100K memories).
  */
 export function userWordIndexName(scope: UserScope): string {
   return `${WORDS_PREFIX}${sha256Hex([scope.appId, scope.userId].join("\u0000")).slice(0, 24)}`;

@@ -8,7 +8,7 @@ export interface UnembeddedMemory {
 }
 
 /**
- * Current memories that need a vector from `model`: none yet (M5: rows are written first), or one
+ * Current memories that need a vector from `model`: none yet (rows are written first), or one
  * made by another model (the configured model changed; vectors of two models are never compared).
  */
 export function needsEmbedding(model: string): SQL {

@@ -42,7 +42,7 @@ export interface WriteEpisodeInput {
 export type WriteEpisodeResult = { written: true; memoryId: string | null; turns: number } | { written: false; refused: "source_redacted" };
 
 /**
- * Fast replay's memory write (C5), inside the caller's transaction, which holds the user's lock:
+ * Fast replay's memory write, inside the caller's transaction, which holds the user's lock:
  * each new event as a `turn` episode (the raw episodes that retrieval searches, like Graphiti's
  * episodic nodes), and the chunk's summary with its provenance, rewriting the chunk's previous
  * summary (rolling episodes). Writes nothing when a quoted event was redacted since it was read

@@ -32,7 +32,7 @@ export interface CandidateBatch {
 }
 
 /**
- * Ties every extracted item to the log events it cites (M3) and to the time they were said, and
+ * Ties every extracted item to the log events it cites and to the time they were said, and
  * orders the batch by that time, so consolidation applies statements in logical order.
  */
 export function groundExtraction(extraction: Extraction, events: SourceEvent[]): CandidateBatch {

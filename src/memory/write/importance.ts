@@ -1,5 +1,5 @@
 /**
- * Rule-based importance (M6, seed 003 §3.4): explicit requests to remember, strong preferences,
+ * Rule-based importance: explicit requests to remember, strong preferences,
  * personal dates and commitments raise it; small talk stays low. Each matched category adds to a
  * base, capped at 1.
  */

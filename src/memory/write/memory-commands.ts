@@ -22,7 +22,7 @@ const Base = {
   content: z.string().trim().min(1).max(5000),
   importance: z.number().min(0).max(1).default(0.6),
   valid_at: z.iso.datetime({ offset: true }).optional(),
-  /** Events of this user that the memory comes from (M3). */
+  /** Events of this user that the memory comes from. */
   source_event_ids: z.array(z.uuid()).max(100).default([]),
 };
 
@@ -115,7 +115,7 @@ async function resolveSources(db: Database, input: CreateMemory): Promise<Source
   return rows;
 }
 
-/** Soft delete (M4): the memory expires at `now` and keeps its history; deleting twice is harmless. */
+/** Soft delete: the memory expires at `now` and keeps its history; deleting twice is harmless. */
 export async function deleteMemory(db: Database, id: string, now: Date, actor = "api") {
   const { row } = await getMemory(db, id);
   if (row.expiredAt) {

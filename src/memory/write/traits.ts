@@ -20,7 +20,7 @@ export function oppositeTraitKey(key: string): string | undefined {
 }
 
 /**
- * Records one observation for a trait (C8): supporting evidence creates the trait as a trend or
+ * Records one observation for a trait: supporting evidence creates the trait as a trend or
  * reinforces it, contradicting evidence weakens an existing trait (and creates nothing). Counts,
  * confidence and stage change in place with `version + 1`; every change is in the history and
  * every observation in `trait_evidence`.

@@ -5,7 +5,7 @@ import type { LanguageModel, Summary } from "../../providers/types.js";
 import { type ChunkOutcome, commitChunk } from "../chunk-unit.js";
 import type { ReplayChunk } from "../replay-backlog.js";
 
-/** Seed 000 §8.1: a summary has at most 200 words. */
+/** A summary has at most 200 words. */
 export const SUMMARY_MAX_WORDS = 200;
 
 /** What replaying one chunk wrote: the summary episode (null when nothing was summarisable) and the new turns. */
@@ -14,7 +14,7 @@ export interface ReplayWritten {
   turns: number;
 }
 
-/** The summary of one replay chunk (C1). A redacted event is a tombstone with no words: nothing to summarise. */
+/** The summary of one replay chunk. A redacted event is a tombstone with no words: nothing to summarise. */
 export function summarizeChunk(llm: LanguageModel, chunk: ReplayChunk): Promise<Summary> {
   return llm.summarize({
     turns: chunk.events.filter((e) => e.content !== "").map((e) => ({ role: e.speaker, content: e.content, seq: e.seq })),
@@ -24,7 +24,7 @@ export function summarizeChunk(llm: LanguageModel, chunk: ReplayChunk): Promise<
 
 /**
  * Writes one chunk's turns and summary as episodes in the chunk's unit of work (`commitChunk`),
- * which moves the replay watermark only from where the chunk was loaded (C6). The same body serves
+ * which moves the replay watermark only from where the chunk was loaded. The same body serves
  * fast replay and a rebuild's shadow derivation.
  */
 export function writeChunkEpisodes(

@@ -9,8 +9,9 @@ export const MAX_DOCUMENT_SHARE = 0.8;
 /**
  * Most query words a text ranking weighs: the rarest in the user's memories. A question has far
  * fewer (LoCoMo's longest has 17 words); a pasted page can have thousands, and every ranking
- * statement matched each word against each row: 2,500 distinct words over 2,000 memories took
- * 0.5 s on a real Postgres, and 365 of them made a 100K-memory user's statement too deep to build.
+ * statement matched each word against each row: 2,500 distinct words over 2,000 memories made
+ * one search slow enough to notice on a real Postgres, and 365 of them made a 100K-memory user's
+ * statement too deep to build.
  * A long text's rarest words are the ones that tell its memories apart.
  */
 export const MAX_QUERY_WORDS = 32;

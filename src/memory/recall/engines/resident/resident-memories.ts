@@ -37,9 +37,9 @@ interface UserEntry {
  * An embedded deployment's recall index: a copy of each queried user's memories in this process
  * (their vectors, and the words each holds), kept current through the change log before every use
  * (a read of the rows changed since, which is one index probe when nothing changed). Replaces, on
- * PGlite, a Hamming scan over every row of the user (170 ms at 100K memories, since those rows are
- * wide) with the exact re-rank that read 1,600 of them, and the full-text ranking (20-100 ms at
- * 100K, most of it counting the corpus and reading each common word's matches).
+ * PGlite, a Hamming scan over every row of the user (slow at 100K memories, since those rows are
+ * wide) with the exact re-rank that read 1,600 of them, and the full-text ranking (at 100K, most of
+ * it counting the corpus and reading each common word's matches).
  *
  * A user's first query reads the first page of its rows; a user with more goes on loading in the
  * background (seconds at 100K memories) while its queries take the SQL path. A user whose copy
@@ -132,8 +132,8 @@ export class ResidentMemories {
     if (!entry.ready) return undefined;
     const current = entry;
     // A read that starts after the ticket was drawn sees every write committed before the recall
-    // began: the recall's two arms share one read (on PGlite a round trip is ~2.5 ms, most of it the
-    // wire protocol, not the query).
+    // began: the recall's two arms share one read (on PGlite a round trip costs more in the wire
+    // protocol than in the query).
     const ticket = readAfter ?? this.ticket();
     // A failed read (a dropped connection) fails this recall, not every later one.
     current.reading = current.reading

@@ -49,7 +49,7 @@ const KEPT_TYPE_FILTERS = 8;
  *
  * Which slots a query may see is worked out once and kept (`visibleAt`) until a memory is put or
  * removed, or the query's time passes the start or end of some memory's validity: a pass over every
- * slot per arm per query was ~1.5 ms of a search's main thread at 100K memories.
+ * slot per arm per query was a large share of a search's main-thread time at 100K memories.
  */
 export abstract class ResidentSlots {
   protected size = 0;

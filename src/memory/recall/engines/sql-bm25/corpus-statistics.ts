@@ -26,8 +26,8 @@ interface Remembered extends KnownStatistics {
 
 /**
  * BM25's corpus statistics of large corpora, kept for a few minutes. Counting them is most of a
- * recall at scale: on a real Postgres with 100K memories for one user, counting the corpus took
- * 60-100 ms and each common query word as long again, against 2-5 ms for the vector arm. Both
+ * recall at scale: on a real Postgres with 100K memories for one user, counting the corpus and each
+ * common query word took many times as long as the vector arm. Both
  * move slowly for a large corpus (a thousand new memories change an idf by a few percent), so a
  * corpus of at least `minCorpus` memories keeps its size and its common words' counts for `ttlMs`.
  * A rare word is always counted (through the GIN index that is cheap), so a word the user has just
@@ -88,8 +88,8 @@ export interface CountLimits {
 }
 
 /**
- * Counting a common word was most of a first query on a large corpus: 22-100 ms for a word in 5%
- * of 100K memories on a real Postgres (warm or cold caches), every match checked on the heap. Past
+ * Counting a common word was most of a first query on a large corpus (a word in 5% of 100K
+ * memories on a real Postgres, warm or cold caches): every match is checked on the heap. Past
  * `exactUpTo` matches the count stops, and the share of the newest `sample` memories holding the
  * word, times the corpus size, estimates it. Its relative standard error is 22% for a word in 1%
  * of the corpus and 10% at 5%; idf is a logarithm, so an error of 22% in df moves it by 0.2 (of
@@ -101,9 +101,9 @@ export const DEFAULT_COUNT_LIMITS: CountLimits = { exactUpTo: 1_000, sample: 2_0
 /**
  * Below this many memories a user's words are matched on their own rows, not through the GIN
  * index. That index holds every user's words: a word in 5% of 300K memories (all users) gave a
- * bitmap of 15K rows to intersect with the user's 1,000, 4 of a statement's 5 ms, and a recall
+ * bitmap of 15K rows to intersect with the user's 1,000, most of the statement's time, and a recall
  * does it for each query word in the statistics and again in the ranking. Reading 1,000 rows of
- * the user's own through the (app, user) index costs about a millisecond.
+ * the user's own through the (app, user) index costs a fraction of that.
  */
 export const WORD_INDEX_MIN_CORPUS = 10_000;
 

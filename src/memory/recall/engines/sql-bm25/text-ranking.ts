@@ -20,8 +20,8 @@ const lexemeQuery = (lexeme: string) => sql`quote_literal(${lexeme})::tsquery`;
 /**
  * A small corpus's BM25 statistics in one pass over its rows: its size, mean length and every
  * query word's document frequency, counted together. Counting each word in a pass of its own (as
- * a large corpus does through the word index) read a 2,000-memory user's rows once per word: 17 ms
- * on a real Postgres for four words, against 3 ms for this pass. Undefined when the memories
+ * a large corpus does through the word index) read a 2,000-memory user's rows once per word: for
+ * four words on a real Postgres that was several times slower than this one pass. Undefined when the memories
  * `visible` selects reach `maxCorpus`: the corpus is large, and only the first `maxCorpus` rows
  * were read.
  *
@@ -59,8 +59,8 @@ export async function smallCorpusStatistics(
 /**
  * How many of `rows` (a statement selecting `content_tsv`) hold each of `lexemes`, with their
  * number and mean length: every row's words are looked up among the query's, so the cost is the
- * rows' words whatever the number of query words (2,000 memories: 10 ms, against 0.5 ms per word
- * for a `count(*) FILTER` each).
+ * rows' words whatever the number of query words (cheaper than a `count(*) FILTER` per word once a
+ * query has a few dozen words).
  */
 async function wordFrequencies(
   db: Queryable,
@@ -86,7 +86,7 @@ async function wordFrequencies(
 
 /**
  * The `MAX_QUERY_WORDS` of a long query's words to count in a large corpus, where each word is
- * counted through the word index (about 1.7 ms for a word in 0.3% of 100K memories): the rarest
+ * counted through the word index (one index read per word): the rarest
  * among the newest `sample` memories first, then those the sample lacks (rare, or absent), then
  * those too common to weigh (`MAX_DOCUMENT_SHARE`); of equal standing in code-unit order. A word
  * the user used only long ago can lose its place to recent ones: the price of a bounded cost.
