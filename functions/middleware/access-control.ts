@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../../src/db/database.js";
 import type { SecuritySettings } from "../deps.js";
-import { authenticate } from "./auth.js";
+import { authenticate, RecentSet } from "./auth.js";
 import { rateLimit, TokenBuckets } from "./rate-limit.js";
 
 /**
@@ -22,13 +22,15 @@ export function accessControl(security: SecuritySettings, deps: { db: Database }
     authenticate({
       required: security.authRequired,
       // Read per request: on Workers the database is the request's own connection.
-      resolveKey: (presented) => security.resolveKey(deps.db, presented),
+      resolveKey: (presented, cachedOnly) => security.resolveKey(deps.db, presented, cachedOnly),
       publicPrefixes: ["/v1/webhooks/"],
       ...(security.authFailuresPerMinute
         ? {
             failures: {
-              buckets: new TokenBuckets(security.authFailuresPerMinute, security.authFailuresPerMinute),
+              byAddress: new TokenBuckets(security.authFailuresPerMinute, security.authFailuresPerMinute),
+              byAddressAndPrefix: new TokenBuckets(security.authFailuresPerMinute, security.authFailuresPerMinute),
               address: security.address,
+              servedPrefixes: new RecentSet(),
             },
           }
         : {}),

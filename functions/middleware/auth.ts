@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Principal } from "../../src/auth/api-keys.js";
+import { keyPrefix, type Principal } from "../../src/auth/api-keys.js";
 import { notFound, unauthorized } from "../../src/errors.js";
 import { rateLimited, type TokenBuckets } from "./rate-limit.js";
 
@@ -13,15 +13,48 @@ declare module "hono" {
 export interface AuthOptions {
   /** Without a key, requests are refused (401) — or, when false, act anonymously for any app. */
   required: boolean;
-  /** The principal of a presented key, or undefined when the key is not valid. */
-  resolveKey: (presented: string) => Promise<Principal | undefined>;
+  /**
+   * The principal of a presented key, or undefined when the key is not valid; with `cachedOnly`,
+   * only what needs no database work (the admin key, keys validated a moment ago).
+   */
+  resolveKey: (presented: string, cachedOnly?: boolean) => Promise<Principal | undefined>;
   /** Path prefixes that authenticate otherwise (the signed webhook). */
   publicPrefixes?: string[];
-  /**
-   * Failed key checks allowed per client address: once spent, a key from that address is
-   * refused (429) before it is hashed or looked up, so guessing keys costs the database nothing.
-   */
-  failures?: { buckets: TokenBuckets; address: (c: Context) => string };
+  /** Failed key checks allowed, counted as `InvalidKeyThrottle` says. */
+  failures?: InvalidKeyThrottle;
+}
+
+/**
+ * Failed key checks, counted per client address and per address and key prefix (the key's public
+ * `mk_…` start). Once an address has spent its allowance, a key it presents is looked up only when
+ * its prefix is one this process has served; once an address has spent it on one prefix, that
+ * prefix is no longer looked up from there. Either way a key answered without the database (the
+ * admin key, a key validated within API_KEY_CACHE_SECONDS) is still served: someone sending bad
+ * keys from a shared address (a proxy, a NAT) slows their own guesses, not the valid keys beside them.
+ */
+export interface InvalidKeyThrottle {
+  byAddress: TokenBuckets;
+  byAddressAndPrefix: TokenBuckets;
+  address: (c: Context) => string;
+  /** Key prefixes this process has served (bounded: least recently served forgotten first). */
+  servedPrefixes: RecentSet;
+}
+
+/** A set that keeps at most `max` members, forgetting the least recently added or touched. */
+export class RecentSet {
+  private readonly members = new Set<string>();
+  constructor(private readonly max = 10_000) {}
+  add(member: string): void {
+    this.members.delete(member);
+    this.members.add(member);
+    if (this.members.size > this.max) {
+      const oldest = this.members.values().next().value;
+      if (oldest !== undefined) this.members.delete(oldest);
+    }
+  }
+  has(member: string): boolean {
+    return this.members.has(member);
+  }
 }
 
 /**
@@ -41,21 +74,41 @@ export function authenticate(options: AuthOptions): MiddlewareHandler {
       return next();
     }
     if (presented) {
-      const address = options.failures?.address(c);
-      const blocked = address === undefined ? undefined : options.failures?.buckets.check(address, false);
-      if (blocked !== undefined) throw rateLimited(c, blocked, "too many invalid API keys from this address");
-      const resolved = await options.resolveKey(presented);
-      if (!resolved) {
-        if (address !== undefined) options.failures?.buckets.check(address);
-        throw unauthorized("the API key is not valid");
-      }
-      principal = resolved;
+      principal = await checkKey(c, presented, options);
     } else if (options.required) {
       throw unauthorized("an API key is required (Authorization: Bearer <key>)");
     }
     c.set("principal", principal);
     await next();
   };
+}
+
+/** The principal of a presented key, through the invalid-key throttle when there is one. */
+async function checkKey(c: Context, presented: string, options: AuthOptions): Promise<Principal> {
+  const throttle = options.failures;
+  if (!throttle) return (await options.resolveKey(presented)) ?? invalidKey();
+  const address = throttle.address(c);
+  const prefix = keyPrefix(presented);
+  const byPrefix = `${address} ${prefix}`;
+  const wait =
+    throttle.byAddressAndPrefix.wait(byPrefix) ?? (throttle.servedPrefixes.has(prefix) ? undefined : throttle.byAddress.wait(address));
+  if (wait !== undefined) {
+    const known = await options.resolveKey(presented, true);
+    if (known) return known;
+    throw rateLimited(c, wait, "too many invalid API keys from this address");
+  }
+  const resolved = await options.resolveKey(presented);
+  if (!resolved) {
+    throttle.byAddress.check(address);
+    throttle.byAddressAndPrefix.check(byPrefix);
+    return invalidKey();
+  }
+  throttle.servedPrefixes.add(prefix);
+  return resolved;
+}
+
+function invalidKey(): never {
+  throw unauthorized("the API key is not valid");
 }
 
 /** The fields by which a request names its app: `app_id`, and ADK's `app_name`. */

@@ -7,6 +7,7 @@ import { DomainError } from "../../src/errors.js";
  * global one.
  */
 export class TokenBuckets {
+  /** In order of last use (a Map keeps insertion order; a used bucket is moved to the end). */
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly refillPerMs: number;
 
@@ -14,8 +15,20 @@ export class TokenBuckets {
     readonly perMinute: number,
     readonly burst: number,
     private readonly now: () => number = Date.now,
+    /** Callers remembered at most; beyond it the least recently seen is forgotten, never everyone. */
+    private readonly maxCallers = 50_000,
   ) {
     this.refillPerMs = perMinute / 60_000;
+  }
+
+  /** How many callers are remembered. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /** Seconds to wait when `caller` has no token left, else undefined; spends nothing. */
+  wait(caller: string): number | undefined {
+    return this.check(caller, false);
   }
 
   /** Seconds to wait when `caller` has no token left, else undefined; `take` spends one. */
@@ -24,15 +37,23 @@ export class TokenBuckets {
     const bucket = this.buckets.get(caller) ?? { tokens: this.burst, at };
     bucket.tokens = Math.min(this.burst, bucket.tokens + (at - bucket.at) * this.refillPerMs);
     bucket.at = at;
-    if (bucket.tokens < 1) {
-      this.buckets.set(caller, bucket);
-      return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
-    }
+    this.remember(caller, bucket);
+    if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
     if (take) bucket.tokens -= 1;
-    // Bounded memory under a flood of distinct callers.
-    if (this.buckets.size > 50_000) this.buckets.clear();
-    this.buckets.set(caller, bucket);
     return undefined;
+  }
+
+  /**
+   * Bounded memory under a flood of distinct callers: the least recently seen bucket goes. A
+   * caller that keeps sending stays remembered (and limited) however many others pass by.
+   */
+  private remember(caller: string, bucket: { tokens: number; at: number }): void {
+    this.buckets.delete(caller);
+    this.buckets.set(caller, bucket);
+    if (this.buckets.size > this.maxCallers) {
+      const oldest = this.buckets.keys().next().value;
+      if (oldest !== undefined) this.buckets.delete(oldest);
+    }
   }
 }
 

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { searchMemory } from "../../src/memory/recall/search.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
 import { Timestamp } from "../json/timestamp.js";
 
 export const AdkSearchSchema = z.strictObject({
   /** The app; taken from the API key when there is one. */
-  app_name: z.string().trim().min(1).max(200).default("default"),
-  user_id: z.string().trim().min(1).max(200),
+  app_name: ExternalIdSchema.default("default"),
+  user_id: ExternalIdSchema,
   query: z.string().min(1).max(20_000),
 });
 

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { runDecay } from "../../src/memory/lifecycle/decay.js";
 import { DecayParametersSchema } from "../../src/memory/lifecycle/retention.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
 
 export const DecayRunSchema = DecayParametersSchema.extend({
-  user_id: z.string().trim().min(1).max(200).optional(),
-  app_id: z.string().trim().min(1).max(200).optional(),
+  user_id: ExternalIdSchema.optional(),
+  app_id: ExternalIdSchema.optional(),
   /** A dry run reports what would be forgotten and changes nothing. On by default. */
   dry_run: z.boolean().default(true),
 });

@@ -2,11 +2,12 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { LiveEvent } from "../../src/live/live-events.js";
 import { PipelineProgressReader } from "../../src/live/pipeline-progress.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute } from "../contract/define-route.js";
 
 export const LiveQuerySchema = z.strictObject({
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
   session_id: z.uuid().optional(),
 });
 

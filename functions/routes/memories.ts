@@ -6,6 +6,7 @@ import { getMemory, getMemoryHistory, ListMemoriesQuerySchema, listMemories } fr
 import { ExpandMemoriesSchema, expandMemories, MemoryIndexQuerySchema, memoryIndex } from "../../src/memory/recall/memory-index.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
 import { CreateMemorySchema, createMemory, deleteMemory, PatchMemorySchema, setPinned } from "../../src/memory/write/memory-commands.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
 import { HistoryEntrySchema, historyJson } from "../json/history.js";
 import { MemorySchema, memoryJson, retentionClock } from "../json/memory.js";
@@ -14,8 +15,8 @@ import { Timestamp } from "../json/timestamp.js";
 import { ownedByCaller } from "../middleware/ownership.js";
 
 export const RetentionQuerySchema = z.strictObject({
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
 });
 
 const MemoryPath = z.object({ id: z.string().describe("The memory's id") });

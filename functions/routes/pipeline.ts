@@ -3,13 +3,14 @@ import { z } from "zod";
 import { consolidationJobs, JOB_STATUSES, PIPELINE_STAGES } from "../../src/db/schema/index.js";
 import { recentRuns } from "../../src/executor/run-store.js";
 import { retryStages } from "../../src/pipeline/retry.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
 import { JobSchema, jobJson } from "../json/job.js";
 import { RunSchema, runJson } from "../json/run.js";
 import { Timestamp } from "../json/timestamp.js";
 import { BudgetSchema, budgetStatus } from "./usage.js";
 
-const Id = z.string().trim().min(1).max(200);
+const Id = ExternalIdSchema;
 
 export const StatusQuerySchema = z.strictObject({
   user_id: Id.optional(),

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { readUsage, tokensSpent, usageDay } from "../../src/usage/usage-store.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer } from "../contract/define-route.js";
 import type { AppDeps } from "../deps.js";
 
-const Id = z.string().trim().min(1).max(200);
+const Id = ExternalIdSchema;
 const DAY_MS = 86_400_000;
 
 export const UsageQuerySchema = z

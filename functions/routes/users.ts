@@ -4,6 +4,7 @@ import { previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { eraseUser } from "../../src/users/erase-user.js";
 import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, documentedSchema, jsonAnswer, jsonBody } from "../contract/define-route.js";
 import { EventSchema, eventJson } from "../json/event.js";
 import { HistoryEntrySchema, historyJson } from "../json/history.js";
@@ -11,14 +12,14 @@ import { MemorySchema, memoryJson } from "../json/memory.js";
 import { RebuildPreviewSchema, rebuildPreviewJson } from "../json/rebuild-preview.js";
 import { SessionSchema, sessionJson } from "../json/session.js";
 
-export const UserAppSchema = z.strictObject({ app_id: z.string().trim().min(1).max(200).default("default") });
+export const UserAppSchema = z.strictObject({ app_id: ExternalIdSchema.default("default") });
 export const RebuildSchema = z.strictObject({
   ...UserAppSchema.shape,
   /** Derive in a rolled-back shadow and return the difference from what is stored, applying nothing. */
   dry_run: z.boolean().default(false),
 });
 
-const UserPath = z.object({ user_id: z.string().describe("The end user") });
+const UserPath = z.object({ user_id: ExternalIdSchema.describe("The end user") });
 const count = z.number().int();
 const tags = ["operations"];
 

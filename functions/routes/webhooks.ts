@@ -4,12 +4,13 @@ import { verifyWebhook } from "../../src/auth/webhook-signature.js";
 import { webhookDeliveries } from "../../src/db/schema/index.js";
 import { notFound, unauthorized } from "../../src/errors.js";
 import { requestReflection } from "../../src/pipeline/reflection-backlog.js";
+import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, handlerReadJsonBody, jsonAnswer } from "../contract/define-route.js";
 import { invalidInput, parseInput } from "../contract/input.js";
 
 export const ConsolidateSchema = z.strictObject({
-  app_id: z.string().trim().min(1).max(200).default("default"),
-  user_id: z.string().trim().min(1).max(200),
+  app_id: ExternalIdSchema.default("default"),
+  user_id: ExternalIdSchema,
   /** One session; without it, every session of the user with events not yet reflected. */
   session_id: z.uuid().optional(),
 });

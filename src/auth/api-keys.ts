@@ -22,7 +22,7 @@ export async function createApiKey(
   const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
   const key = `${KEY_PREFIX}${secret}`;
   const id = crypto.randomUUID();
-  const prefix = key.slice(0, 10);
+  const prefix = keyPrefix(key);
   await db.insert(apiKeys).values({ id, appId: input.appId, name: input.name, keyHash: await sha256(key), prefix });
   return { id, key, prefix };
 }
@@ -52,18 +52,30 @@ export async function revokeApiKey(db: Database, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** The public start of a key (`mk_` and 7 hex digits), as stored beside its hash and listed. */
+export function keyPrefix(key: string): string {
+  return key.slice(0, 10);
+}
+
 /**
  * Resolves presented keys to principals. Valid keys are remembered for `cacheMs` so the hot path
  * (appends) does not pay a lookup per request; a revocation therefore takes effect within that time.
+ * With `cachedOnly`, only what needs no database is answered (the admin key, remembered keys):
+ * what the auth throttle still serves once an address has spent its invalid-key allowance.
+ *
+ * @example
+ * const resolve = createKeyResolver({ cacheMs: 60_000 });
+ * const principal = await resolve(db, "mk_…");
  */
 export function createKeyResolver(options: { adminKeyHash?: string; cacheMs: number }) {
   const cache = new Map<string, { principal: Principal; until: number }>();
   // The database comes per call: on Workers every request has its own connection.
-  return async (db: Database, presented: string): Promise<Principal | undefined> => {
+  return async (db: Database, presented: string, cachedOnly = false): Promise<Principal | undefined> => {
     const hash = await sha256(presented);
     if (options.adminKeyHash && hash === options.adminKeyHash) return { kind: "admin" };
     const cached = cache.get(hash);
     if (cached && cached.until > Date.now()) return cached.principal;
+    if (cachedOnly) return undefined;
     const [row] = await db
       .select({ id: apiKeys.id, appId: apiKeys.appId })
       .from(apiKeys)

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ExternalIdSchema } from "../vocabulary/external-id.js";
 import { ContextExplanationSchema } from "./receipts.js";
 
 export const HISTORY_STRATEGIES = ["none", "trim", "summarize", "sliding_window"] as const;
@@ -6,8 +7,8 @@ export type HistoryStrategy = (typeof HISTORY_STRATEGIES)[number];
 
 export const ContextRequestSchema = z
   .strictObject({
-    user_id: z.string().trim().min(1).max(200),
-    app_id: z.string().trim().min(1).max(200).default("default"),
+    user_id: ExternalIdSchema,
+    app_id: ExternalIdSchema.default("default"),
     session_id: z.uuid().optional(),
     query: z.string().min(1).max(20_000),
     max_tokens: z.number().int().min(16).max(2_000_000),

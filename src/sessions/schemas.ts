@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { INTEGER_MAX } from "../db/schema/columns.js";
+import { ExternalIdSchema } from "../vocabulary/external-id.js";
 
 const JsonObjectSchema = z.record(z.string(), z.unknown());
-const IdSchema = z.string().trim().min(1).max(200);
+const IdSchema = ExternalIdSchema;
 
 export const CreateSessionSchema = z.strictObject({
   user_id: IdSchema,

@@ -132,6 +132,34 @@ describe("abuse: limits before any authentication work", () => {
     }
   });
 
+  it("still checks and serves valid keys from an address that is sending bad ones (one shared address, as behind a proxy)", async () => {
+    // No key cache: every valid key below is looked up, not remembered.
+    const shared = await startTestRuntime({
+      AUTH_REQUIRED: "true",
+      AUTH_FAILURES_PER_MINUTE: "3",
+      API_KEY_CACHE_SECONDS: "0",
+      EXECUTOR_ENABLED: "false",
+    });
+    try {
+      const valid = (await createApiKey(shared.database.db, { appId: "acme", name: "valid" })).key;
+      const other = (await createApiKey(shared.database.db, { appId: "acme", name: "other" })).key;
+      const status = async (key: string) => (await keyed(shared.app, key, "GET", "/v1/sessions?user_id=u")).status;
+      expect([await status(valid), await status(other)]).toEqual([200, 200]);
+      // Random keys, 10 a burst: the address's allowance is spent after 3.
+      const guesses: number[] = [];
+      for (let i = 0; i < 10; i++) guesses.push(await status(`mk_${crypto.randomUUID().replaceAll("-", "")}`));
+      expect(guesses).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
+      for (let i = 0; i < 5; i++) expect(await status(valid)).toBe(200);
+      // Guessing the secret behind one key's public prefix stops that prefix from this address, not the others.
+      const underPrefix: number[] = [];
+      for (let i = 0; i < 5; i++) underPrefix.push(await status(`${valid.slice(0, 10)}${"0".repeat(54)}${i}`));
+      expect(underPrefix).toEqual([401, 401, 401, 429, 429]);
+      expect(await status(other)).toBe(200);
+    } finally {
+      await shared.close();
+    }
+  });
+
   it("limits per client address before authentication; x-forwarded-for counts only behind TRUST_PROXY", async () => {
     const request = (app: { request: (path: string, init?: RequestInit) => Response | Promise<Response> }, forwardedFor: string) =>
       app.request("/v1/sessions?user_id=u", { headers: { "x-forwarded-for": forwardedFor, authorization: "Bearer mk_not_a_key" } });

@@ -2,12 +2,13 @@ import { z } from "zod";
 import { notFound } from "../../../src/errors.js";
 import { getMemory } from "../../../src/memory/read/memory-read.js";
 import { deleteMemory } from "../../../src/memory/write/memory-commands.js";
+import { ExternalIdSchema } from "../../../src/vocabulary/external-id.js";
 import { defineTool } from "../tool.js";
 
 /** The user a memory belongs to, as the memory routes name one, and the memory's id (`DELETE /v1/memories/{id}`). */
 const ForgetMemoryInput = z.strictObject({
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
   memory_id: z.uuid(),
 });
 

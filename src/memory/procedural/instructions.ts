@@ -4,18 +4,19 @@ import type { Database } from "../../db/database.js";
 import { INTEGER_MAX } from "../../db/schema/columns.js";
 import { instructions } from "../../db/schema/index.js";
 import { notFound } from "../../errors.js";
+import { ExternalIdSchema } from "../../vocabulary/external-id.js";
 
 export type InstructionRow = typeof instructions.$inferSelect;
 
 export const PutInstructionSchema = z.strictObject({
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  app_id: ExternalIdSchema.default("default"),
   content: z.string().min(1).max(100_000),
   metadata: z.record(z.string(), z.unknown()).default({}),
 });
 export type PutInstruction = z.infer<typeof PutInstructionSchema>;
 
 export const InstructionQuerySchema = z.strictObject({
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  app_id: ExternalIdSchema.default("default"),
   version: z.coerce.number().int().min(1).max(INTEGER_MAX).optional(),
 });
 

@@ -3,13 +3,14 @@ import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../../db/schema/index.js";
 import { notFound } from "../../errors.js";
+import { ExternalIdSchema } from "../../vocabulary/external-id.js";
 import { keptForAsOf, liveAt, notDissolved, ownedBy, trueAt } from "../visibility.js";
 
 export type MemoryRow = typeof memories.$inferSelect;
 
 export const ListMemoriesQuerySchema = z.strictObject({
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
   type: z.enum(MEMORY_TYPES).optional(),
   subtype: z.string().min(1).max(100).optional(),
   key: z.string().min(1).max(200).optional(),

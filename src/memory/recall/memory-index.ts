@@ -2,19 +2,20 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { MEMORY_TYPES, type MemoryType, memories, memorySources } from "../../db/schema/index.js";
+import { ExternalIdSchema } from "../../vocabulary/external-id.js";
 import { liveAt, notDissolved, ownedBy } from "../visibility.js";
 
 export const MemoryIndexQuerySchema = z.strictObject({
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
   type: z.enum(MEMORY_TYPES).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 export type MemoryIndexQuery = z.infer<typeof MemoryIndexQuerySchema>;
 
 export const ExpandMemoriesSchema = z.strictObject({
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
   ids: z.array(z.uuid()).min(1).max(100),
 });
 

@@ -5,6 +5,7 @@ import type { Embedder } from "../../providers/types.js";
 import { NO_REDACTION } from "../../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../../redaction/redact.js";
 import type { Clock } from "../../util/clock.js";
+import { ExternalIdSchema } from "../../vocabulary/external-id.js";
 import type { RetentionClock } from "../lifecycle/retention.js";
 import type { AnnIndex } from "./ann-index.js";
 import { type RecallSettings, recallByIds, recallMemories, retentionAtQuery } from "./hybrid-recall.js";
@@ -13,8 +14,8 @@ import { roundScore, type ScoredMemory, scoreMemories } from "./scoring.js";
 import { resolveTimeWindow, type TimeWindow, TimeWindowSchema } from "./time-window.js";
 
 export const SearchMemorySchema = z.strictObject({
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
   query: z.string().min(1).max(20_000),
   limit: z.number().int().min(1).max(100).default(10),
   types: z.array(z.enum(MEMORY_TYPES)).min(1).optional(),

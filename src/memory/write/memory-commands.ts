@@ -9,6 +9,7 @@ import { withUsageScope } from "../../providers/usage-scope.js";
 import { NO_REDACTION } from "../../redaction/policy.js";
 import { type RedactionCounts, type RedactionPolicy, redactJson, redactText } from "../../redaction/redact.js";
 import type { Clock } from "../../util/clock.js";
+import { ExternalIdSchema } from "../../vocabulary/external-id.js";
 import type { SourceRef } from "../provenance.js";
 import { getMemory } from "../read/memory-read.js";
 import { current } from "../visibility.js";
@@ -17,8 +18,8 @@ import type { CandidateBatch } from "./extraction-grounding.js";
 import { snapshot, writeHistory } from "./memory-writes.js";
 
 const Base = {
-  user_id: z.string().trim().min(1).max(200),
-  app_id: z.string().trim().min(1).max(200).default("default"),
+  user_id: ExternalIdSchema,
+  app_id: ExternalIdSchema.default("default"),
   content: z.string().trim().min(1).max(5000),
   importance: z.number().min(0).max(1).default(0.6),
   valid_at: z.iso.datetime({ offset: true }).optional(),
