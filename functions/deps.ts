@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { KeyResolver } from "../src/auth/api-keys.js";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
+import type { ErasureScrub } from "../src/db/erasure-scrub.js";
 import type { LiveEvents } from "../src/live/live-events.js";
 import type { AccessRecorder } from "../src/memory/lifecycle/access-recorder.js";
 import type { AnnIndex } from "../src/memory/recall/ann-index.js";
@@ -70,6 +71,8 @@ export interface AppDeps {
   reflectionMaxEvents: number;
   /** The embedding model's HNSW index on real Postgres (built in the background at start-up). */
   ann?: AnnIndex;
+  /** Rewrites (or vacuums) and checkpoints the relations an erasure deleted from, after the response (Node). */
+  erasureScrub?: Pick<ErasureScrub, "afterErasure">;
   /** How recall ranks: the text-coverage floor (RECALL_MIN_TEXT_COVERAGE), BM25's statistics cache, the query vector cache. */
   recall: RecallSettings;
   /** Tokens per app and UTC day before deep reflection parks (DAILY_TOKEN_BUDGET; 0: none). */

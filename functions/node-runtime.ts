@@ -5,6 +5,7 @@ import { connectDatabase } from "../src/db/connect.js";
 import type { DatabaseHandle } from "../src/db/database.js";
 import { registerXidAgeGauge, scheduleFreeze } from "../src/db/embedded-freeze.js";
 import { scheduleVacuum } from "../src/db/embedded-vacuum.js";
+import { ErasureScrub, scrubRelations } from "../src/db/erasure-scrub.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { migrationState } from "../src/db/migration-state.js";
 import { assertReachable } from "../src/db/reachability.js";
@@ -15,6 +16,7 @@ import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import { registerPipelineGauges } from "../src/pipeline/status/pipeline-gauges.js";
 import type { Providers } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import { ERASED_RELATIONS } from "../src/users/erase-user.js";
 import type { Clock } from "../src/util/clock.js";
 import { durationMs } from "../src/util/duration.js";
 import { createLogger, type Logger } from "../src/util/logger.js";
@@ -95,6 +97,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       addressSource: "socket",
       recall: { ...(recall.resident ? { resident: recall.resident } : {}), ...(recall.ann ? { ann: recall.ann } : {}) },
       dashboard: await loadDashboard(),
+      erasureScrub: new ErasureScrub(() =>
+        scrubRelations(database.db, database.kind, ERASED_RELATIONS, { rewriteMaxBytes: env.ERASURE_REWRITE_MAX_MB * 1024 * 1024 }),
+      ),
       readiness: {
         draining: () => draining,
         pipeline: () => pipelineDriver(env, embedded),

@@ -1,6 +1,7 @@
 import type { Env } from "../../src/config/env.js";
 import type { Tokenizer } from "../../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../../src/db/database.js";
+import type { ErasureScrub } from "../../src/db/erasure-scrub.js";
 import { LiveEvents } from "../../src/live/live-events.js";
 import { AccessRecorder } from "../../src/memory/lifecycle/access-recorder.js";
 import type { AnnIndex } from "../../src/memory/recall/ann-index.js";
@@ -37,6 +38,8 @@ export interface AppPlatform {
   accessFlushMs?: number;
   /** The in-process recall engines Node may run: resident copies (embedded) or HNSW indexes (a server). */
   recall?: Pick<RecallSettings, "resident"> & { ann?: AnnIndex };
+  /** What scrubs the relations an erasure deleted from, when this process runs it (Node). */
+  erasureScrub?: ErasureScrub;
   /** The dashboard's files, when this process serves them (a Worker serves them as static assets). */
   dashboard?: DashboardFiles;
   /** Whether the process drains and whether its pipeline driver runs, for /readyz. */
@@ -82,6 +85,7 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
     embedder: metered.embedder,
     llm: metered.llm,
     ...(recall?.ann ? { ann: recall.ann } : {}),
+    ...(platform.erasureScrub ? { erasureScrub: platform.erasureScrub } : {}),
     notifier: services.notifier,
     pipeline: embedded ? executorPipelineView(db, metered.embedder.model) : jobsPipelineView(db, metered.embedder.model),
     // In embedded mode the serve handler runs unsigned (dev mode): only the executor reaches it, in-process.

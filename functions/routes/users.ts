@@ -109,6 +109,12 @@ export const userRoutes = apiRoutes()
     // the transaction; the periodic upkeep drops it if this process stops first).
     const forgetIndexed = c.var.deps.ann?.forgetUser?.bind(c.var.deps.ann);
     if (forgetIndexed) c.var.deps.background.run(c, "drop the user's vector index", () => forgetIndexed(scope));
+    // Deleted rows stay in the files until rewritten or reused: the scrub runs right after the response.
+    const scrub = c.var.deps.erasureScrub;
+    if (scrub)
+      c.var.deps.background.run(c, "scrub the erased user's relations", async () =>
+        c.var.deps.logger.info("erased rows scrubbed from the database files", { ...(await scrub.afterErasure()) }),
+      );
     return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report }, 200);
   })
   // Data access: everything stored about the user, one JSON record per line, in the API's shapes.

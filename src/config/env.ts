@@ -231,6 +231,12 @@ export const EnvSchema = z.object({
    * VACUUM or ANALYZE by autovacuum's default thresholds. Ignored on a server, which has its own.
    */
   EMBEDDED_VACUUM_INTERVAL: DurationSchema.default("1m"),
+  /**
+   * After an erasure, tables it deleted from up to this size (MB, indexes included) are rewritten
+   * so no byte of the erased rows stays in their files; larger ones are only vacuumed (a rewrite
+   * holds the table, and the one embedded connection, for as long as it copies). 0: vacuum only.
+   */
+  ERASURE_REWRITE_MAX_MB: z.coerce.number().min(0).default(16),
   /** Longest wait of the embedded executor between queue checks when nothing is due. */
   EXECUTOR_POLL_INTERVAL: DurationSchema.default("1s"),
   /** First retry delay of the embedded executor; doubles per attempt, with jitter, up to a minute. */

@@ -82,6 +82,9 @@ async function connectPglite(dataDir: string, preparedStatements: boolean): Prom
     // The embedded database writes the memory change log its resident recall copies read
     // (db/schema/memory-change-log.ts); a server's sessions leave it off.
     await client.exec("SET mnemo.change_log = on");
+    // WAL segments a checkpoint no longer needs are unlinked, not renamed for reuse with their old
+    // records inside, so an erasure's scrub (db/erasure-scrub.ts) leaves no copy of the erased rows in pg_wal.
+    await client.exec("SET wal_recycle = off");
     const db = drizzle(client, { schema }) as unknown as Database;
     if (preparedStatements) registerEmbeddedSession(db);
     return {

@@ -1,5 +1,20 @@
-import { type SQL, sql } from "drizzle-orm";
+import { getTableName, type SQL, sql } from "drizzle-orm";
 import { type Database, deletedCount, queryRows } from "../db/database.js";
+import {
+  consolidationJobs,
+  executorRuns,
+  executorSteps,
+  memories,
+  memoryHistory,
+  memorySources,
+  pipelineFailures,
+  providerUsage,
+  scopedState,
+  sessionEvents,
+  sessions,
+  traitEvidence,
+  webhookDeliveries,
+} from "../db/schema/index.js";
 import { memoriesLockedInIdOrder } from "../memory/row-lock-order.js";
 import { lockUser } from "../memory/user-lock.js";
 
@@ -25,6 +40,23 @@ export interface ErasureReport {
   /** Entries of the graph's history. */
   graph_history: number;
 }
+
+/** Every table `eraseUser` deletes from, directly or by cascade: the relations its scrub rewrites (`db/erasure-scrub.ts`). */
+export const ERASED_RELATIONS: readonly string[] = [
+  sessions,
+  sessionEvents,
+  scopedState,
+  memories,
+  memorySources,
+  traitEvidence,
+  memoryHistory,
+  consolidationJobs,
+  pipelineFailures,
+  webhookDeliveries,
+  providerUsage,
+  executorRuns,
+  executorSteps,
+].map((table) => getTableName(table));
 
 /**
  * Erases everything stored about one user of one app, in one transaction: sessions and their
