@@ -42,8 +42,13 @@ export interface Runtime {
   residentMemories: ResidentMemories | undefined;
   /** On a real Postgres with ANN_INDEX=auto: the HNSW indexes (the model's, and the largest users' own) and their upkeep. */
   ann: AnnService | undefined;
-  /** Turns readiness to 503 (shutdown has begun); the service keeps answering what it is sent. */
-  beginDrain(): void;
+  /**
+   * Turns readiness to 503 and ends live streams (shutdown has begun); the embedded executor stops
+   * claiming runs, and each run in flight hands itself back to the queue after its current step.
+   * Resolves once no run is in flight. The service keeps answering what it is sent.
+   */
+  beginDrain(): Promise<void>;
+  /** After the drain: waits for work begun after responses, stops the upkeep, closes the database. */
   close(): Promise<void>;
 }
 
@@ -119,8 +124,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     inngest: services.inngest,
     residentMemories: recall.resident,
     ann: recall.ann,
-    beginDrain() {
+    async beginDrain() {
       draining = true;
+      await stopUpkeep({ releaseRuns: true });
     },
     async close() {
       stopGauges();
@@ -160,18 +166,20 @@ function pipelineDriver(env: Env, embedded: EmbeddedExecutor | undefined): Retur
   return { driver: "embedded executor", ready: embedded.executor.isRunning };
 }
 
-/** Starts the executor (EXECUTOR_ENABLED) and, embedded, the vacuum PGlite needs; returns what stops them. */
+/**
+ * Starts the executor (EXECUTOR_ENABLED) and, embedded, the vacuum PGlite needs; returns what
+ * stops them (runs in flight finish, or with `releaseRuns` go back to the queue after their step).
+ */
 async function startUpkeep(
   env: Env,
   database: DatabaseHandle,
   embedded: EmbeddedExecutor | undefined,
   logger: Logger,
-): Promise<() => Promise<void>> {
+): Promise<(options?: { releaseRuns?: boolean }) => Promise<void>> {
   if (embedded && env.EXECUTOR_ENABLED) await embedded.executor.start();
   const vacuum =
     database.kind === "pglite" ? scheduleVacuum(database.db, { intervalMs: durationMs(env.EMBEDDED_VACUUM_INTERVAL), logger }) : undefined;
-  return async () => {
-    await embedded?.executor.stop();
-    await vacuum?.stop();
+  return async (options = {}) => {
+    await Promise.all([embedded?.executor.stop(options), vacuum?.stop()]);
   };
 }
