@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps) {
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
   app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
-  app.onError(createErrorHandler(deps.log));
+  app.onError(createErrorHandler(deps.log, deps.logger.info));
   return routed;
 }
 

@@ -45,8 +45,13 @@ export interface Runtime {
   residentMemories: ResidentMemories | undefined;
   /** On a real Postgres with ANN_INDEX=auto: the HNSW indexes (the model's, and the largest users' own) and their upkeep. */
   ann: AnnService | undefined;
-  /** Turns readiness to 503 (shutdown has begun); the service keeps answering what it is sent. */
-  beginDrain(): void;
+  /**
+   * Turns readiness to 503 and ends live streams (shutdown has begun); the embedded executor stops
+   * claiming runs, and each run in flight hands itself back to the queue after its current step.
+   * Resolves once no run is in flight. The service keeps answering what it is sent.
+   */
+  beginDrain(): Promise<void>;
+  /** After the drain: waits for work begun after responses, stops the upkeep, closes the database. */
   close(): Promise<void>;
 }
 
@@ -125,8 +130,9 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     inngest: services.inngest,
     residentMemories: recall.resident,
     ann: recall.ann,
-    beginDrain() {
+    async beginDrain() {
       draining = true;
+      await stopUpkeep({ releaseRuns: true });
     },
     async close() {
       stopGauges();
@@ -166,22 +172,23 @@ function pipelineDriver(env: Env, embedded: EmbeddedExecutor | undefined): Retur
   return { driver: "embedded executor", ready: embedded.executor.isRunning };
 }
 
-/** Starts the executor (EXECUTOR_ENABLED) and, embedded, the vacuum and freeze PGlite needs; returns what stops them. */
+/**
+ * Starts the executor (EXECUTOR_ENABLED) and, embedded, the vacuum and freeze PGlite needs; returns
+ * what stops them (runs in flight finish, or with `releaseRuns` go back to the queue after their step).
+ */
 async function startUpkeep(
   env: Env,
   database: DatabaseHandle,
   embedded: EmbeddedExecutor | undefined,
   logger: Logger,
-): Promise<() => Promise<void>> {
+): Promise<(options?: { releaseRuns?: boolean }) => Promise<void>> {
   if (embedded && env.EXECUTOR_ENABLED) await embedded.executor.start();
   const intervalMs = durationMs(env.EMBEDDED_VACUUM_INTERVAL);
   const vacuum = database.kind === "pglite" ? scheduleVacuum(database.db, { intervalMs, logger }) : undefined;
   const freeze = database.kind === "pglite" ? scheduleFreeze(database.db, { intervalMs, logger }) : undefined;
   const stopXidGauge = registerXidAgeGauge(database.db);
-  return async () => {
+  return async (options = {}) => {
     stopXidGauge();
-    await embedded?.executor.stop();
-    await vacuum?.stop();
-    await freeze?.stop();
+    await Promise.all([embedded?.executor.stop(options), vacuum?.stop(), freeze?.stop()]);
   };
 }

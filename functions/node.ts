@@ -1,9 +1,11 @@
 import { parseEnv } from "../src/config/env.js";
 import { connectDatabase } from "../src/db/connect.js";
 import { startNodeTelemetry } from "../src/telemetry/node-sdk.js";
+import { durationMs } from "../src/util/duration.js";
 import { createLogger } from "../src/util/logger.js";
 import { listen } from "./node-server.js";
 import { databaseOptions } from "./settings.js";
+import { stopWithin } from "./shutdown.js";
 import { reportStartupFailure } from "./startup-failure.js";
 
 /** Node entry: `npm start`. Embedded by default (PGlite under DATA_DIR, offline providers). */
@@ -17,7 +19,14 @@ async function main(): Promise<void> {
     otlpHeaders: env.OTEL_EXPORTER_OTLP_HEADERS,
     sampleRatio: env.OTEL_TRACES_SAMPLER_ARG,
   });
-  const http = await listen({ port: env.PORT, host: env.HOST });
+  const http = await listen(
+    { port: env.PORT, host: env.HOST },
+    {
+      headersMs: durationMs(env.HTTP_HEADERS_TIMEOUT),
+      requestMs: durationMs(env.HTTP_REQUEST_TIMEOUT),
+      keepAliveMs: durationMs(env.HTTP_KEEP_ALIVE_TIMEOUT),
+    },
+  );
   // PGlite compiles its WebAssembly off the main thread: the database opens while the rest of the
   // service's modules load (a third of the cold start).
   // A directory or database that cannot be opened ends start-up as soon as that is known.
@@ -37,12 +46,19 @@ async function main(): Promise<void> {
   async function shutdown(signal: string) {
     if (stopping) return;
     stopping = true;
-    logger.info(`${signal}: shutting down`);
-    runtime.beginDrain();
-    http.server.close();
-    await runtime.close();
-    await telemetry.shutdown();
-    process.exit(0);
+    logger.info(`${signal}: stopping`, { timeout: env.SHUTDOWN_TIMEOUT });
+    const code = await stopWithin(durationMs(env.SHUTDOWN_TIMEOUT), logger, [
+      {
+        name: "requests in flight and durable runs",
+        run: async () => {
+          await Promise.all([http.drain(), runtime.beginDrain()]);
+        },
+        pending: () => `${http.inFlight} requests, ${runtime.executor?.inFlight ?? 0} durable runs`,
+      },
+      { name: "work after responses and the database", run: () => runtime.close() },
+      { name: "the telemetry export", run: () => telemetry.shutdown() },
+    ]);
+    process.exit(code);
   }
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

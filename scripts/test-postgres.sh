@@ -28,4 +28,4 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   export TEST_DATABASE_URL=$(tail -1 "$DIR/url")
 fi
 echo "tests on PostgreSQL: $TEST_DATABASE_URL"
-if [ "$#" -gt 0 ]; then npx vitest run "$@"; else npx vitest run test/http test/pipeline test/worker test/cli; fi
+if [ "$#" -gt 0 ]; then npx vitest run "$@"; else npx vitest run test/http test/pipeline test/worker test/cli test/service; fi

@@ -118,9 +118,11 @@ const acceptJsonBody: MiddlewareHandler = async (c, next) => {
       { issues: [{ field: "header.content-type", message: `expected application/json, received ${mediaType || "nothing"}` }] },
     );
   }
+  // A client gone mid-body fails here, outside the parse: the error handler logs it as a client abort.
+  const text = await c.req.text();
   let value: unknown;
   try {
-    value = JSON.parse(await c.req.text());
+    value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : "not JSON";
     throw invalidInput([{ field: "body", message: `malformed JSON: ${reason}` }]);

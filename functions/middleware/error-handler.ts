@@ -61,11 +61,37 @@ export function errorAnswer(error: unknown, log: (message: string, fields?: Reco
   return { code: "internal", message: "internal error" };
 }
 
-/** The app's single `onError`: the `errorAnswer` of the error, in the API's error shape and status. */
-export function createErrorHandler(log: (message: string, fields?: Record<string, unknown>) => void = console.error) {
+type Log = (message: string, fields?: Record<string, unknown>) => void;
+
+/**
+ * The app's single `onError`: the `errorAnswer` of the error, in the API's error shape and status;
+ * a request whose client went away mid-upload is logged at `info` as such (no one reads its answer,
+ * and its ECONNRESET would otherwise read as a lost database connection).
+ */
+export function createErrorHandler(log: Log = console.error, info: Log = console.info) {
   return (error: Error, c: Context): Response => {
+    if (isClientAbort(error, c.req.raw)) {
+      info("client closed the connection before the request was read", { route: routePath(c, -1) });
+      return errorResponse(c, "invalid_request", "the client closed the connection");
+    }
     const answer = errorAnswer(error, (message, fields) => log(message, { route: routePath(c, -1), ...fields }));
     if (answer.retryAfterSeconds !== undefined) c.header("retry-after", String(answer.retryAfterSeconds));
     return errorResponse(c, answer.code, answer.message, answer.details);
   };
+}
+
+/**
+ * Whether the request failed because its client went away while sending the body: Node's
+ * `IncomingMessage` then errors with `aborted` (code ECONNRESET — which alone would read as a lost
+ * database connection), and the adapter aborts the request's signal.
+ */
+function isClientAbort(error: unknown, request: Request): boolean {
+  if (request.signal.aborted) return true;
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 8; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (code === "ECONNRESET" && message === "aborted") return true;
+    if (code === "ERR_STREAM_PREMATURE_CLOSE") return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }

@@ -33,7 +33,7 @@ const stream = defineRoute({
  */
 export const liveRoutes = apiRoutes().openapi(stream, (c) => {
   const query = c.req.valid("query");
-  const { db, live } = c.var.deps;
+  const { db, live, readiness } = c.var.deps;
   const scope = { appId: query.app_id, userId: query.user_id, ...(query.session_id ? { sessionId: query.session_id } : {}) };
   return streamSSE(c, async (stream) => {
     let id = 0;
@@ -54,11 +54,13 @@ export const liveRoutes = apiRoutes().openapi(stream, (c) => {
       value: { user_id: scope.userId, app_id: scope.appId, session_id: scope.sessionId ?? null },
       timestamp: Date.now(),
     });
-    while (open) {
+    // A stop ends the stream (the client reconnects to another replica) instead of holding the drain.
+    while (open && !readiness.draining()) {
       await stream.sleep(live.pollMs);
       if (!open) break;
       for (const event of published.splice(0)) await write(event);
       for (const event of await reader.next()) await write(event);
     }
+    unsubscribe();
   });
 });

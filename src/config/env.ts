@@ -1,9 +1,17 @@
 import { z } from "zod";
 import { StartupError } from "../errors.js";
+import { durationMs } from "../util/duration.js";
 import { REDACTION_KINDS, type RedactionKind } from "../vocabulary/redaction-kind.js";
 
 /** A duration such as "250ms", "2s", "5m" or "1h"; the unit is required so a value is never ambiguous. */
 const DurationSchema = z.string().regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
+
+/** A duration between `min` and `max` (both duration strings), e.g. a timeout that must not be 0. */
+function boundedDuration(min: string, max: string) {
+  return DurationSchema.refine((value) => durationMs(value) >= durationMs(min) && durationMs(value) <= durationMs(max), {
+    message: `expected a duration from ${min} to ${max}`,
+  });
+}
 
 /** `REDACT`: a comma-separated list of kinds (`email,phone,card,secret`), or `all`; unset redacts nothing. */
 const RedactSettingSchema = z
@@ -32,6 +40,18 @@ export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   /** Interface to listen on. Loopback by default, where API keys are optional (see AUTH_REQUIRED). */
   HOST: z.string().min(1).default("127.0.0.1"),
+  /**
+   * How long a stop (SIGTERM, SIGINT) may take: requests in flight finish, durable runs hand their
+   * next step back to the queue, the database closes. Past it the process exits 1, abandoning what
+   * is left (it resumes at the next start). Keep it below the orchestrator's grace period.
+   */
+  SHUTDOWN_TIMEOUT: boundedDuration("1s", "10m").default("10s"),
+  /** How long a client may take to send a request's headers before its connection is closed (408). */
+  HTTP_HEADERS_TIMEOUT: boundedDuration("1s", "10m").default("10s"),
+  /** How long a client may take to send a whole request, body included, before its connection is closed (408). */
+  HTTP_REQUEST_TIMEOUT: boundedDuration("1s", "1h").default("30s"),
+  /** How long an idle keep-alive connection stays open for the client's next request. */
+  HTTP_KEEP_ALIVE_TIMEOUT: boundedDuration("1s", "10m").default("5s"),
   /**
    * Whether every /v1 request needs an API key. `auto`: required unless the server listens on
    * loopback only (local development). A key that is presented is always checked.
@@ -324,6 +344,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new StartupError(`Invalid configuration: ${problems}`);
   }
   const env = result.data;
+  if (durationMs(env.HTTP_HEADERS_TIMEOUT) > durationMs(env.HTTP_REQUEST_TIMEOUT)) {
+    throw new StartupError("Invalid configuration: HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT");
+  }
   const missing = requiredSettings(env).filter(({ name }) => env[name] === undefined);
   if (missing.length > 0) {
     throw new StartupError(`Invalid configuration: ${missing.map(({ name, by }) => `${name}: required ${by}`).join("; ")}`);

@@ -42,7 +42,11 @@ export interface VacuumPass {
  * vacuuming this one alone would not move that limit (2^31 write transactions: 250 days at
  * 100 a second).
  */
-export async function vacuumWhereDue(db: Database, policy: VacuumPolicy = AUTOVACUUM_DEFAULTS): Promise<VacuumPass> {
+export async function vacuumWhereDue(
+  db: Database,
+  policy: VacuumPolicy = AUTOVACUUM_DEFAULTS,
+  stopping: () => boolean = () => false,
+): Promise<VacuumPass> {
   // reltuples is -1 until a table is first vacuumed or analyzed.
   const rows = sql`greatest(c.reltuples, 0)`;
   const tables = await queryRows<{ name: string; vacuum: boolean; analyze: boolean }>(
@@ -56,6 +60,8 @@ export async function vacuumWhereDue(db: Database, policy: VacuumPolicy = AUTOVA
   );
   const pass: VacuumPass = { vacuumed: [], analyzed: [] };
   for (const table of tables) {
+    // A stop waits for the table in hand only; the next pass finds the others still due.
+    if (stopping()) break;
     if (table.vacuum) {
       await db.execute(sql`VACUUM (ANALYZE) ${sql.identifier(table.name)}`);
       pass.vacuumed.push(table.name);
@@ -69,7 +75,7 @@ export async function vacuumWhereDue(db: Database, policy: VacuumPolicy = AUTOVA
 
 /**
  * Runs `vacuumWhereDue` every `intervalMs` (autovacuum's own naptime is a minute), one pass at a
- * time; `stop` ends the schedule once the pass in flight is done. A failed pass is logged and the
+ * time; `stop` ends the schedule once the table in hand is done. A failed pass is logged and the
  * next one tries again.
  */
 export function scheduleVacuum(
@@ -78,9 +84,9 @@ export function scheduleVacuum(
 ): { stop(): Promise<void> } {
   return repeatEvery(
     options.intervalMs,
-    async () => {
+    async (stopping) => {
       const started = performance.now();
-      const pass = await vacuumWhereDue(db, options.policy);
+      const pass = await vacuumWhereDue(db, options.policy, stopping);
       if (pass.vacuumed.length > 0 || pass.analyzed.length > 0)
         options.logger.info("embedded database vacuumed", { ...pass, ms: Math.round(performance.now() - started) });
     },

@@ -75,6 +75,8 @@ export class LocalExecutor {
   private active = new Set<Promise<void>>();
   private heartbeats = new Set<ReturnType<typeof setInterval>>();
   private running = false;
+  /** Runs in flight hand themselves back to the queue at their next step (`stop({ releaseRuns: true })`). */
+  private releasing = false;
   private wakeUp: (() => void) | undefined;
   /** Something became due while the loop was checking the queue (not yet asleep). */
   private wokenWhileAwake = false;
@@ -101,11 +103,17 @@ export class LocalExecutor {
     return this.running;
   }
 
+  /** Runs being driven now. */
+  get inFlight(): number {
+    return this.active.size;
+  }
+
   get registered(): ReadonlyMap<string, RegisteredFunction> {
     return this.functions;
   }
 
   async start(): Promise<void> {
+    this.releasing = false;
     await this.sync();
     const recovered = this.options.exclusive ? await recoverInterruptedRuns(this.options.db) : await requeueExpiredLeases(this.options.db);
     if (recovered > 0) this.options.log?.("resuming interrupted runs", { count: recovered });
@@ -115,12 +123,15 @@ export class LocalExecutor {
   }
 
   /**
-   * Stops claiming runs and cron timers. By default waits for runs in flight; with
-   * `waitForRuns: false` it leaves them as a crash would — their leases are no longer renewed —
-   * to be resumed by the next start or taken over by another process.
+   * Stops claiming runs and cron timers. By default waits for runs in flight to finish; with
+   * `releaseRuns` each hands itself back to the queue after the step it is running (the next start,
+   * or another process, resumes it at the following step); with `waitForRuns: false` it leaves
+   * them as a crash would — their leases are no longer renewed — to be resumed by the next start
+   * or taken over by another process.
    */
-  async stop(options: { waitForRuns?: boolean } = {}): Promise<void> {
+  async stop(options: { waitForRuns?: boolean; releaseRuns?: boolean } = {}): Promise<void> {
     this.running = false;
+    if (options.releaseRuns) this.releasing = true;
     for (const cron of this.crons) cron.stop();
     this.crons = [];
     this.wake();
@@ -244,6 +255,7 @@ export class LocalExecutor {
               claim,
               invoke: this.options.invoke,
               retryBaseMs: this.options.retryBaseMs ?? 1000,
+              stopping: () => this.releasing,
               ...(this.options.log ? { log: this.options.log } : {}),
             }),
           ),

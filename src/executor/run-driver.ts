@@ -9,6 +9,7 @@ import {
   loadSteps,
   type MemoizedStep,
   type RunRow,
+  releaseRun,
   requeueRun,
   saveStep,
   setAttempt,
@@ -36,6 +37,8 @@ export interface DriverOptions {
   retryBaseMs: number;
   /** Safety bound on requests per claim, so a misbehaving function cannot spin forever. */
   maxRequestsPerClaim?: number;
+  /** Asked before each step: true hands the run back to the queue instead (the process is stopping). */
+  stopping?: () => boolean;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -54,6 +57,10 @@ export async function driveRun(run: RunRow, fn: RegisteredFunction, options: Dri
   for (let request = 0; request < limit; request++) {
     // Cancelled (the user was erased) or taken over after a lost lease: stop before the next step.
     if (!(await stillClaimed(options.db, options.claim))) return;
+    if (options.stopping?.()) {
+      await releaseRun(options.db, options.claim);
+      return;
+    }
     const steps = await loadSteps(options.db, run.id);
     const response = await callFunction(run, fn, steps, attempt, "step", options.invoke);
     const outcome = await handleResponse(run, fn, response, attempt, options);

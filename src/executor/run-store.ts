@@ -234,6 +234,18 @@ export async function finishRun(
     .where(heldBy(claim));
 }
 
+/**
+ * Hands a claimed run back to the queue, due at once, as it stands: its memoized steps, attempt
+ * and last error are kept, so whichever process claims it next resumes at its next step. A stop
+ * does this between steps instead of waiting for the run to finish.
+ */
+export async function releaseRun(db: Database, claim: Claim): Promise<void> {
+  await db
+    .update(executorRuns)
+    .set({ status: "queued", runAt: sql`now()`, leaseUntil: null, claimToken: null, updatedAt: sql`now()` })
+    .where(heldBy(claim));
+}
+
 /** Whether the claim still holds its run: false once it was cancelled or its lease passed to another process. */
 export async function stillClaimed(db: Database, claim: Claim): Promise<boolean> {
   const [row] = await db.select({ id: executorRuns.id }).from(executorRuns).where(heldBy(claim));

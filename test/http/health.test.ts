@@ -30,11 +30,12 @@ describe("health", () => {
 
   it("is not ready once draining, while /livez still answers", async () => {
     runtime = await startTestRuntime();
-    runtime.beginDrain();
+    const drained = runtime.beginDrain();
     const { status, body } = await call(runtime.app, "GET", "/readyz");
     expect(status).toBe(503);
     expect(body).toMatchObject({ status: "unavailable", draining: true });
     expect((await call(runtime.app, "GET", "/livez")).status).toBe(200);
+    await drained;
   });
 
   it("is not ready when the executor has stopped, or when a migration is missing", async () => {

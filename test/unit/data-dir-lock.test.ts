@@ -67,7 +67,7 @@ describe("the data directory lock after a crash", () => {
     }
   });
 
-  it("takes over a lock from another host or container once it stops changing, and refuses one that still does", async () => {
+  it("takes over a lock from another host or container once it stops changing, and then holds it", async () => {
     dir = await mkdtemp(join(tmpdir(), "mnemo-lock-"));
     // Left by a container that is gone: pid 1, its own hostname, namespace and heartbeat.
     const left = {
@@ -81,7 +81,7 @@ describe("the data directory lock after a crash", () => {
     };
     await writeFile(lockPath(), JSON.stringify(left));
     const lock = await acquireDataDirLock(dir, { heartbeatMs: 200 });
-    // A second taker now meets a live holder that beats: refused, naming it.
+    // A second taker meets the new holder: refused, naming it.
     const refusal = await acquireDataDirLock(dir).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(DataDirInUseError);
     await lock.release();
