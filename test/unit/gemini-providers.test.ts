@@ -87,6 +87,18 @@ describe("Gemini extraction", () => {
       ],
       insights: [],
       traits: [],
+      entities: [{ name: "Maya", kind: "person", aliases: [], summary: "The user's daughter.", renamed_from: null, source_seqs: [7] }],
+      relations: [
+        {
+          subject: "user",
+          predicate: "Daughter",
+          object: "Maya",
+          content: "Maya is the user's daughter.",
+          confidence: 0.9,
+          operation: "ADD",
+          source_seqs: [7],
+        },
+      ],
     };
     expect(ModelExtractionSchema.safeParse(answer).success).toBe(true);
     peer.reply = () => ({ status: 200, body: wrap(JSON.stringify(answer)) });
@@ -95,9 +107,13 @@ describe("Gemini extraction", () => {
       knownFacts: [{ key: "profile:location", value: "Lisbon", content: "User lives in Lisbon." }],
     });
     expect(extraction.facts[0]).toMatchObject({ key: "attitude:cats", source_seqs: [7], operation: "ADD" });
+    // The entity graph comes back validated: the predicate normalised, the entity with its kind.
+    expect(extraction.entities).toEqual([expect.objectContaining({ name: "Maya", kind: "person", source_seqs: [7] })]);
+    expect(extraction.relations).toEqual([expect.objectContaining({ subject: "user", predicate: "daughter", object: "Maya" })]);
     const body = peer.requests[0]?.body;
     expect(body.generationConfig).toMatchObject({ responseMimeType: "application/json", temperature: 0 });
     expect(body.generationConfig.responseJsonSchema.properties.facts.items.required).toContain("replaces_key");
+    expect(body.generationConfig.responseJsonSchema.properties.relations.items.required).toContain("operation");
     const prompt = body.contents[0].parts[0].text as string;
     expect(prompt).toContain("[7] user: I love cats.");
     expect(prompt).toContain('- profile:location = "Lisbon" (User lives in Lisbon.)');

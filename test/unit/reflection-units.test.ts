@@ -115,7 +115,7 @@ describe("rule extractor", () => {
         { role: "user", content: "I love it! What a day.", seq: 2 },
       ],
     });
-    expect(result).toEqual({ facts: [], insights: [], traits: [] });
+    expect(result).toEqual({ facts: [], insights: [], traits: [], entities: [], relations: [] });
   });
 
   it("turns preferences and habits into trait evidence with a quality", () => {
