@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
+import type { FactAuditJson } from "../functions/json/fact-audit.js";
 import { databaseOptions, providerChoice } from "../functions/settings.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/api-keys.js";
@@ -174,6 +175,31 @@ program
       },
       { pipeline: true },
     );
+  });
+
+program
+  .command("facts")
+  .description("the user's facts")
+  .command("audit")
+  .description("report pairs of a user's current facts that cannot both be true; --repair ends the older of each, with history")
+  .argument("<user_id>")
+  .option("--app <app_id>", "the app", "default")
+  .option("--repair", "end the older fact of each pair (otherwise a dry run: nothing changes)")
+  .option("--json", "print the audit as the API answers it")
+  .action(async (userId: string, options: { app: string; repair?: boolean; json?: boolean }) => {
+    await withService(async (service) => {
+      const audit = `/v1/users/${encodeURIComponent(userId)}/facts/audit`;
+      const report = options.repair
+        ? await requestJson<FactAuditJson>(service, "POST", audit, { app_id: options.app })
+        : await requestJson<FactAuditJson>(service, "GET", `${audit}?app_id=${encodeURIComponent(options.app)}`);
+      if (options.json) return console.log(JSON.stringify(report));
+      for (const pair of report.pairs) console.log(`"${pair.ended.content}" ended by "${pair.kept.content}" — ${pair.reason}`);
+      console.log(
+        options.repair
+          ? `${report.pairs.length} contradictions; ${report.repaired} facts ended`
+          : `${report.pairs.length} contradictions (dry run: nothing changed; --repair ends the older fact of each)`,
+      );
+    });
   });
 
 program

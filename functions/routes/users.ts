@@ -1,5 +1,6 @@
 import { stream } from "hono/streaming";
 import { z } from "zod";
+import { auditFacts } from "../../src/memory/contradictions/audit-facts.js";
 import { previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { eraseUser } from "../../src/users/erase-user.js";
@@ -7,6 +8,7 @@ import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
 import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, documentedSchema, jsonAnswer, jsonBody } from "../contract/define-route.js";
 import { EventSchema, eventJson } from "../json/event.js";
+import { FactAuditSchema, factAuditJson } from "../json/fact-audit.js";
 import { HistoryEntrySchema, historyJson } from "../json/history.js";
 import { MemorySchema, memoryJson } from "../json/memory.js";
 import { RebuildPreviewSchema, rebuildPreviewJson } from "../json/rebuild-preview.js";
@@ -96,6 +98,24 @@ const rebuild = defineRoute({
   },
 });
 
+const auditReport = defineRoute({
+  method: "get",
+  path: "/{user_id}/facts/audit",
+  tags,
+  summary: "Dry run of the contradiction audit: pairs of the user's current facts that cannot both be true; nothing is changed",
+  request: { params: UserPath, query: UserAppSchema },
+  responses: { 200: jsonAnswer("The pairs found; `repaired` is 0", FactAuditSchema) },
+});
+
+const auditRepair = defineRoute({
+  method: "post",
+  path: "/{user_id}/facts/audit",
+  tags,
+  summary: "Contradiction audit with repair: the older fact of each pair is ended at the newer one's time, with history",
+  request: { params: UserPath, body: jsonBody(UserAppSchema) },
+  responses: { 200: jsonAnswer("The pairs found and how many facts were ended", FactAuditSchema) },
+});
+
 /** Per-user operations. */
 export const userRoutes = apiRoutes()
   // Erasure: everything about the user goes, and their pending pipeline work is cancelled.
@@ -126,6 +146,16 @@ export const userRoutes = apiRoutes()
     });
     // zod-openapi types any `application/…json` answer as one JSON value and has no type for a stream of lines.
     return lines as never;
+  })
+  .openapi(auditReport, async (c) => {
+    const scope = { appId: c.req.valid("query").app_id, userId: c.req.valid("param").user_id };
+    const audit = await auditFacts(c.var.deps.db, scope, { repair: false, actor: "api", now: c.var.deps.clock.now() });
+    return c.json(factAuditJson(scope, true, audit), 200);
+  })
+  .openapi(auditRepair, async (c) => {
+    const scope = { appId: c.req.valid("json").app_id, userId: c.req.valid("param").user_id };
+    const audit = await auditFacts(c.var.deps.db, scope, { repair: true, actor: "api", now: c.var.deps.clock.now() });
+    return c.json(factAuditJson(scope, false, audit), 200);
   })
   .openapi(rebuild, async (c) => {
     const deps = c.var.deps;

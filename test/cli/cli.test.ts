@@ -160,6 +160,18 @@ describe("npx mnemo", () => {
     expect((await failing("import", bad, "--no-progress")).stderr).toContain("bad.jsonl:1: user_id");
   });
 
+  it("facts audit: a dry run by default, --repair, --json", async () => {
+    expect((await mnemo("facts", "audit", "nobody")).stdout).toContain("0 contradictions (dry run: nothing changed");
+    expect(JSON.parse((await mnemo("facts", "audit", "nobody", "--repair", "--json")).stdout)).toEqual({
+      user_id: "nobody",
+      app_id: "default",
+      dry_run: false,
+      pairs: [],
+      repaired: 0,
+    });
+    expect((await failing("facts", "audit")).stderr).toContain("user_id");
+  });
+
   it("start serves the API until stopped", async () => {
     const { server, port } = await startServer();
     try {

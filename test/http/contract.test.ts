@@ -139,6 +139,8 @@ describe("the API contract", () => {
     await send("POST", `/v1/sessions/${session.id}/events/2/redact`, {});
     await send("GET", `/v1/users/${user}/export`);
     await send("POST", `/v1/users/${user}/rebuild`, { dry_run: true });
+    await send("GET", `/v1/users/${user}/facts/audit`);
+    await send("POST", `/v1/users/${user}/facts/audit`, {});
 
     const hook = JSON.stringify({ user_id: user });
     await send("POST", "/v1/webhooks/consolidate", hook, {

@@ -168,6 +168,8 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
   "POST /v1/users/:user_id/rebuild": ({ self }) => ({ method: "POST", path: `/v1/users/${self.user}/rebuild`, body: {} }),
   "DELETE /v1/users/:user_id": ({ self, pick }) => (pick % 5 === 0 ? { method: "DELETE", path: `/v1/users/${self.user}` } : undefined),
   "GET /v1/users/:user_id/export": ({ self }) => ({ method: "GET", path: `/v1/users/${self.user}/export`, stream: true }),
+  "GET /v1/users/:user_id/facts/audit": ({ self }) => ({ method: "GET", path: `/v1/users/${self.user}/facts/audit` }),
+  "POST /v1/users/:user_id/facts/audit": ({ self }) => ({ method: "POST", path: `/v1/users/${self.user}/facts/audit`, body: {} }),
   "GET /v1/live": ({ self }) => ({ method: "GET", path: `/v1/live?${q(self)}`, stream: true }),
   "POST /v1/mcp": ({ self, word }) => ({
     method: "POST",
@@ -295,6 +297,7 @@ describe("tenant isolation", () => {
               "POST /v1/context",
               "GET /v1/memories",
               "GET /v1/users/:user_id/export",
+              "GET /v1/users/:user_id/facts/audit",
               "GET /v1/pipeline/runs",
               "GET /v1/pipeline/jobs",
             ]) {
