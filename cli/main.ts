@@ -16,7 +16,7 @@ import { createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { importEvents } from "./import-events.js";
 import { serveMcpOverStdio } from "./mcp-stdio.js";
-import { openService, requestJson, type Service } from "./service.js";
+import { openService, requestJson, runningService, type Service } from "./service.js";
 
 /**
  * `npx mnemo <command>`: operations on the configured store (DATA_DIR or DATABASE_URL, as
@@ -102,10 +102,14 @@ program
   .requiredOption("--app <app_id>", "the app the key acts in")
   .option("--name <label>", "a label for listings", "default")
   .action(async (options: { app: string; name: string }) => {
-    await withDatabase(async (handle) => {
-      const created = await createApiKey(handle.db, { appId: options.app, name: options.name });
-      console.log(`created key ${created.id} for app "${options.app}". Store it now; it is not shown again:\n${created.key}`);
-    });
+    const input = { appId: options.app, name: options.name };
+    // A running server mints it through POST /v1/keys (no restart); otherwise straight into the
+    // database, which is how the first key is made when keys are required.
+    const server = await runningService();
+    const created = server
+      ? await requestJson<{ id: string; key: string }>(server, "POST", "/v1/keys", { app_id: input.appId, name: input.name })
+      : await withDatabase((handle) => createApiKey(handle.db, input));
+    console.log(`created key ${created.id} for app "${options.app}". Store it now; it is not shown again:\n${created.key}`);
   });
 
 program
@@ -114,14 +118,46 @@ program
   .option("--app <app_id>", "only this app's keys")
   .option("--revoke <key_id>", "revoke this key")
   .action(async (options: { app?: string; revoke?: string }) => {
-    await withDatabase(async (handle) => {
-      if (options.revoke)
-        console.log((await revokeApiKey(handle.db, options.revoke)) ? `revoked ${options.revoke}` : `no live key ${options.revoke}`);
-      else
-        for (const key of await listApiKeys(handle.db, options.app))
-          console.log(`${key.id}  ${key.appId}  ${key.name}  ${key.prefix}…${key.revokedAt ? "  revoked" : ""}`);
-    });
+    const server = await runningService();
+    if (options.revoke) {
+      const id = options.revoke;
+      const revoked = server ? await revokeThrough(server, id) : await withDatabase((handle) => revokeApiKey(handle.db, id));
+      console.log(revoked ? `revoked ${id}` : `no live key ${id}`);
+      return;
+    }
+    const keys = server
+      ? (
+          await requestJson<{ keys: KeyListing[] }>(
+            server,
+            "GET",
+            `/v1/keys${options.app ? `?${new URLSearchParams({ app_id: options.app })}` : ""}`,
+          )
+        ).keys
+      : (await withDatabase((handle) => listApiKeys(handle.db, options.app))).map((key) => ({
+          id: key.id,
+          app_id: key.appId,
+          name: key.name,
+          prefix: key.prefix,
+          revoked_at: key.revokedAt,
+        }));
+    for (const key of keys) console.log(`${key.id}  ${key.app_id}  ${key.name}  ${key.prefix}…${key.revoked_at ? "  revoked" : ""}`);
   });
+
+interface KeyListing {
+  id: string;
+  app_id: string;
+  name: string;
+  prefix: string;
+  revoked_at: unknown;
+}
+
+/** DELETE /v1/keys/:id: true when a live key was revoked, false when there was none. */
+async function revokeThrough(server: Service, id: string): Promise<boolean> {
+  const response = await server.request(`/v1/keys/${encodeURIComponent(id)}`, { method: "DELETE" });
+  if (response.status === 404) return false;
+  if (!response.ok) throw new Error(`DELETE /v1/keys/${id}: ${response.status} ${await response.text()}`);
+  return true;
+}
 
 program
   .command("import <file>")

@@ -43,6 +43,16 @@ export async function openService(options: { pipeline: boolean }): Promise<Servi
   };
 }
 
+/**
+ * The running server a command should send its work to (`MNEMO_URL`, or the holder of `DATA_DIR`),
+ * or undefined when there is none and the command may open the database itself.
+ */
+export async function runningService(): Promise<Service | undefined> {
+  const env = parseEnv(process.env);
+  const url = process.env["MNEMO_URL"] || (await runningServer(env));
+  return url ? remoteService(url, process.env["MNEMO_API_KEY"] || env.ADMIN_API_KEY) : undefined;
+}
+
 /** The URL of the server holding the embedded data directory; refuses when its holder serves nothing. */
 async function runningServer(env: Env): Promise<string | undefined> {
   if (chooseDriver({ url: env.DATABASE_URL, driver: env.DATABASE_DRIVER }) !== "pglite" || env.DATA_DIR.startsWith("memory://"))

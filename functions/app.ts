@@ -18,6 +18,7 @@ import { docsRoutes } from "./routes/docs.js";
 import { entityRoutes } from "./routes/entities.js";
 import { healthRoutes } from "./routes/health.js";
 import { instructionRoutes } from "./routes/instructions.js";
+import { keyRoutes } from "./routes/keys.js";
 import { liveRoutes } from "./routes/live.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memories.js";
@@ -66,7 +67,8 @@ export function createApp(deps: AppDeps) {
     .route("/v1/webhooks", webhookRoutes)
     .route("/v1/live", liveRoutes)
     .route("/v1/mcp", mcpRoutes)
-    .route("/v1/usage", usageRoutes);
+    .route("/v1/usage", usageRoutes)
+    .route("/v1/keys", keyRoutes);
   app.route("/", docsRoutes(openApiDocument(app)));
   if (deps.dashboard) app.route("/", dashboardRoutes(deps.dashboard));
   if (deps.metrics) app.route("/", metricsRoutes(deps.metrics));

@@ -1,5 +1,6 @@
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import ranks from "gpt-tokenizer/bpeRanks/o200k_base";
+import { DASHBOARD_HEADERS } from "../functions/routes/dashboard-headers.js";
 import { TOKENIZER_ASSET_PATH } from "../functions/worker/tokenizer-asset.js";
 
 /**
@@ -13,4 +14,7 @@ await mkdir(new URL(`.${TOKENIZER_ASSET_PATH.slice(0, TOKENIZER_ASSET_PATH.lastI
 for (const name of ["dashboard.html", "dashboard.js"])
   await copyFile(new URL(`../functions/public/${name}`, import.meta.url), new URL(name, OUT));
 await writeFile(new URL(`.${TOKENIZER_ASSET_PATH}`, OUT), JSON.stringify(ranks));
+// The asset server's own header rules: the dashboard's CSP and framing policy, as Node serves them.
+const headerLines = Object.entries(DASHBOARD_HEADERS).map(([name, value]) => `  ${name}: ${value}`);
+await writeFile(new URL("_headers", OUT), ["/dashboard", ...headerLines, "/dashboard.js", ...headerLines, ""].join("\n"));
 console.log(`worker assets: ${OUT.pathname}`);

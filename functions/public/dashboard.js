@@ -1,9 +1,14 @@
 // The dashboard's browser code: plain JavaScript served as-is, talking to the public API only.
 const params = new URLSearchParams(location.search);
+// A key never travels in a URL (history, logs, referrers): one left there by an old link is dropped unused.
+if (params.has("key")) {
+  params.delete("key");
+  history.replaceState(null, "", `${location.pathname}?${params}`);
+}
 const state = {
   user: params.get("user_id") ?? "",
   app: params.get("app_id") ?? "default",
-  key: params.get("key") ?? localStorage.getItem("mnemo-key") ?? "",
+  key: localStorage.getItem("mnemo-key") ?? "",
   // The scheduled decay's parameters, from the health answer.
   lambda: 0,
   threshold: 0,

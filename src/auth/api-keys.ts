@@ -66,11 +66,12 @@ export function keyPrefix(key: string): string {
  * @example
  * const resolve = createKeyResolver({ cacheMs: 60_000 });
  * const principal = await resolve(db, "mk_…");
+ * resolve.forget(keyId); // after revoking it
  */
 export function createKeyResolver(options: { adminKeyHash?: string; cacheMs: number }) {
   const cache = new Map<string, { principal: Principal; until: number }>();
   // The database comes per call: on Workers every request has its own connection.
-  return async (db: Database, presented: string, cachedOnly = false): Promise<Principal | undefined> => {
+  const resolve = async (db: Database, presented: string, cachedOnly = false): Promise<Principal | undefined> => {
     const hash = await sha256(presented);
     if (options.adminKeyHash && hash === options.adminKeyHash) return { kind: "admin" };
     const cached = cache.get(hash);
@@ -89,6 +90,11 @@ export function createKeyResolver(options: { adminKeyHash?: string; cacheMs: num
     cache.set(hash, { principal, until: Date.now() + options.cacheMs });
     return principal;
   };
+  /** Drops a revoked key from this process's memory, so its next request is refused. */
+  const forget = (keyId: string): void => {
+    for (const [hash, entry] of cache) if (entry.principal.kind === "app" && entry.principal.keyId === keyId) cache.delete(hash);
+  };
+  return Object.assign(resolve, { forget });
 }
 
 export type KeyResolver = ReturnType<typeof createKeyResolver>;

@@ -118,4 +118,23 @@ describe("dashboard", () => {
     await waitForSettled(runtime.app, "dana");
     expect((await call(runtime.app, "GET", "/v1/pipeline/status?user_id=dana")).body.parked).toEqual([]);
   });
+
+  it("runs under its content security policy, refuses framing, and never takes a key from the URL", async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(120_000);
+    const violations: string[] = [];
+    page.on("console", (entry) => {
+      if (/Content Security Policy/i.test(entry.text())) violations.push(entry.text());
+    });
+    const response = await page.goto(`${base}/dashboard?user_id=dana&key=mk_leaked_in_a_link`);
+    expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(response?.headers()["x-frame-options"]).toBe("DENY");
+    await page.waitForSelector("body.loaded");
+    expect(page.url()).not.toContain("key=");
+    expect(page.url()).toContain("user_id=dana");
+    expect(await page.evaluate(() => localStorage.getItem("mnemo-key"))).not.toBe("mk_leaked_in_a_link");
+    expect(await page.inputValue("#key")).not.toBe("mk_leaked_in_a_link");
+    expect(violations).toEqual([]);
+    await page.close();
+  });
 });

@@ -201,7 +201,14 @@ describe("npx mnemo", () => {
         const exported = (await mnemo("export", "--user", "lena")).stdout;
         expect(exported).toContain("I keep bees on my balcony.");
 
-        const refused = await failing("create-key", "--app", "other");
+        // Keys go through the server's /v1/keys: minted and revoked without a restart.
+        const minted = await mnemo("create-key", "--app", "other");
+        expect(minted.stderr).toContain(`using the server at http://127.0.0.1:${port}`);
+        const [, mintedId] = minted.stdout.match(/created key (\S+) for app "other"/) ?? [];
+        expect((await mnemo("keys", "--app", "other")).stdout).toContain(`${mintedId}  other  default  mk_`);
+        expect((await mnemo("keys", "--revoke", mintedId as string)).stdout).toContain(`revoked ${mintedId}`);
+
+        const refused = await failing("migrate");
         expect(refused.stderr).toMatch(new RegExp(`DATA_DIR .* is in use by process ${server.pid}`));
         expect(refused.stderr).not.toContain("    at ");
         const second = await startServer().then(

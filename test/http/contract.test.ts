@@ -141,6 +141,9 @@ describe("the API contract", () => {
     await send("POST", `/v1/users/${user}/rebuild`, { dry_run: true });
     await send("GET", `/v1/users/${user}/facts/audit`);
     await send("POST", `/v1/users/${user}/facts/audit`, {});
+    const key = await send("POST", "/v1/keys", { app_id: "contract-app", name: "contract" });
+    await send("GET", "/v1/keys?app_id=contract-app");
+    await send("DELETE", `/v1/keys/${key.id}`);
 
     const hook = JSON.stringify({ user_id: user });
     await send("POST", "/v1/webhooks/consolidate", hook, {

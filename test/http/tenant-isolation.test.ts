@@ -63,6 +63,8 @@ interface Planned {
   stream?: boolean;
   /** Authenticates otherwise (the signed webhook): sent without the key, must refuse. */
   unsigned?: boolean;
+  /** The operator's alone (API keys): an app's key is refused with 403. */
+  operatorOnly?: boolean;
 }
 
 const q = (self: Tenant, extra: Record<string, string> = {}) => new URLSearchParams({ user_id: self.user, ...extra }).toString();
@@ -181,6 +183,9 @@ const REQUESTS: Record<string, (draw: Draw) => Planned | undefined> = {
       params: { name: "search_memory", arguments: { user_id: self.user, query: `${word} ${others(self).join(" ")}` } },
     },
   }),
+  "POST /v1/keys": ({ self }) => ({ method: "POST", path: "/v1/keys", body: { app_id: self.app }, operatorOnly: true }),
+  "GET /v1/keys": ({ self }) => ({ method: "GET", path: `/v1/keys?app_id=${self.app}`, operatorOnly: true }),
+  "DELETE /v1/keys/:id": () => ({ method: "DELETE", path: `/v1/keys/${randomUUID()}`, operatorOnly: true }),
   "POST /v1/webhooks/consolidate": ({ self }) => ({
     method: "POST",
     path: "/v1/webhooks/consolidate",
@@ -245,6 +250,10 @@ async function apply(key: string, draw: Draw): Promise<void> {
   const where = `${key} as ${self.app}/${self.user} → ${status} ${text.slice(0, 300)}`;
   if (planned.unsigned) {
     expect(status, where).toBe(401);
+    return;
+  }
+  if (planned.operatorOnly) {
+    expect(status, where).toBe(403);
     return;
   }
   if (planned.target && planned.target.tenant.app !== self.app) {
