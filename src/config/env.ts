@@ -200,7 +200,7 @@ export const EnvSchema = z.object({
   REFLECTION_IMPORTANCE_THRESHOLD: z.coerce.number().min(0).default(8),
   /** Appends to one session within this window are announced to the pipeline as one event. */
   EMIT_COALESCE_WINDOW: DurationSchema.default("200ms"),
-  /** Access counts of returned memories are written in one batch per interval (R2). */
+  /** Access counts of returned memories are written in one batch per interval. */
   ACCESS_FLUSH_INTERVAL: DurationSchema.default("1s"),
   /**
    * Query vectors kept per process (least recently used beyond it; 0 embeds every query): each
@@ -226,7 +226,7 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^\d+(ms|s|m|h|d)$/, 'expected a duration such as "12h" or "7d"')
     .default("7d"),
-  /** When scheduled decay runs (default daily at 03:00 UTC) and with which preset (seed 000 §8.2). */
+  /** When scheduled decay runs (default daily at 03:00 UTC) and with which preset. */
   DECAY_CRON: z.string().min(9).default("0 3 * * *"),
   DECAY_PRESET: z.enum(["default", "high_interaction", "low_interaction", "sensitive", "knowledge"]).default("default"),
   DECAY_MIN_AGE_DAYS: z.coerce.number().min(0).max(3650).default(7),
@@ -236,7 +236,7 @@ export const EnvSchema = z.object({
   DECAY_STEP_BUDGET: DurationSchema.default("1s"),
   /** Days a forgotten memory stays recoverable before decay deletes it for good. */
   DECAY_PURGE_AFTER_DAYS: z.coerce.number().min(0).max(3650).default(30),
-  /** Most current memories per user (R5); 0 means no quota. */
+  /** Most current memories per user; 0 means no quota. */
   MEMORY_QUOTA_PER_USER: z.coerce.number().int().min(0).default(0),
   /**
    * Tokens (input + output, every provider and stage) an app may spend per UTC day before deep

@@ -35,13 +35,13 @@ export interface ContextDeps {
 
 /**
  * Budget shares of the optional sections, of what the required ones leave (seed 000 §4.3.3:
- * facts 0.2, memories 0.3, history 0.4; knowledge takes the seed's remaining 0.1). Unused shares
+ * facts 0.2, memories 0.3, history 0.4; knowledge takes the design's remaining 0.1). Unused shares
  * flow to the other sections in priority order.
  */
 export const DEFAULT_RATIOS = { facts: 0.2, memories: 0.3, knowledge: 0.1, history: 0.4 } as const;
 
 /**
- * Assembles a token-budgeted context window (S4). Sections in priority order (seed 004 §4.8):
+ * Assembles a token-budgeted context window. Sections in priority order:
  * system instruction, tools, the user message (all three required whole, else 422), profile
  * facts, memories, knowledge, history — packed into `max_tokens − reserve_output_tokens` with the
  * real tokenizer, every item with the session events it came from.

@@ -9,7 +9,7 @@ type HistoryItems = CandidateSection["items"];
 const MAX_HISTORY_EVENTS = 200;
 
 /**
- * The session's history as section items, newest first, compressed by strategy (S5):
+ * The session's history as section items, newest first, compressed by strategy:
  * - `none`: the newest turns, as many as the budget holds;
  * - `trim`: at most the last `max_turns` turns;
  * - `summarize`: the last `max_turns` turns verbatim, older ones as their fast-replay summaries;

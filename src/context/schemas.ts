@@ -41,7 +41,7 @@ export const ContextRequestSchema = z
       })
       .partial()
       .optional(),
-    /** History compression (S5). */
+    /** History compression. */
     history: z
       .strictObject({
         strategy: z.enum(HISTORY_STRATEGIES).default("none"),

@@ -17,7 +17,7 @@ function normalizeKey(key: string): string {
 export const FACT_TYPES = ["preference", "rule", "profile"] as const;
 
 /**
- * A semantic fact (C2): `key` identifies what the fact is about (two facts with one key
+ * A semantic fact: `key` identifies what the fact is about (two facts with one key
  * contradict unless their values agree), `value` is the structured content, `content` the
  * sentence shown to an agent. `operation: "DELETE"` retracts what the key said before.
  */

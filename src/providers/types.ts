@@ -56,10 +56,10 @@ export interface Summary {
 export interface LanguageModel {
   /** Identifies the model, recorded with what it produced. */
   readonly id: string;
-  /** A third-person summary of the turns that keeps decisions and conclusions (C1). */
+  /** A third-person summary of the turns that keeps decisions and conclusions. */
   summarize(request: SummaryRequest): Promise<Summary>;
   /**
-   * Facts, insights, trait evidence, entities and relations stated in the turns (C2), already validated against
+   * Facts, insights, trait evidence, entities and relations stated in the turns, already validated against
    * `ExtractionSchema`; an implementation throws instead of returning partial output.
    */
   extract(request: ExtractionRequest): Promise<Extraction>;

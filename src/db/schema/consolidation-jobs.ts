@@ -5,7 +5,7 @@ import { timestampTz } from "./columns.js";
 export const JOB_STATUSES = ["running", "completed", "failed", "skipped"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** One consolidation pass over a range of a session's log (C7), keyed by the pipeline run. */
+/** One consolidation pass over a range of a session's log, keyed by the pipeline run. */
 export const consolidationJobs = pgTable(
   "consolidation_jobs",
   {

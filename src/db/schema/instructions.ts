@@ -1,7 +1,7 @@
 import { integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { timestampTz } from "./columns.js";
 
-/** Procedural memory (M1): versioned instructions per app; a write adds a version, never edits one. */
+/** Procedural memory: versioned instructions per app; a write adds a version, never edits one. */
 export const instructions = pgTable(
   "instructions",
   {

@@ -6,15 +6,15 @@ import { sessions } from "./sessions.js";
 export const MEMORY_TYPES = ["episodic", "semantic", "insight", "procedural", "trait"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
 
-/** Trait lifecycle (M1, C8): a trend is observed inside a window; reinforcement promotes it. */
+/** Trait lifecycle: a trend is observed inside a window; reinforcement promotes it. */
 export const TRAIT_STAGES = ["trend", "emerging", "established", "core", "dissolved"] as const;
 export type TraitStage = (typeof TRAIT_STAGES)[number];
 
 /**
- * Every kind of derived memory in one table (M1), bi-temporal (M2): `valid_at`/`invalid_at` is
+ * Every kind of derived memory in one table, bi-temporal: `valid_at`/`invalid_at` is
  * when the statement was true in the world, `created_at`/`expired_at` when this row was the
  * system's belief. A superseded row is expired and points at its successor, never overwritten.
- * Rows are written without an embedding; the backfill fills `embedding` and `embedding_model` (M5).
+ * Rows are written without an embedding; the backfill fills `embedding` and `embedding_model`.
  */
 export const memories = pgTable(
   "memories",
@@ -68,7 +68,7 @@ export const memories = pgTable(
   },
   (table) => [
     index("memories_user_time_idx").on(table.appId, table.userId, table.createdAt.desc()),
-    // Time-slice retrieval (R4): a user's current memories in a window of world time.
+    // Time-slice retrieval: a user's current memories in a window of world time.
     index("memories_user_valid_idx").on(table.appId, table.userId, table.validAt.desc()).where(sql`${table.expiredAt} IS NULL`),
     index("memories_user_hash_idx").on(table.appId, table.userId, table.contentHash),
     index("memories_user_key_idx").on(table.appId, table.userId, table.key).where(sql`${table.expiredAt} IS NULL`),

@@ -5,7 +5,7 @@ import { timestampTz } from "./columns.js";
 export const HISTORY_OPERATIONS = ["ADD", "UPDATE", "DELETE", "SUPERSEDE", "STAGE_CHANGE", "REDACT"] as const;
 export type HistoryOperation = (typeof HISTORY_OPERATIONS)[number];
 
-/** Audit trail (M4): one row per change of a memory, with who made it and the before/after. */
+/** Audit trail: one row per change of a memory, with who made it and the before/after. */
 export const memoryHistory = pgTable(
   "memory_history",
   {

@@ -1,7 +1,7 @@
 import { index, integer, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
 import { memories } from "./memories.js";
 
-/** Provenance (M3): the session events a memory was derived from. */
+/** Provenance: the session events a memory was derived from. */
 export const memorySources = pgTable(
   "memory_sources",
   {

@@ -25,7 +25,7 @@ export const sessionEvents = pgTable(
     content: text("content").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>(),
     tokenCount: integer("token_count").notNull(),
-    /** Rule-based importance (M6) at append time; its sum past the reflection watermark triggers reflection. */
+    /** Rule-based importance at append time; its sum past the reflection watermark triggers reflection. */
     importance: float4("importance").notNull().default(0),
     idempotencyKey: text("idempotency_key"),
     requestHash: text("request_hash"),

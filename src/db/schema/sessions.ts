@@ -5,7 +5,7 @@ import { timestampTz } from "./columns.js";
 /**
  * A thread of one user with one agent (E1). `last_seq` is the sequence of the newest event and is
  * bumped in the same statement that appends, which is what keeps sequences gapless.
- * `replayed_seq` is the fast-replay watermark (C6): events up to it are summarised;
+ * `replayed_seq` is the fast-replay watermark: events up to it are summarised;
  * `reflected_seq` is deep reflection's.
  * Columns that every append changes (`last_seq`, `last_event_at`) are deliberately not indexed,
  * so the per-append UPDATE stays a heap-only (HOT) update.

@@ -6,7 +6,7 @@ export const EVIDENCE_QUALITIES = ["A", "B", "C", "D"] as const;
 export type EvidenceQuality = (typeof EVIDENCE_QUALITIES)[number];
 
 /**
- * Evidence for or against a trait (C8, seed 002 §2.6.1), one row per observation, so counts can
+ * Evidence for or against a trait, one row per observation, so counts can
  * always be recomputed and explained. Quality: A explicit and emphatic, B explicit, C inferred
  * from behaviour, D weak or second-hand.
  */

@@ -17,7 +17,7 @@ export interface IncomingFact extends FactLike {
 }
 
 /**
- * Before a fact is written (C4): the user's current facts and traits it contradicts
+ * Before a fact is written: the user's current facts and traits it contradicts
  * (contradiction-rules.ts) are ended — a fact is retracted at the statement's time (`invalid_at`,
  * history DELETE naming the statement), a trait dissolved with the statement as contradicting
  * evidence. Only what was true when the statement was made is touched: a later statement is never

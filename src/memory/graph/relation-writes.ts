@@ -33,7 +33,7 @@ const sameObject = (row: RelationRow, relation: ResolvedRelation) =>
     : row.objectValue !== null && row.objectValue.toLowerCase() === relation.object.value.toLowerCase());
 
 /**
- * Applies a relation with the facts' semantics (C4), under the user's lock the caller holds:
+ * Applies a relation with the facts' semantics, under the user's lock the caller holds:
  * - the same statement again is a NOOP that adds its sources (and a little confidence);
  * - for an exclusive predicate (`lives_in`, `works_at`, `partner`…) a new object supersedes the
  *   version valid then: it gets `invalid_at` = the new statement's time, `expired_at` and

@@ -19,7 +19,7 @@ export interface DecayReport {
   recomputed: number;
   /** Memories forgotten (or, in a dry run, that would be). */
   forgotten: { id: string; type: string; content: string; retention: number }[];
-  /** Forgotten because their user was over the quota (R5). */
+  /** Forgotten because their user was over the quota. */
   over_quota: string[];
   /** Trends whose window closed before a second observation, and traits decayed below 0.05. */
   traits_dissolved: string[];
@@ -46,7 +46,7 @@ function usersOverQuota(scope: DecayScope, quota: number): SQL {
 }
 
 /**
- * The quota is the only hard bound (R5): above it a user's lowest-retention episodes and insights
+ * The quota is the only hard bound: above it a user's lowest-retention episodes and insights
  * go — covered turns first, then by retention, importance and age.
  */
 function overQuota(scope: DecayScope, quota: number, retention: SQL, now: Date): SQL {
@@ -79,7 +79,7 @@ function coveredTurn(): SQL {
 }
 
 /**
- * Decay ranks before it destroys. Retention (R1, with the seed's λ and presets) orders search and
+ * Decay ranks before it destroys. Retention (with the design's λ and presets) orders search and
  * the quota; forgetting is reserved for what something kept still carries: turns below the
  * threshold, older than the minimum age, of low importance, not pinned — and covered by a kept
  * summary (coveredTurn). Everything else stays however old it gets: summaries, insights, facts,
@@ -212,7 +212,7 @@ export interface DecayFinish {
 }
 
 /**
- * The end of a decay pass, after every batch: quota (R5) user by user under each user's lock,
+ * The end of a decay pass, after every batch: quota user by user under each user's lock,
  * then trait dissolution and purge.
  */
 export async function finishDecay(db: Database, scope: DecayScope, parameters: DecayParameters, now: Date): Promise<DecayFinish> {
@@ -289,7 +289,7 @@ export async function previewDecay(db: Database, scope: DecayScope, parameters: 
 }
 
 /**
- * A whole decay pass (R1, R3) in this process: every batch, then the finish. The scheduled
+ * A whole decay pass in this process: every batch, then the finish. The scheduled
  * function runs the same pieces as durable steps instead. A dry run writes nothing.
  */
 export async function runDecay(
@@ -349,7 +349,7 @@ export interface RetentionStats {
   average: number;
 }
 
-/** Retention distribution of current memories at the clock's now (R3): high ≥ 0.7, low < 0.3, medium between. */
+/** Retention distribution of current memories at the clock's now: high ≥ 0.7, low < 0.3, medium between. */
 export async function retentionStats(db: Database, scope: DecayScope, clock: RetentionClock): Promise<RetentionStats> {
   const [row] = await queryRows<RetentionStats>(
     db,

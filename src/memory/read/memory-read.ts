@@ -41,7 +41,7 @@ export async function getMemory(db: Database, id: string) {
 
 /**
  * A user's memories, newest first. By default only current ones (not expired, valid now);
- * `as_of` gives those valid at that time, superseded versions included (bi-temporal, M2), but
+ * `as_of` gives those valid at that time, superseded versions included (bi-temporal), but
  * never deleted ones; `include_expired` lists every version.
  */
 export async function listMemories(db: Database, query: ListMemoriesQuery, now: Date): Promise<MemoryRow[]> {

@@ -15,7 +15,7 @@ import { addSources, insertMemory, type MemoryRecord, sameKey, snapshot, writeHi
 import type { AppliedOperation, Scope } from "./operations.js";
 import { applyTraitEvidence, currentTrait, dissolveTrait } from "./traits.js";
 
-/** Cosine similarity above which two memories are the same memory (C3, seed 002 §5.4). */
+/** Cosine similarity above which two memories are the same memory. */
 export const DUPLICATE_SIMILARITY = 0.95;
 
 export type { AppliedOperation, OperationKind, Scope } from "./operations.js";
@@ -78,7 +78,7 @@ export async function consolidate(
 
 /**
  * Applies extracted candidates to a user's memory as ADD / UPDATE / DELETE / NOOP operations
- * (C2-C5), inside the caller's transaction, which holds the user's lock:
+ * inside the caller's transaction, which holds the user's lock:
  * - a fact whose key already holds the same value is a NOOP that adds its sources; a new value
  *   supersedes the version valid at that time (the old one gets `invalid_at`, `expired_at` and
  *   `superseded_by`, both stay in history); a statement older than the current version becomes a
@@ -183,7 +183,7 @@ async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
   context.operations.push({ op: "ADD", kind: "fact", memory_id: id, key: fact.key, reason: "new fact" });
 }
 
-/** A new value for a key: the version valid at that time ends, the new one begins (C4). */
+/** A new value for a key: the version valid at that time ends, the new one begins. */
 async function supersede(
   context: Context,
   fact: ResolvedFact,
@@ -297,7 +297,7 @@ async function applyInsight(context: Context, insight: InsightCandidate): Promis
   context.operations.push({ op: "ADD", kind: "insight", memory_id: id, key: null, reason: "new insight" });
 }
 
-/** "Loved cats, now hates them" is itself worth remembering (C4, seed 003 §3.5). */
+/** "Loved cats, now hates them" is itself worth remembering. */
 async function recordAttitudeChange(context: Context, earlier: MemoryRecord, later: MemoryRecord, sources: SourceRef[]): Promise<void> {
   const before = earlier.value as { attitude: string; object: string };
   const after = later.value as { attitude: string };

@@ -11,7 +11,7 @@ import { type ChunkOutcome, commitChunk } from "../chunk-unit.js";
 import type { ReflectionChunk } from "../reflection-backlog.js";
 
 /**
- * Facts, insights and trait evidence of one reflection chunk (C2). The user's current facts go with
+ * Facts, insights and trait evidence of one reflection chunk. The user's current facts go with
  * the turns, so the model reuses their keys; a redacted event is a tombstone with no words.
  */
 export async function extractChunk(deps: { db: Database; llm: LanguageModel }, chunk: ReflectionChunk, now: Date): Promise<Extraction> {
@@ -23,9 +23,9 @@ export async function extractChunk(deps: { db: Database; llm: LanguageModel }, c
 }
 
 /**
- * Consolidates one chunk's extraction into the user's memory (C3-C8) in the chunk's unit of work
+ * Consolidates one chunk's extraction into the user's memory in the chunk's unit of work
  * (`commitChunk`), which moves the reflection watermark from where the chunk was loaded, so each
- * event is reflected once (C6). The candidates are embedded first, outside the transaction. The
+ * event is reflected once. The candidates are embedded first, outside the transaction. The
  * same body serves deep reflection and a rebuild's shadow derivation.
  */
 export async function consolidateChunk(

@@ -32,7 +32,7 @@ const FACT_RULES: FactRule[] = [
 ];
 
 /**
- * Offline extraction (C2) by rules over the user's own statements. Precision first — a wrong fact
+ * Offline extraction by rules over the user's own statements. Precision first — a wrong fact
  * that supersedes a true one is the worst outcome — so a clause is read only when it asserts
  * something about the user now: questions, conditionals, wishes, plans, quotations and reported
  * speech say nothing (compromise parses and tags each sentence; see facts/clauses.ts), facts

@@ -79,7 +79,7 @@ function readAttitude(text: string): Attitude | null {
 }
 
 /**
- * Likes and dislikes with their negations (C2): a fact under `attitude:<object>`, and evidence for
+ * Likes and dislikes with their negations: a fact under `attitude:<object>`, and evidence for
  * the matching trait and against its opposite, so a changed taste moves the traits too.
  */
 export function attitudes(input: RuleInput): { facts: ExtractedFact[]; traits: TraitEvidenceCandidate[] } {
