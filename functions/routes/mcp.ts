@@ -3,7 +3,7 @@ import { DomainError } from "../../src/errors.js";
 import { apiRoutes, defineRoute, handlerReadJsonBody, jsonAnswer } from "../contract/define-route.js";
 import { memoryTools } from "../mcp/tools/index.js";
 
-// The SDK and the tools' server are loaded on the first MCP request, not at start-up (~0.2 s of imports).
+// The SDK and the tools' server are loaded on the first MCP request, not at start-up (their imports are heavy).
 const importServer = () =>
   Promise.all([import("../mcp/memory-server.js"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]);
 let loaded: ReturnType<typeof importServer> | undefined;

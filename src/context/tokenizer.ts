@@ -20,8 +20,8 @@ export interface BpeEncoding {
 /**
  * Counts of short texts kept, most recently used first. A context window counts every candidate
  * memory (twice: each section is filled, then offered what the others left), and an agent's next
- * window recalls mostly the same memories: packing 100 memories took 1.6 ms with every count
- * made afresh and 0.3 ms with these kept. Longer texts (a whole section, the prompt) are rarely
+ * window recalls mostly the same memories, so most counts are found here instead of made afresh.
+ * Longer texts (a whole section, the prompt) are rarely
  * counted twice and are not kept. At most ~5 MB.
  */
 const COUNT_CACHE = { entries: 10_000, maxChars: 500 };

@@ -70,8 +70,8 @@ const statementName = (text: string) => `mnemo_${sha256Hex(text).slice(0, 32)}`;
 /**
  * `query` through a statement prepared once in the embedded session. `EXECUTE` takes no bind
  * parameters, so the values go as quoted literals, each taking the type `PREPARE` inferred for its
- * place. A recall's read of its hits (with what replaced each) planned in 2.5-8 ms of its 6-15 ms at
- * 100K memories on PGlite; once the generic plan is kept, it is not planned again.
+ * place. Planning was a large share of a recall's read of its hits (with what replaced each) on
+ * PGlite; once the generic plan is kept, it is not planned again.
  */
 async function executeInSession<Row>(db: Database, prepared: Map<string, Promise<unknown>>, query: SQL): Promise<Row[]> {
   const { sql: text, params } = dialect.sqlToQuery(query);
@@ -103,8 +103,7 @@ function literal(value: unknown): string {
  * transaction ends, so nothing leaks into a pooled connection's next user). On a server the
  * settings and the statement go as one simple query, which runs as one implicit transaction, a
  * transaction-mode pooler's too: one round trip where BEGIN, the settings, the statement and
- * COMMIT took four. For the vector arm on a real Postgres that was 3.8 → 3.2 ms p50 and 9.6 →
- * 5.1 ms p95 (alternating, same process). A simple query takes no parameters, so values are
+ * COMMIT took four, which the vector arm's latency on a real Postgres shows. A simple query takes no parameters, so values are
  * inlined as literals; the planner sees them as it sees an unnamed statement's. PGlite (in
  * process, no round trips) and an unregistered database run that transaction.
  */

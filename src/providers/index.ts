@@ -29,7 +29,7 @@ export interface ProviderChoice {
 
 /**
  * Builds the chosen LLM and embedder. A provider's SDK is imported only when it is chosen (each
- * costs ~0.2 s of start-up). The offline embedder is the caller's: Node runs USE-lite in worker
+ * adds to start-up). The offline embedder is the caller's: Node runs USE-lite in worker
  * threads, a Worker cannot.
  *
  * @example

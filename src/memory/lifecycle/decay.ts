@@ -103,8 +103,8 @@ function forgettable(scope: DecayScope, threshold: number, minAgeDays: number, r
 
 /**
  * No JIT compilation for decay's statements: a batch's estimate (the coverage check costed for every
- * row it scans) crosses `jit_above_cost`, and compiling its expressions cost ~200 ms on a real
- * Postgres where the statement's work was ~12 ms.
+ * row it scans) crosses `jit_above_cost`, and on a real Postgres compiling its expressions cost many times
+ * the statement's own work.
  */
 const WITHOUT_JIT = { jit: "off" };
 

