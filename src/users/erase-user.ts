@@ -2,13 +2,18 @@ import { getTableName, type SQL, sql } from "drizzle-orm";
 import { type Database, deletedCount, queryRows } from "../db/database.js";
 import {
   consolidationJobs,
+  entities,
+  entityMentions,
   executorRuns,
   executorSteps,
+  graphHistory,
   memories,
   memoryHistory,
   memorySources,
   pipelineFailures,
   providerUsage,
+  relationSources,
+  relations,
   scopedState,
   sessionEvents,
   sessions,
@@ -56,6 +61,11 @@ export const ERASED_RELATIONS: readonly string[] = [
   providerUsage,
   executorRuns,
   executorSteps,
+  entities,
+  entityMentions,
+  relations,
+  relationSources,
+  graphHistory,
 ].map((table) => getTableName(table));
 
 /**
