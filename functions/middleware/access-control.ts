@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../../src/db/database.js";
 import type { SecuritySettings } from "../deps.js";
-import { authenticate, RecentSet } from "./auth.js";
+import { authenticate } from "./auth.js";
 import { rateLimit, TokenBuckets } from "./rate-limit.js";
 
 /**
@@ -30,7 +30,6 @@ export function accessControl(security: SecuritySettings, deps: { db: Database }
               byAddress: new TokenBuckets(security.authFailuresPerMinute, security.authFailuresPerMinute),
               byAddressAndPrefix: new TokenBuckets(security.authFailuresPerMinute, security.authFailuresPerMinute),
               address: security.address,
-              servedPrefixes: new RecentSet(),
             },
           }
         : {}),

@@ -26,35 +26,16 @@ export interface AuthOptions {
 
 /**
  * Failed key checks, counted per client address and per address and key prefix (the key's public
- * `mk_…` start). Once an address has spent its allowance, a key it presents is looked up only when
- * its prefix is one this process has served; once an address has spent it on one prefix, that
- * prefix is no longer looked up from there. Either way a key answered without the database (the
- * admin key, a key validated within API_KEY_CACHE_SECONDS) is still served: someone sending bad
- * keys from a shared address (a proxy, a NAT) slows their own guesses, not the valid keys beside them.
+ * `mk_…` start). A presented key is always looked up, so a valid key is served whatever else its
+ * address sends (a proxy, a NAT); an invalid one from an address that has spent its allowance is
+ * answered 429. Once an address has spent its allowance on one prefix, keys with that prefix from
+ * there are no longer looked up (guessing the secret behind a known prefix stops), unless answered
+ * without the database (the admin key, a key validated within API_KEY_CACHE_SECONDS).
  */
 export interface InvalidKeyThrottle {
   byAddress: TokenBuckets;
   byAddressAndPrefix: TokenBuckets;
   address: (c: Context) => string;
-  /** Key prefixes this process has served (bounded: least recently served forgotten first). */
-  servedPrefixes: RecentSet;
-}
-
-/** A set that keeps at most `max` members, forgetting the least recently added or touched. */
-export class RecentSet {
-  private readonly members = new Set<string>();
-  constructor(private readonly max = 10_000) {}
-  add(member: string): void {
-    this.members.delete(member);
-    this.members.add(member);
-    if (this.members.size > this.max) {
-      const oldest = this.members.values().next().value;
-      if (oldest !== undefined) this.members.delete(oldest);
-    }
-  }
-  has(member: string): boolean {
-    return this.members.has(member);
-  }
 }
 
 /**
@@ -88,23 +69,18 @@ async function checkKey(c: Context, presented: string, options: AuthOptions): Pr
   const throttle = options.failures;
   if (!throttle) return (await options.resolveKey(presented)) ?? invalidKey();
   const address = throttle.address(c);
-  const prefix = keyPrefix(presented);
-  const byPrefix = `${address} ${prefix}`;
-  const wait =
-    throttle.byAddressAndPrefix.wait(byPrefix) ?? (throttle.servedPrefixes.has(prefix) ? undefined : throttle.byAddress.wait(address));
-  if (wait !== undefined) {
+  const byPrefix = `${address} ${keyPrefix(presented)}`;
+  const prefixWait = throttle.byAddressAndPrefix.wait(byPrefix);
+  if (prefixWait !== undefined) {
     const known = await options.resolveKey(presented, true);
     if (known) return known;
-    throw rateLimited(c, wait, "too many invalid API keys from this address");
+    throw rateLimited(c, prefixWait, "too many invalid API keys with this prefix from this address");
   }
   const resolved = await options.resolveKey(presented);
-  if (!resolved) {
-    throttle.byAddress.check(address);
-    throttle.byAddressAndPrefix.check(byPrefix);
-    return invalidKey();
-  }
-  throttle.servedPrefixes.add(prefix);
-  return resolved;
+  if (resolved) return resolved;
+  const wait = throttle.byAddressAndPrefix.check(byPrefix) ?? throttle.byAddress.check(address);
+  if (wait !== undefined) throw rateLimited(c, wait, "too many invalid API keys from this address");
+  return invalidKey();
 }
 
 function invalidKey(): never {
