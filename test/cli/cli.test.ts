@@ -158,7 +158,7 @@ describe("npx mnemo", () => {
     const bad = join(files, "bad.jsonl");
     await writeFile(bad, `${JSON.stringify({ session: "x", content: "no user" })}\n`);
     expect((await failing("import", bad, "--no-progress")).stderr).toContain("bad.jsonl:1: user_id");
-  });
+  }, 600_000);
 
   it("facts audit: a dry run by default, --repair, --json", async () => {
     expect((await mnemo("facts", "audit", "nobody")).stdout).toContain("0 contradictions (dry run: nothing changed");

@@ -34,7 +34,14 @@ interface Receipt {
   recall_rank: number | null;
   reason: string;
   left_out_because?: string;
-  signals: { vector_rank: number | null; bm25_rank: number | null; similarity: number; coverage: number; fused_score: number };
+  signals: {
+    vector_rank: number | null;
+    bm25_rank: number | null;
+    similarity: number;
+    coverage: number;
+    fused_score: number;
+    channels: { channel: string; rank: number }[];
+  };
 }
 
 describe("retrieval receipts (explain: true)", () => {
@@ -62,11 +69,14 @@ describe("retrieval receipts (explain: true)", () => {
         expect(receipt.reason).toMatch(/the turn after a top-ranked turn/);
         continue;
       }
-      // Found by at least one ranking, and the fused score is what those ranks give (RRF, k = 60).
-      const { vector_rank, bm25_rank, fused_score } = receipt.signals;
-      expect(vector_rank !== null || bm25_rank !== null).toBe(true);
-      const rrf = (vector_rank ? 1 / (60 + vector_rank) : 0) + (bm25_rank ? 1 / (60 + bm25_rank) : 0);
+      // Found by at least one channel, and the fused score is what those places give (RRF, k = 60);
+      // the vector and text places are the ones the receipt names.
+      const { vector_rank, bm25_rank, fused_score, channels } = receipt.signals;
+      expect(channels.length).toBeGreaterThan(0);
+      const rrf = channels.reduce((sum, place) => sum + 1 / (60 + place.rank), 0);
       expect(fused_score).toBeCloseTo(rrf, 3);
+      expect(channels.find((place) => place.channel === "vector")?.rank ?? null).toBe(vector_rank);
+      expect(channels.find((place) => place.channel === "text")?.rank ?? null).toBe(bm25_rank);
       expect(receipt.reason).toMatch(/^ranked \d+ of \d+ by fused score: /);
     }
     // The fact the query is about was found by its words.
