@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQLWrapper, sql } from "drizzle-orm";
 import type { DatabaseKind } from "../vocabulary/database-kind.js";
 import { type Database, queryRows } from "./database.js";
 
@@ -56,24 +56,39 @@ export async function scrubRelations(
   );
   const pass: ScrubPass = { rewritten: [], vacuumed: [], busy: [], checkpointed: false };
   for (const relation of sizes) {
-    const table = sql.identifier(relation.name);
     if (Number(relation.bytes) <= options.rewriteMaxBytes) {
-      await db.execute(sql`VACUUM (FULL, SKIP_LOCKED) ${table}`);
-      // A skipped relation keeps its file: the rewrite is what changes it.
-      ((await filenode(db, relation.name)) === relation.filenode ? pass.busy : pass.rewritten).push(relation.name);
+      ((await rewrite(db, relation.name, sql.identifier(relation.name), relation.filenode)) ? pass.rewritten : pass.busy).push(
+        relation.name,
+      );
     } else {
-      await db.execute(sql`VACUUM (SKIP_LOCKED) ${table}`);
+      await db.execute(sql`VACUUM (SKIP_LOCKED) ${sql.identifier(relation.name)}`);
       pass.vacuumed.push(relation.name);
     }
   }
   // The planner's statistics sample column values (most common values, histogram bounds) into
   // pg_statistic: analyzed again without the deleted rows, and that catalog rewritten in turn.
-  for (const relation of sizes) await db.execute(sql`ANALYZE (SKIP_LOCKED) ${sql.identifier(relation.name)}`);
+  // ANALYZE waits rather than skips: its lock conflicts only with another vacuum or analyze (an
+  // autovacuum's, whose sample may predate the erasure), never with reads and writes.
+  for (const relation of sizes) await db.execute(sql`ANALYZE ${sql.identifier(relation.name)}`);
   const statistics = await filenode(db, "pg_catalog.pg_statistic");
-  await db.execute(sql`VACUUM (FULL, SKIP_LOCKED) pg_catalog.pg_statistic`);
-  ((await filenode(db, "pg_catalog.pg_statistic")) === statistics ? pass.busy : pass.rewritten).push("pg_statistic");
+  const catalog = sql.raw("pg_catalog.pg_statistic");
+  (statistics && (await rewrite(db, "pg_catalog.pg_statistic", catalog, statistics)) ? pass.rewritten : pass.busy).push("pg_statistic");
   pass.checkpointed = await checkpoint(db, kind);
   return pass;
+}
+
+/** Tries a skipped rewrite again a few times: the locks it skips (a pipeline step's, a reader's) are held for moments. */
+const REWRITE_ATTEMPTS = 5;
+const REWRITE_RETRY_PAUSE_MS = 200;
+
+/** `VACUUM (FULL, SKIP_LOCKED)` until the relation has a new file (a skipped relation keeps its file); false if it never did. */
+async function rewrite(db: Database, name: string, relation: SQLWrapper, before: string): Promise<boolean> {
+  for (let attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, REWRITE_RETRY_PAUSE_MS * attempt));
+    await db.execute(sql`VACUUM (FULL, SKIP_LOCKED) ${relation}`);
+    if ((await filenode(db, name)) !== before) return true;
+  }
+  return false;
 }
 
 async function filenode(db: Database, relation: string): Promise<string | undefined> {

@@ -49,6 +49,22 @@ describe.runIf(!onPostgres || process.getuid?.() === 0)("erasure reaches the dis
     return found;
   }
 
+  /** Data files named by the relation they hold on a server (`19955` → `19955 (memories)`), as they are on PGlite. */
+  async function named(files: string[]): Promise<string[]> {
+    if (!onPostgres) return files;
+    return Promise.all(
+      files.map(async (file) => {
+        const node = Number(file.split(/[._]/)[0]);
+        if (!Number.isInteger(node)) return file;
+        const [row] = await queryRows<{ name: string | null }>(
+          runtime.database.db,
+          sql`SELECT pg_filenode_relation(0, ${node})::regclass::text AS name`,
+        );
+        return `${file} (${row?.name ?? "unknown relation"})`;
+      }),
+    );
+  }
+
   async function writeAbout(userId: string, marker: string): Promise<void> {
     const sessionId = await createSession(runtime.app, userId);
     await call(runtime.app, "PATCH", `/v1/sessions/${sessionId}/state`, { user: { note: `remember ${marker}` } });
@@ -77,7 +93,7 @@ describe.runIf(!onPostgres || process.getuid?.() === 0)("erasure reaches the dis
     // The scrub runs after the response.
     await runtime.background.settle();
 
-    expect(await filesHolding(dir, erased)).toEqual([]);
+    expect(await named(await filesHolding(dir, erased))).toEqual([]);
     expect((await filesHolding(dir, kept)).length).toBeGreaterThan(0);
     // The kept user is still served.
     const context = await call(runtime.app, "GET", "/v1/memories?user_id=kept");
