@@ -24,8 +24,10 @@ for _ in $(seq 1 240); do
   sleep 0.5
 done
 [ -n "$URL" ] || { cat "$DIR/stderr" >&2; echo "production install: not listening after 120 s" >&2; exit 1; }
-curl -fsS "$URL/livez" >/dev/null
-curl -fsS "$URL/readyz" >/dev/null
+# node's fetch rather than curl: CI images need not have curl.
+probe() { node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"; }
+probe "$URL/livez" || { cat "$DIR/stderr" >&2; echo "production install: /livez failed" >&2; exit 1; }
+probe "$URL/readyz" || { cat "$DIR/stderr" >&2; echo "production install: /readyz failed" >&2; exit 1; }
 kill -TERM "$PID"
 wait "$PID"
 echo "production install: the service served $URL/livez and /readyz, and stopped cleanly"
