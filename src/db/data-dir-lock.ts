@@ -108,26 +108,36 @@ function lockHandle(path: string, info: LockInfo): DataDirLock {
   let current = info;
   let released = false;
   /** Rewrites the file whole (a reader never sees half of it), while it is still ours. */
-  const rewrite = async (next: LockInfo) => {
+  const writeWhole = async (change: (held: LockInfo) => LockInfo) => {
     const onDisk = await readLock(path);
     if (released || onDisk?.instance !== instance) return;
-    current = next;
+    const next = change(current);
     const temporary = `${path}.${instance}.tmp`;
     await writeFile(temporary, JSON.stringify(next));
     await rename(temporary, path);
+    current = next;
+  };
+  // One rewrite at a time: a heartbeat and an advertise share the temporary file, and the
+  // second rename of two overlapping ones would find it already moved.
+  let rewrites: Promise<void> = Promise.resolve();
+  const rewrite = (change: (held: LockInfo) => LockInfo): Promise<void> => {
+    const next = rewrites.then(() => writeWhole(change));
+    rewrites = next.catch(() => undefined);
+    return next;
   };
   const heartbeat = setInterval(() => {
-    void rewrite({ ...current, beat: (current.beat ?? 0) + 1 }).catch(() => undefined);
+    void rewrite((held) => ({ ...held, beat: (held.beat ?? 0) + 1 })).catch(() => undefined);
   }, info.heartbeat_ms ?? DEFAULT_HEARTBEAT_MS);
   heartbeat.unref();
   return {
     path,
     async advertise(url) {
-      await rewrite({ ...current, url });
+      await rewrite((held) => ({ ...held, url }));
     },
     async release() {
       if (released) return;
       clearInterval(heartbeat);
+      await rewrites;
       // Only our own lock: never remove one another process took over.
       const onDisk = await readLock(path);
       released = true;

@@ -87,6 +87,20 @@ describe("the data directory lock after a crash", () => {
     await lock.release();
   });
 
+  it("advertises while heartbeats rewrite the file, and neither rewrite fails nor loses the other's change", async () => {
+    dir = await mkdtemp(join(tmpdir(), "mnemo-lock-"));
+    // A heartbeat every millisecond: advertise is bound to overlap one (a slow start did in CI).
+    const lock = await acquireDataDirLock(dir, { heartbeatMs: 1 });
+    for (let round = 0; round < 50; round++) {
+      await Promise.all([lock.advertise(`http://127.0.0.1:${8000 + round}`), new Promise((done) => setTimeout(done, 1))]);
+    }
+    await new Promise((done) => setTimeout(done, 20));
+    const onDisk = JSON.parse(await readFile(lockPath(), "utf8"));
+    expect(onDisk.url).toBe("http://127.0.0.1:8049");
+    expect(onDisk.beat).toBeGreaterThan(0);
+    await lock.release();
+  });
+
   it.skipIf(!canUnshare)("starts again after the holder, pid 1 in a container, was killed; refuses while it lives", async () => {
     dir = await mkdtemp(join(tmpdir(), "mnemo-lock-"));
     const first = await holdInContainer("container-1");
