@@ -14,6 +14,7 @@ import type { AnnService } from "../src/memory/recall/ann-service.js";
 import type { ResidentMemories } from "../src/memory/recall/engines/resident/resident-memories.js";
 import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import { registerPipelineGauges } from "../src/pipeline/status/pipeline-gauges.js";
+import { registerEmbedderGauges } from "../src/providers/embedder-gauges.js";
 import type { Providers } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { ERASED_RELATIONS } from "../src/users/erase-user.js";
@@ -112,7 +113,12 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       ...(overrides.metrics ? { metrics: overrides.metrics } : {}),
     }),
   );
-  const stopGauges = registerPipelineGauges(database.db, { executor: embedded !== undefined });
+  const stopPipelineGauges = registerPipelineGauges(database.db, { executor: embedded !== undefined });
+  const stopEmbedderGauges = registerEmbedderGauges(services.providers.embedder);
+  const stopGauges = () => {
+    stopPipelineGauges();
+    stopEmbedderGauges();
+  };
   const stopUpkeep = await startUpkeep(env, database, embedded, logger);
   logger.info("service ready", {
     database: database.kind,

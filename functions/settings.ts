@@ -60,7 +60,7 @@ export function providerChoice(env: Env): ProviderChoice {
             ...(env.OPENAI_EMBEDDING_DIMENSIONS ? { dimensions: env.OPENAI_EMBEDDING_DIMENSIONS } : {}),
           }
         : { provider: "offline" };
-  return { llm, embedder };
+  return { llm, embedder: { ...embedder, ...(env.EMBED_WORKERS ? { concurrency: env.EMBED_WORKERS } : {}) } };
 }
 
 /** The system clock, or the one CLOCK_OFFSET shifts. */

@@ -6,9 +6,8 @@ import type { Env } from "../../src/config/env.js";
 import type { Tokenizer } from "../../src/context/tokenizer.js";
 import type { Database } from "../../src/db/database.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../../src/pipeline/notifier.js";
-import { createProviders, type Providers } from "../../src/providers/index.js";
+import { createProviders, type OfflineEmbedderFactory, type Providers } from "../../src/providers/index.js";
 import { traceProviders } from "../../src/providers/traced-providers.js";
-import type { Embedder } from "../../src/providers/types.js";
 import { meterProviders } from "../../src/usage/metered-providers.js";
 import type { Clock } from "../../src/util/clock.js";
 import { durationMs } from "../../src/util/duration.js";
@@ -21,7 +20,7 @@ export interface PipelinePlatform {
   db: Database;
   tokenizer: Tokenizer;
   /** The offline embedder this platform can run (USE-lite in worker threads on Node, hashing on Workers). */
-  offlineEmbedder: () => Embedder;
+  offlineEmbedder: OfflineEmbedderFactory;
   logger: Logger;
   /** Embedded mode: the in-process executor's event API, where the Inngest client sends events. */
   executor?: { fetch: typeof fetch; baseUrl: string };

@@ -210,6 +210,11 @@ export const EnvSchema = z.object({
   /** How long a cached query vector lives: another process's copy outlives an erasure by at most this. */
   QUERY_CACHE_TTL: DurationSchema.default("10m"),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),
+  /**
+   * Batches embedded at once: the offline model's worker threads (default: the machine's cores
+   * less one, at least one), or concurrent requests to Gemini / an OpenAI-compatible server (default 4).
+   */
+  EMBED_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   /** How often the sweep re-emits events for sessions whose backlog was never replayed. */
   SWEEP_CRON: z.string().min(9).default("*/1 * * * *"),
   /** A session is swept only when its newest event is older than this. */

@@ -17,10 +17,17 @@ export type LanguageModelChoice =
   | ({ provider: "openai" } & OpenAILanguageModelOptions);
 
 /** Which embedder to use, with the settings its provider needs (EMBEDDING_PROVIDER, GEMINI_EMBEDDING_*, OPENAI_EMBEDDING_*). */
-export type EmbedderChoice =
+export type EmbedderChoice = (
   | { provider: "offline" }
   | ({ provider: "gemini" } & GeminiOptions & { dimensions: number })
-  | ({ provider: "openai" } & OpenAICompatibleOptions & { dimensions?: number });
+  | ({ provider: "openai" } & OpenAICompatibleOptions & { dimensions?: number })
+) & {
+  /** Batches embedded at once (EMBED_WORKERS): the offline model's worker threads, or a provider's concurrent requests. */
+  concurrency?: number;
+};
+
+/** Makes the offline embedder with this many worker threads (its own default without a number). */
+export type OfflineEmbedderFactory = (options: { workers?: number }) => Embedder;
 
 export interface ProviderChoice {
   llm: LanguageModelChoice;
@@ -35,7 +42,7 @@ export interface ProviderChoice {
  * @example
  * const { llm, embedder } = await createProviders({ llm: { provider: "offline" }, embedder: { provider: "offline" } }, createUseEmbedder);
  */
-export async function createProviders(choice: ProviderChoice, offlineEmbedder: () => Embedder): Promise<Providers> {
+export async function createProviders(choice: ProviderChoice, offlineEmbedder: OfflineEmbedderFactory): Promise<Providers> {
   const [llm, embedder] = await Promise.all([languageModel(choice.llm), chosenEmbedder(choice.embedder, offlineEmbedder)]);
   return { llm, embedder };
 }
@@ -51,10 +58,10 @@ async function languageModel(choice: LanguageModelChoice): Promise<LanguageModel
   }
 }
 
-async function chosenEmbedder(choice: EmbedderChoice, offlineEmbedder: () => Embedder): Promise<Embedder> {
+async function chosenEmbedder(choice: EmbedderChoice, offlineEmbedder: OfflineEmbedderFactory): Promise<Embedder> {
   switch (choice.provider) {
     case "offline":
-      return offlineEmbedder();
+      return offlineEmbedder(choice.concurrency ? { workers: choice.concurrency } : {});
     case "gemini":
       return (await import("./gemini/gemini-embedder.js")).createGeminiEmbedder(choice);
     case "openai":

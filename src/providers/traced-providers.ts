@@ -37,7 +37,8 @@ export function traceProviders(providers: { llm: LanguageModel; embedder: Embedd
       get dimensions() {
         return embedder.dimensions;
       },
-      embed: (texts) => call("embeddings", embedder.model, () => embedder.embed(texts), { "mnemo.texts": texts.length }),
+      ...(embedder.queue ? { queue: embedder.queue } : {}),
+      embed: (texts, options) => call("embeddings", embedder.model, () => embedder.embed(texts, options), { "mnemo.texts": texts.length }),
     },
   };
 }

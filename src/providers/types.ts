@@ -65,23 +65,51 @@ export interface LanguageModel {
   extract(request: ExtractionRequest): Promise<Extraction>;
 }
 
+/**
+ * Who waits on an embedding: a request on its way to an answer (`query`), or the pipeline
+ * (`background`: backfill, consolidation), which goes after queries but is never starved.
+ */
+export type EmbedPriority = "query" | "background";
+
+export interface EmbedOptions {
+  /** Default `background`. */
+  priority?: EmbedPriority;
+}
+
+/** What an embedder's queue has done and holds, per priority: what the bench prints and `/metrics` reads. */
+export interface EmbeddingQueueStats {
+  slots: number;
+  busySlots: number;
+  /** Texts waiting, and how long the oldest of them has waited (ms). */
+  waiting: Record<EmbedPriority, { texts: number; oldestWaitMs: number }>;
+  /** Texts embedded, batches sent, and the total of the texts' waits before a slot took them (ms). */
+  served: Record<EmbedPriority, { texts: number; batches: number; waitMs: number }>;
+  /** When a 429 holds every slot back: ms left. */
+  rateLimitedForMs: number;
+}
+
 /** Turns text into vectors. Vectors of different `model` ids are never compared. */
 export interface Embedder {
   readonly model: string;
   readonly dimensions: number;
   /** Embeds documents; the result has one vector per input, in order. */
-  embed(texts: string[]): Promise<number[][]>;
+  embed(texts: string[], options?: EmbedOptions): Promise<number[][]>;
+  /** The queue in front of the model, when it has one. */
+  readonly queue?: { stats(): EmbeddingQueueStats };
 }
 
 /** A provider failure that says whether retrying can help and how long to wait (429). */
 export class ProviderError extends Error {
+  /** The provider answered 429: every call to it should wait, not only this one. */
+  readonly rateLimited: boolean;
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; rateLimited?: boolean },
   ) {
     super(message, options);
     this.name = "ProviderError";
+    this.rateLimited = options?.rateLimited ?? false;
   }
 }

@@ -64,8 +64,9 @@ export function meterProviders(providers: { llm: LanguageModel; embedder: Embedd
   const meteredEmbedder: Embedder = {
     model: embedder.model,
     dimensions: embedder.dimensions,
-    async embed(texts) {
-      const vectors = await embedder.embed(texts);
+    ...(embedder.queue ? { queue: embedder.queue } : {}),
+    async embed(texts, embedOptions) {
+      const vectors = await embedder.embed(texts, embedOptions);
       // Embedding APIs bill the input only.
       if (texts.length > 0) await record(options.embeddingProvider, embedder.model, texts.join("\n"), null);
       return vectors;

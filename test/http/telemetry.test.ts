@@ -179,6 +179,11 @@ describe("/metrics", () => {
     expect(find("mnemo_pipeline_step_duration_count", { outcome: "ok" }).length).toBeGreaterThan(0);
     expect(find("mnemo_provider_duration_count", { operation: "embeddings", outcome: "ok" }).length).toBeGreaterThan(0);
     expect(find("mnemo_provider_tokens_total", { stage: "replay", direction: "input" }).length).toBeGreaterThan(0);
+    // The embedder's queue: nothing waits once settled; its worker threads, busy and idle.
+    expect(find("mnemo_embedder_waiting", { priority: "background" })[0]?.value).toBe(0);
+    expect(find("mnemo_embedder_oldest_wait", { priority: "query" })[0]?.value).toBe(0);
+    const slots = find("mnemo_embedder_slots", {}).reduce((sum, sample) => sum + sample.value, 0);
+    expect(slots).toBeGreaterThanOrEqual(1);
     if (onPostgres) expect(find("db_client_connection_count", { pool: "main" }).length).toBeGreaterThan(0);
   });
 });

@@ -142,7 +142,8 @@ describe("Gemini embedder", () => {
     const vectors = await embedder.embed(texts);
     expect(vectors).toHaveLength(150);
     expect(vectors.map((vector) => vector[0])).toEqual(texts.map((_, i) => i));
-    expect(peer.requests.map((request) => request.body.requests.length)).toEqual([100, 50]);
+    // Two batches, sent at once.
+    expect(peer.requests.map((request) => request.body.requests.length).sort((a, b) => b - a)).toEqual([100, 50]);
     expect(peer.requests[0]?.url).toMatch(/\/models\/gemini-embedding-001:batchEmbedContents$/);
     expect(peer.requests[0]?.body.requests[0]).toMatchObject({
       model: "models/gemini-embedding-001",
@@ -150,6 +151,16 @@ describe("Gemini embedder", () => {
       outputDimensionality: 3,
     });
     expect(embedder.model).toBe("gemini:gemini-embedding-001@3");
+  });
+
+  it("embeds a query as a retrieval query, and fails it at once on a 429 that asks for 17 s", async () => {
+    peer.reply = () => ({ status: 200, body: JSON.stringify({ embeddings: [{ values: [1, 0, 0] }] }) });
+    const embedder = createGeminiEmbedder({ apiKey: "test-key", model: "gemini-embedding-001", baseUrl: peer.baseUrl, dimensions: 3 });
+    expect(await embedder.embed(["where does ana live?"], { priority: "query" })).toEqual([[1, 0, 0]]);
+    expect(peer.requests[0]?.body.requests[0]).toMatchObject({ taskType: "RETRIEVAL_QUERY" });
+    peer.reply = () => ({ status: 429, body: recorded("gemini", "rate-limited") });
+    await expect(embedder.embed(["and now?"], { priority: "query" })).rejects.toMatchObject({ rateLimited: true, retryAfterMs: 17_000 });
+    expect(peer.requests).toHaveLength(2);
   });
 
   it("refuses vectors of another size for good, and a short answer as retryable garbage", async () => {

@@ -118,6 +118,34 @@ describe("OpenAI-compatible embedder", () => {
     await expect(embedder.embed(["third"])).rejects.toMatchObject({ retryable: false });
   });
 
+  it("waits out a 429's retry-after with every request held back, then sends the batch again", async () => {
+    let rateLimited = 1;
+    const sentAt: number[] = [];
+    peer.reply = (request) => {
+      sentAt.push(performance.now());
+      if (rateLimited-- > 0) return { status: 429, body: recorded("openai", "rate-limited"), headers: { "retry-after-ms": "300" } };
+      const data = (request.body.input as string[]).map((text, index) => ({ index, embedding: [text.length, 1, 0] }));
+      return { status: 200, body: JSON.stringify({ object: "list", data, model: "x" }) };
+    };
+    const embedder = createOpenAIEmbedder({ baseUrl: `${peer.baseUrl}/v1`, model: "nomic-embed-text", concurrency: 1 });
+    const first = embedder.embed(["aaaa"]);
+    // Sent while the first is out: it waits for the pause and leaves with the batch sent again.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = embedder.embed(["bb"]);
+    expect(await Promise.all([first, second])).toEqual([[[4, 1, 0]], [[2, 1, 0]]]);
+    expect(peer.requests.map((request) => request.body.input)).toEqual([["aaaa"], ["aaaa", "bb"]]);
+    expect((sentAt[1] as number) - (sentAt[0] as number)).toBeGreaterThanOrEqual(290);
+  });
+
+  it("fails a query at once when a 429 asks for longer than a query waits", async () => {
+    peer.reply = () => ({ status: 429, body: recorded("openai", "rate-limited"), headers: { "retry-after": "30" } });
+    const embedder = createOpenAIEmbedder({ baseUrl: `${peer.baseUrl}/v1`, model: "nomic-embed-text" });
+    const started = performance.now();
+    await expect(embedder.embed(["where?"], { priority: "query" })).rejects.toMatchObject({ rateLimited: true, retryAfterMs: 30_000 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(peer.requests).toHaveLength(1);
+  });
+
   it("asks for the configured size and names it in the model id", async () => {
     peer.reply = () => ({ status: 200, body: recorded("openai", "embeddings") });
     const embedder = createOpenAIEmbedder({

@@ -69,7 +69,7 @@ describe("the offline embedder under concurrent requests", () => {
 });
 
 describe("the offline embedder when its worker misbehaves", () => {
-  const embedder = createUseEmbedder(new URL("../fixtures/scripted-embed-worker.mjs", import.meta.url));
+  const embedder = createUseEmbedder({ workers: 1, workerScript: new URL("../fixtures/scripted-embed-worker.mjs", import.meta.url) });
   afterAll(() => embedder.embed([]));
   const fine = async (text: string) => expect(await embedder.embed([text])).toEqual([[text.length, 1]]);
 
@@ -79,23 +79,44 @@ describe("the offline embedder when its worker misbehaves", () => {
       ["wrong id", /a reply to no message in flight \(id \d+\)/],
       ["fails", /offline embedder: the model failed/],
     ] as const) {
-      // The bad message and the one after it are at the worker together; the third waits.
+      // The bad message is at the worker; the two after it wait and leave together.
       const [bad, next, waiting] = await Promise.allSettled([embedder.embed([text]), embedder.embed(["next"]), embedder.embed(["third"])]);
       expect(bad.status === "rejected" && String(bad.reason)).toMatch(error);
       expect(next).toEqual({ status: "fulfilled", value: [[4, 1]] });
       expect(waiting).toEqual({ status: "fulfilled", value: [[5, 1]] });
     }
     // Requests that left in one message share its fate: a reply one vector short rejects both.
-    const atWorker = [embedder.embed(["first"]), embedder.embed(["second"])];
+    const atWorker = embedder.embed(["first"]);
     const [short, beside] = await Promise.allSettled([embedder.embed(["one short"]), embedder.embed(["beside it"])]);
-    expect(await Promise.all(atWorker)).toEqual([[[5, 1]], [[6, 1]]]);
+    expect(await atWorker).toEqual([[5, 1]]);
     for (const result of [short, beside]) expect(result.status === "rejected" && String(result.reason)).toMatch(/1 vectors for 2 texts/);
     await fine("after all that");
   });
 
-  it("rejects everything in flight and waiting when the worker exits, then starts a new one", async () => {
-    const results = await Promise.allSettled([embedder.embed(["exit"]), embedder.embed(["in flight"]), embedder.embed(["waiting"])]);
-    for (const result of results) expect(result.status === "rejected" && String(result.reason)).toMatch(/exited with code 3/);
+  it("rejects the batch in flight when the worker exits, and serves the waiting ones from a new worker", async () => {
+    const [exited, waiting, alsoWaiting] = await Promise.allSettled([
+      embedder.embed(["exit"]),
+      embedder.embed(["waiting"]),
+      embedder.embed(["also waiting"]),
+    ]);
+    expect(exited.status === "rejected" && String(exited.reason)).toMatch(/exited with code 3/);
+    expect(waiting).toEqual({ status: "fulfilled", value: [[7, 1]] });
+    expect(alsoWaiting).toEqual({ status: "fulfilled", value: [[12, 1]] });
     await fine("a new worker");
+  });
+});
+
+describe("the offline embedder's workers", () => {
+  it("embeds on every worker at once, each batch on one", async () => {
+    const embedder = createUseEmbedder({ workers: 3, workerScript: new URL("../fixtures/scripted-embed-worker.mjs", import.meta.url) });
+    const texts = Array.from({ length: 40 }, (_, i) => `text ${i}`.padEnd(10 + i, "."));
+    const results = await Promise.all(texts.map((text) => embedder.embed([text], { priority: "background" })));
+    expect(results.map((vectors) => vectors[0]?.[0])).toEqual(texts.map((text) => text.length));
+    const stats = embedder.queue.stats();
+    expect(stats.slots).toBe(3);
+    // The first three requests each took an idle worker; the rest left in batches of at most 16.
+    expect(stats.served.background.texts).toBe(40);
+    expect(stats.served.background.batches).toBeGreaterThanOrEqual(3 + Math.ceil(37 / 16));
+    expect(stats.served.background.batches).toBeLessThan(40);
   });
 });

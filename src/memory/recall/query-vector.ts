@@ -18,7 +18,7 @@ export function embedQueryForRecall(
   warnings: string[],
 ): Promise<QueryVector | undefined> {
   const embed = () =>
-    withUsageScope(usage, () => deps.embedder.embed([query])).then(([values]) => {
+    withUsageScope(usage, () => deps.embedder.embed([query], { priority: "query" })).then(([values]) => {
       if (!values) throw new Error("the embedder returned no vector for the query");
       return values;
     });

