@@ -43,7 +43,7 @@ async function withService<T>(work: (service: Service) => Promise<T>, options: {
 async function buildVectorIndexes(handle: DatabaseHandle): Promise<void> {
   const config = env();
   if (handle.kind === "pglite" || config.ANN_INDEX === "off") return;
-  const target = (await createProviders(providerChoice(config), createUseEmbedder)).embedder;
+  const target = (await createProviders(providerChoice(config), { embedder: createUseEmbedder })).embedder;
   const build = { memory: config.ANN_INDEX_BUILD_MEMORY };
   if (!(await ensureAnnIndex(handle.db, target, build))) {
     console.log(`no vector index for ${target.model} (${target.dimensions} dimensions)`);
@@ -271,7 +271,7 @@ program
   .option("--batch <n>", "memories per embedding call", integer, 64)
   .action(async (options: { user?: string; app: string; batch: number }) => {
     await withDatabase(async (handle) => {
-      const { embedder } = await createProviders(providerChoice(env()), createUseEmbedder);
+      const { embedder } = await createProviders(providerChoice(env()), { embedder: createUseEmbedder });
       const scope = options.user ? { appId: options.app, userId: options.user } : undefined;
       let embedded = 0;
       for (;;) {

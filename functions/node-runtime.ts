@@ -16,6 +16,7 @@ import type { PipelineNotifier } from "../src/pipeline/notifier.js";
 import { registerPipelineGauges } from "../src/pipeline/status/pipeline-gauges.js";
 import { registerEmbedderGauges } from "../src/providers/embedder-gauges.js";
 import type { Providers } from "../src/providers/index.js";
+import { createThreadedLanguageModel } from "../src/providers/offline/threaded-language-model.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { ERASED_RELATIONS } from "../src/users/erase-user.js";
 import type { Clock } from "../src/util/clock.js";
@@ -82,7 +83,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   const services = await pipelineServices(env, {
     db: database.db,
     tokenizer: o200kTokenizer,
-    offlineEmbedder: createUseEmbedder,
+    offline: { embedder: createUseEmbedder, languageModel: () => createThreadedLanguageModel() },
     logger,
     ...(embedded ? { executor: embedded.transport, serveOrigin: embedded.serveOrigin } : {}),
     ...(overrides.providers ? { providers: overrides.providers } : {}),

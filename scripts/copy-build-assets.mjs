@@ -1,11 +1,12 @@
 // After `tsc -p tsconfig.build.json`: the files the built service reads at run time besides its
-// modules — migrations, the dashboard's static files, the offline embedder's worker script.
+// modules — migrations, the dashboard's static files, the offline models' worker scripts.
 import { cp } from "node:fs/promises";
 
 const copies = [
   ["drizzle", "build/drizzle"],
   ["functions/public", "build/functions/public"],
   ["src/providers/offline/use-worker.mjs", "build/src/providers/offline/use-worker.mjs"],
+  ["src/providers/offline/offline-model-worker.mjs", "build/src/providers/offline/offline-model-worker.mjs"],
 ];
 for (const [from, to] of copies)
   await cp(new URL(`../${from}`, import.meta.url), new URL(`../${to}`, import.meta.url), { recursive: true });

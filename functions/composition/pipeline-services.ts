@@ -6,7 +6,7 @@ import type { Env } from "../../src/config/env.js";
 import type { Tokenizer } from "../../src/context/tokenizer.js";
 import type { Database } from "../../src/db/database.js";
 import { createPipelineNotifier, type PipelineNotifier } from "../../src/pipeline/notifier.js";
-import { createProviders, type OfflineEmbedderFactory, type Providers } from "../../src/providers/index.js";
+import { createProviders, type OfflineModels, type Providers } from "../../src/providers/index.js";
 import { traceProviders } from "../../src/providers/traced-providers.js";
 import { meterProviders } from "../../src/usage/metered-providers.js";
 import type { Clock } from "../../src/util/clock.js";
@@ -19,8 +19,11 @@ export interface PipelinePlatform {
   /** The database (on Workers: the request in progress's, through a proxy). */
   db: Database;
   tokenizer: Tokenizer;
-  /** The offline embedder this platform can run (USE-lite in worker threads on Node, hashing on Workers). */
-  offlineEmbedder: OfflineEmbedderFactory;
+  /**
+   * The offline models this platform can run: on Node USE-lite and the rule model in worker
+   * threads; on Workers the hashing embedder and the rule model in the isolate.
+   */
+  offline: OfflineModels;
   logger: Logger;
   /** Embedded mode: the in-process executor's event API, where the Inngest client sends events. */
   executor?: { fetch: typeof fetch; baseUrl: string };
@@ -50,13 +53,13 @@ export interface PipelineServices {
  * Builds what the pipeline runs on from configuration, the same on Node and Workers.
  *
  * @example
- * const services = await pipelineServices(env, { db, tokenizer, offlineEmbedder: createHashingEmbedder, logger });
+ * const services = await pipelineServices(env, { db, tokenizer, offline: { embedder: createHashingEmbedder }, logger });
  * await services.notifier.eventsAppended(progress);
  */
 export async function pipelineServices(env: Env, platform: PipelinePlatform): Promise<PipelineServices> {
   const settings = pipelineSettings(env);
   const clock = platform.clock ?? clockOf(env);
-  const providers = { ...(await createProviders(providerChoice(env), platform.offlineEmbedder)), ...platform.providers };
+  const providers = { ...(await createProviders(providerChoice(env), platform.offline)), ...platform.providers };
   const metered = traceProviders(
     meterProviders(providers, {
       db: platform.db,

@@ -38,7 +38,7 @@ export async function startIsolate(bindings: Bindings): Promise<Isolate> {
   // No named statements: whether a pooler in front (Hyperdrive) keeps them across requests is not ours to rely on.
   registerServerPool(scopedDatabase, scopedConnection, { prepared: false });
   const tokenizer = await loadTokenizer(bindings.ASSETS);
-  const services = await pipelineServices(env, { db: scopedDatabase, tokenizer, offlineEmbedder: createHashingEmbedder, logger });
+  const services = await pipelineServices(env, { db: scopedDatabase, tokenizer, offline: { embedder: createHashingEmbedder }, logger });
   const deps = await appDepsFromEnv(env, services, {
     db: scopedDatabase,
     dbKind: "pg",

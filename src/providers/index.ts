@@ -29,6 +29,13 @@ export type EmbedderChoice = (
 /** Makes the offline embedder with this many worker threads (its own default without a number). */
 export type OfflineEmbedderFactory = (options: { workers?: number }) => Embedder;
 
+/** The offline models a platform can run: on Node in worker threads, on Workers in the isolate. */
+export interface OfflineModels {
+  embedder: OfflineEmbedderFactory;
+  /** Default: `offlineLanguageModel`, on the calling thread. */
+  languageModel?: () => LanguageModel;
+}
+
 export interface ProviderChoice {
   llm: LanguageModelChoice;
   embedder: EmbedderChoice;
@@ -40,17 +47,23 @@ export interface ProviderChoice {
  * threads, a Worker cannot.
  *
  * @example
- * const { llm, embedder } = await createProviders({ llm: { provider: "offline" }, embedder: { provider: "offline" } }, createUseEmbedder);
+ * const { llm, embedder } = await createProviders(
+ *   { llm: { provider: "offline" }, embedder: { provider: "offline" } },
+ *   { embedder: createUseEmbedder, languageModel: createThreadedLanguageModel },
+ * );
  */
-export async function createProviders(choice: ProviderChoice, offlineEmbedder: OfflineEmbedderFactory): Promise<Providers> {
-  const [llm, embedder] = await Promise.all([languageModel(choice.llm), chosenEmbedder(choice.embedder, offlineEmbedder)]);
+export async function createProviders(choice: ProviderChoice, offline: OfflineModels): Promise<Providers> {
+  const [llm, embedder] = await Promise.all([
+    languageModel(choice.llm, offline.languageModel ?? (() => offlineLanguageModel)),
+    chosenEmbedder(choice.embedder, offline.embedder),
+  ]);
   return { llm, embedder };
 }
 
-async function languageModel(choice: LanguageModelChoice): Promise<LanguageModel> {
+async function languageModel(choice: LanguageModelChoice, offline: () => LanguageModel): Promise<LanguageModel> {
   switch (choice.provider) {
     case "offline":
-      return offlineLanguageModel;
+      return offline();
     case "gemini":
       return (await import("./gemini/gemini-language-model.js")).createGeminiLanguageModel(choice);
     case "openai":

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
 import { registerGauge } from "../../telemetry/metrics.js";
+import { pipelineLag } from "./pipeline-lag.js";
 
 /**
  * The pipeline's state as gauges, read from the database at each scrape (so every replica reports
@@ -55,19 +56,10 @@ export function registerPipelineGauges(db: Pick<Database, "execute">, options: {
         description: "Age of the oldest event not yet summarised, and of the oldest memory without a vector",
       },
       async () => {
-        const [replay] = await queryRows<{ seconds: string | number | null }>(
-          db,
-          sql`SELECT extract(epoch FROM now() - min(e.created_at)) AS seconds
-              FROM sessions s JOIN session_events e ON e.session_id = s.id AND e.seq = s.replayed_seq + 1
-             WHERE s.replayed_seq < s.last_seq`,
-        );
-        const [embedding] = await queryRows<{ seconds: string | number | null }>(
-          db,
-          sql`SELECT extract(epoch FROM now() - min(created_at)) AS seconds FROM memories WHERE embedding IS NULL AND expired_at IS NULL`,
-        );
+        const lag = await pipelineLag(db);
         return [
-          { value: Math.max(0, Number(replay?.seconds ?? 0)), attributes: { stage: "replay" } },
-          { value: Math.max(0, Number(embedding?.seconds ?? 0)), attributes: { stage: "embedding" } },
+          { value: lag.replaySeconds, attributes: { stage: "replay" } },
+          { value: lag.embeddingSeconds, attributes: { stage: "embedding" } },
         ];
       },
     ),
