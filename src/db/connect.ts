@@ -1,4 +1,5 @@
-import { registerGauge } from "../telemetry/metrics.js";
+import { recordDatabaseWait, registerGauge } from "../telemetry/metrics.js";
+import { createConnectionGate, gateEmbeddedClient } from "./connection-gate.js";
 import { ensureDataDir } from "./data-dir.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
@@ -78,7 +79,8 @@ async function connectPglite(dataDir: string, preparedStatements: boolean): Prom
       import("@electric-sql/pglite/contrib/btree_gin"),
       import("drizzle-orm/pglite"),
     ]);
-    const client = tracePglite(await PGlite.create(dataDir, { extensions: { vector, btree_gin } }));
+    const gate = createConnectionGate({ onGrant: (waitMs, work) => recordDatabaseWait(waitMs / 1000, work) });
+    const client = gateEmbeddedClient(tracePglite(await PGlite.create(dataDir, { extensions: { vector, btree_gin } })), gate);
     // The embedded database writes the memory change log its resident recall copies read
     // (db/schema/memory-change-log.ts); a server's sessions leave it off.
     await client.exec("SET mnemo.change_log = on");
@@ -90,6 +92,7 @@ async function connectPglite(dataDir: string, preparedStatements: boolean): Prom
     return {
       db,
       kind: "pglite",
+      gate,
       ...(lock ? { dataDirLock: lock } : {}),
       async close() {
         try {

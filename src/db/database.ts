@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { DatabaseKind } from "../vocabulary/database-kind.js";
+import type { ConnectionGate } from "./connection-gate.js";
 import type { DataDirLock } from "./data-dir-lock.js";
 import type * as schema from "./schema/index.js";
 
@@ -17,6 +18,8 @@ export interface DatabaseHandle {
   kind: DatabaseKind;
   /** PGlite on disk: this process's claim on the data directory. */
   dataDirLock?: DataDirLock;
+  /** PGlite: the queue in front of its one connection (requests before background work). */
+  gate?: ConnectionGate;
   close(): Promise<void>;
 }
 

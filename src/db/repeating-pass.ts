@@ -1,5 +1,7 @@
+import { asBackgroundWork } from "./connection-gate.js";
+
 /**
- * Runs `pass` every `intervalMs`, one at a time (the next is timed from the end of the last, so a
+ * Runs `pass` every `intervalMs`, as background work, one at a time (the next is timed from the end of the last, so a
  * slow pass never overlaps the next); `stop` ends the schedule once the pass in flight is done (the
  * pass is handed `stopping`, so a long one can end between its units of work). A pass that throws is handed to `failed` and the next one tries again. The timer keeps no process alive.
  *
@@ -18,7 +20,7 @@ export function repeatEvery(
   const tick = () => {
     running = (async () => {
       try {
-        await pass(() => stopped);
+        await asBackgroundWork(() => pass(() => stopped));
       } catch (error) {
         failed(error);
       }

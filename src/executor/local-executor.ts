@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
+import { asBackgroundWork } from "../db/connection-gate.js";
 import type { Database, Queryable } from "../db/database.js";
 import { currentTraceparent, inSpan, withTraceparent } from "../telemetry/tracing.js";
 import { withLogContext } from "../util/log-context.js";
@@ -119,7 +120,8 @@ export class LocalExecutor {
     if (recovered > 0) this.options.log?.("resuming interrupted runs", { count: recovered });
     for (const fn of this.functions.values()) for (const pattern of fn.cronTriggers) this.scheduleCron(fn, pattern);
     this.running = true;
-    this.loop = this.pollLoop();
+    // Claims, polls and runs are background work: on the embedded database requests go first.
+    this.loop = asBackgroundWork(() => this.pollLoop());
   }
 
   /**

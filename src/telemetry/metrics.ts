@@ -12,6 +12,7 @@ interface Instruments {
   executorRuns: Counter;
   executorRetries: Counter;
   decayMemories: Counter;
+  databaseWait: Histogram;
 }
 
 let instruments: Instruments | undefined;
@@ -57,6 +58,12 @@ function create(m: Meter): Instruments {
       description: "Memories scheduled decay recomputed, forgot, purged…",
       valueType: ValueType.INT,
     }),
+    databaseWait: m.createHistogram("mnemo.database.queue.wait", {
+      description: "Time a statement or transaction waited for the embedded database's one connection, by work (request, background)",
+      unit: "s",
+      valueType: ValueType.DOUBLE,
+      advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] },
+    }),
   };
 }
 
@@ -91,6 +98,10 @@ export function recordExecutorRun(attributes: { function: string; status: "compl
 
 export function recordExecutorRetry(attributes: { function: string }): void {
   use().executorRetries.add(1, attributes);
+}
+
+export function recordDatabaseWait(seconds: number, work: "request" | "background"): void {
+  use().databaseWait.record(seconds, { work });
 }
 
 export function recordDecay(counts: Record<string, number>): void {

@@ -132,6 +132,28 @@ describe("the graph channel in search", () => {
   });
 });
 
+describe("the user's own node in the graph channel", () => {
+  const graphVias = async (query: string) => {
+    const found = await call(runtime.app, "POST", "/v1/memories/search", { user_id: "noor", query, explain: true, limit: 10 });
+    expect(found.status).toBe(200);
+    return found.body.memories.flatMap((memory: { signals: { channels: { channel: string; via?: string }[] } }) =>
+      memory.signals.channels.filter((place) => place.channel === "graph").map((place) => place.via as string),
+    );
+  };
+
+  it("is where an agent's question about 'the user' walks from, along the relation asked", async () => {
+    const vias = await graphVias("Who is the user's daughter?");
+    expect(vias.length).toBeGreaterThan(0);
+    expect(vias.every((via: string) => /→ daughter → Maya/.test(via))).toBe(true);
+  });
+
+  it("is a hub the walk does not spread from when no relation is asked, and its own turns are never ranked by it", async () => {
+    // "the user" names the user's node, but the question asks along none of its relations.
+    expect(await graphVias("What did the user say?")).toEqual([]);
+    for (const via of await graphVias("Where does my daughter's teacher live?")) expect(via).not.toMatch(/^\S+ \(named\)$/);
+  });
+});
+
 describe("erasure", () => {
   it("erasing a user deletes their graph, and only theirs", async () => {
     const erased = await call(runtime.app, "DELETE", "/v1/users/noor");

@@ -12,7 +12,7 @@ export interface GraphQuery {
   keys: string[];
   /** Predicates the query's words ask along ("teacher", "kids", "live"). */
   asked: string[];
-  /** "my", "I", "we": the user's own node is where a walk along an asked relation starts. */
+  /** "my", "I", "we", "the user": the user's own node is where a walk along an asked relation starts. */
   firstPerson: boolean;
 }
 
@@ -37,6 +37,7 @@ export function readGraphQuery(text: string): GraphQuery {
   return {
     keys: [...keys],
     asked: [...predicatesAsked(lower)],
-    firstPerson: lower.some((word) => ["i", "me", "my", "mine", "we", "us", "our"].includes(word)),
+    // An agent asks about "the user" where the user would say "I".
+    firstPerson: lower.some((word) => ["i", "me", "my", "mine", "we", "us", "our", "user"].includes(word)),
   };
 }

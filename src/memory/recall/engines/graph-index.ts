@@ -23,9 +23,11 @@ export const DEFAULT_GRAPH_LIMITS: GraphWalkLimits = { seeds: 5, fanout: 8, node
 /**
  * The entity graph as a recall engine (issue 40): the entities a query names (by any of their
  * names) — and the user's own node when it asks along a relation of theirs ("my daughter's
- * teacher") — their neighbourhood to two hops by a recursive walk over the relations true at the
- * query's time (retracted and superseded ones too: they still tie the people to what was said
- * of them), and the memories of the events that mention those entities (or that they said).
+ * teacher", "where does the user live") — their neighbourhood to two hops by a recursive walk over
+ * the relations true at the query's time (retracted and superseded ones too: they still tie the
+ * people to what was said of them), and the memories of the events that mention those entities
+ * (or that they said). The user's node is a hub: the walk leaves it only along the relations the
+ * query asks about, and its own mentions (every turn of the user) are never ranked.
  * A memory's graph score is its entity's distance weight — 1 for a named entity, ½ a hop away, ¼
  * two hops away, doubled when the walk went along a relation the query asks about — times one
  * plus the query's words it holds; each hit says how the walk reached it (`via`). Answers every
@@ -76,27 +78,30 @@ async function walkGraph(request: RecallRequest, limits: GraphWalkLimits): Promi
     request.db,
     { jit: "off" },
     sql`WITH RECURSIVE seeds AS (
-          SELECT e.id, e.name FROM entities e
+          SELECT e.id, e.name, e.self FROM entities e
            WHERE e.app_id = ${request.appId} AND e.user_id = ${request.userId} AND e.expired_at IS NULL AND e.valid_at <= ${at}::timestamptz
-             AND (e.keys && ${textArray(query.keys)} ${selfSeed ? sql`OR e.self` : sql``})
+             AND ((e.keys && ${textArray(query.keys)} AND NOT e.self) ${
+               query.asked.length > 0 ? sql`OR (e.self AND (${selfSeed} OR e.keys && ${textArray(query.keys)}))` : sql``
+             })
            ORDER BY e.self, e.valid_at LIMIT ${limits.seeds}
-        ), walk (id, hop, via, asked, path) AS (
-          SELECT id, 0, name, false, ARRAY[id] FROM seeds
+        ), walk (id, hop, via, asked, path, self) AS (
+          SELECT id, 0, name, false, ARRAY[id], self FROM seeds
           UNION ALL
-          SELECT n.id, w.hop + 1, w.via || ' → ' || r.predicate || ' → ' || n.name, w.asked OR r.predicate = ANY(${textArray(query.asked)}), w.path || n.id
+          SELECT n.id, w.hop + 1, w.via || ' → ' || r.predicate || ' → ' || n.name, w.asked OR r.predicate = ANY(${textArray(query.asked)}), w.path || n.id, n.self
             FROM walk w
             CROSS JOIN LATERAL (
               SELECT r.predicate, CASE WHEN r.subject_id = w.id THEN r.object_id ELSE r.subject_id END AS other
                 FROM relations r
                WHERE (r.subject_id = w.id OR r.object_id = w.id) AND r.object_id IS NOT NULL
                  AND r.valid_at <= ${at}::timestamptz AND (r.expired_at IS NULL OR r.superseded_by IS NOT NULL)
+                 AND (NOT w.self OR r.predicate = ANY(${textArray(query.asked)}))
                ORDER BY r.predicate = ANY(${textArray(query.asked)}) DESC, (r.invalid_at IS NULL OR r.invalid_at > ${at}::timestamptz) DESC, r.valid_at DESC
                LIMIT ${limits.fanout}
             ) r
             JOIN entities n ON n.id = r.other AND n.expired_at IS NULL
            WHERE w.hop < 2 AND NOT n.id = ANY(w.path)
         ), nodes AS (
-          SELECT * FROM (SELECT DISTINCT ON (id) id, hop, via, asked FROM walk ORDER BY id, asked DESC, hop) nearest
+          SELECT * FROM (SELECT DISTINCT ON (id) id, hop, via, asked FROM walk WHERE NOT self ORDER BY id, asked DESC, hop) nearest
            ORDER BY asked DESC, hop LIMIT ${limits.nodes}
         ), mentioned AS (
           SELECT n.hop, n.via, (CASE n.hop WHEN 0 THEN 1.0 WHEN 1 THEN 0.5 ELSE 0.25 END) * (CASE WHEN n.asked THEN 2 ELSE 1 END) AS weight, em.event_id
