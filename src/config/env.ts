@@ -211,8 +211,8 @@ export const EnvSchema = z.object({
   QUERY_CACHE_TTL: DurationSchema.default("10m"),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(64),
   /**
-   * Batches embedded at once: the offline model's worker threads (default: the machine's cores
-   * less one, at least one), or concurrent requests to Gemini / an OpenAI-compatible server (default 4).
+   * Batches embedded at once: the offline model's worker threads (default: one per core, at most
+   * four), or concurrent requests to Gemini / an OpenAI-compatible server (default 4).
    */
   EMBED_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   /** How often the sweep re-emits events for sessions whose backlog was never replayed. */

@@ -31,6 +31,8 @@ export interface GateStats {
 export interface ConnectionGate {
   /** Runs `work` once the connection is this caller's, by the class of the work in progress. */
   run<T>(work: () => Promise<T>): Promise<T>;
+  /** Inside a transaction, between its statements: a turn of the event loop once a slice has passed. */
+  turnIfDue(): Promise<void> | undefined;
   stats(): GateStats;
 }
 
@@ -145,6 +147,15 @@ export function createConnectionGate(options: ConnectionGateOptions = {}): Conne
         handOn();
       }
     },
+    turnIfDue() {
+      if (now() - turnStartedAt < sliceMs) return undefined;
+      return new Promise<void>((resolve) =>
+        setImmediate(() => {
+          markTurn();
+          resolve();
+        }),
+      );
+    },
     stats() {
       return {
         waited: { request: { ...waited.request }, background: { ...waited.background } },
@@ -159,13 +170,31 @@ type Call = (...args: any[]) => Promise<unknown>;
 
 /**
  * PGlite behind the gate: `query`, `exec` and `transaction` (held for the whole transaction; the
- * statements inside it go straight through) wait their turn by the class of the work in progress.
- * Patches the client in place.
+ * statements inside it go straight through, after a turn of the event loop when one is due) wait
+ * their turn by the class of the work in progress. Patches the client in place.
  */
-export function gateEmbeddedClient<Client extends { query: Call; exec: Call; transaction: Call }>(client: Client, gate: ConnectionGate): Client {
-  for (const method of ["query", "exec", "transaction"] as const) {
+export function gateEmbeddedClient<Client extends { query: Call; exec: Call; transaction: Call }>(
+  client: Client,
+  gate: ConnectionGate,
+): Client {
+  for (const method of ["query", "exec"] as const) {
     const original = client[method].bind(client) as Call;
     client[method] = ((...args: unknown[]) => gate.run(() => original(...args))) as Client[typeof method];
   }
+  const transaction = client.transaction.bind(client) as Call;
+  client.transaction = ((work: (tx: { query: Call; exec: Call }) => unknown, ...rest: unknown[]) =>
+    gate.run(() => transaction((tx: { query: Call; exec: Call }) => work(takingTurns(tx, gate)), ...rest))) as Client["transaction"];
   return client;
+}
+
+/** A transaction's statements, each after a turn of the event loop once a slice has passed (the connection stays the transaction's). */
+function takingTurns<Tx extends { query: Call; exec: Call }>(tx: Tx, gate: ConnectionGate): Tx {
+  for (const method of ["query", "exec"] as const) {
+    const original = tx[method].bind(tx) as Call;
+    tx[method] = (async (...args: unknown[]) => {
+      await gate.turnIfDue();
+      return original(...args);
+    }) as Tx[typeof method];
+  }
+  return tx;
 }

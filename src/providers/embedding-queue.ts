@@ -11,6 +11,12 @@ export interface EmbeddingQueueOptions {
   slots: number;
   /** Most texts one batch carries; a longer request is split, and short ones travel together. */
   maxBatchTexts: number;
+  /**
+   * For a model that pads every text of a batch to the longest (the offline one): the most a batch
+   * may hold of texts × its longest text's characters. A request's texts are then grouped by length,
+   * so a long summary no longer makes fifteen short turns cost what fifteen summaries would.
+   */
+  maxPaddedChars?: number;
   run: RunBatch;
   /**
    * How long background texts wait while queries keep every slot busy before they take the next
@@ -38,11 +44,13 @@ interface Request {
   reject: (error: Error) => void;
 }
 
-/** A run of consecutive texts of one request, queued on its own. */
+/** Texts of one request, queued together: `positions` says where each one's vector goes. */
 interface Piece {
   request: Request;
-  offset: number;
+  positions: number[];
   texts: string[];
+  /** The longest text's length. */
+  longest: number;
   priority: EmbedPriority;
   enqueuedAt: number;
   rateLimited: number;
@@ -73,6 +81,7 @@ export function createEmbeddingQueue(options: EmbeddingQueueOptions): EmbeddingQ
   const maxBackgroundWaitMs = options.maxBackgroundWaitMs ?? DEFAULT_MAX_BACKGROUND_WAIT_MS;
   const maxQueryWaitMs = options.maxQueryRateLimitWaitMs ?? DEFAULT_MAX_QUERY_RATE_LIMIT_WAIT_MS;
   const maxRetries = options.maxRateLimitRetries ?? DEFAULT_MAX_RATE_LIMIT_RETRIES;
+  const limits: BatchLimits = { texts: options.maxBatchTexts, paddedChars: options.maxPaddedChars ?? Number.POSITIVE_INFINITY };
   const queues: Record<EmbedPriority, Piece[]> = { query: [], background: [] };
   const served: EmbeddingQueueStats["served"] = {
     query: { texts: 0, batches: 0, waitMs: 0 },
@@ -116,7 +125,7 @@ export function createEmbeddingQueue(options: EmbeddingQueueOptions): EmbeddingQ
       }
       const priority = nextPriority();
       if (!priority) return;
-      const batch = takeBatch(queues[priority], options.maxBatchTexts);
+      const batch = takeBatch(queues[priority], limits);
       if (batch.length === 0) continue;
       const slot = idle.shift() as number;
       const startedAt = now();
@@ -167,7 +176,7 @@ export function createEmbeddingQueue(options: EmbeddingQueueOptions): EmbeddingQ
   const deliver = (piece: Piece, vectors: number[][]) => {
     const request = piece.request;
     if (request.failed) return;
-    for (const [i, vector] of vectors.entries()) request.vectors[piece.offset + i] = vector;
+    for (const [i, vector] of vectors.entries()) request.vectors[piece.positions[i] as number] = vector;
     request.remaining -= piece.texts.length;
     if (request.remaining === 0) request.resolve(request.vectors);
   };
@@ -189,9 +198,10 @@ export function createEmbeddingQueue(options: EmbeddingQueueOptions): EmbeddingQ
         const request: Request = { vectors: new Array(texts.length), remaining: texts.length, failed: false, resolve, reject };
         const enqueuedAt = now();
         if (priority === "query") lastQueryAt = enqueuedAt;
-        for (let offset = 0; offset < texts.length; offset += options.maxBatchTexts) {
-          const part = texts.slice(offset, offset + options.maxBatchTexts);
-          queues[priority].push({ request, offset, texts: part, priority, enqueuedAt, rateLimited: 0 });
+        for (const positions of pieces(texts, limits)) {
+          const part = positions.map((position) => texts[position] as string);
+          const longest = Math.max(...part.map((text) => text.length));
+          queues[priority].push({ request, positions, texts: part, longest, priority, enqueuedAt, rateLimited: 0 });
         }
         pump();
       });
@@ -212,12 +222,45 @@ export function createEmbeddingQueue(options: EmbeddingQueueOptions): EmbeddingQ
   };
 }
 
-/** The first pieces of `queue`, in order, while their texts fit `maxTexts` (the first always goes). */
-function takeBatch(queue: Piece[], maxTexts: number): Piece[] {
+interface BatchLimits {
+  texts: number;
+  paddedChars: number;
+}
+
+/** Whether `count` texts, the longest `longest` characters, fit one batch. */
+const fits = (limits: BatchLimits, count: number, longest: number) => count <= limits.texts && count * longest <= limits.paddedChars;
+
+/**
+ * A request's texts in pieces that each fit a batch: in their order, or for a padding model
+ * shortest first, so that each piece holds texts of about one length.
+ */
+function pieces(texts: string[], limits: BatchLimits): number[][] {
+  const order = texts.map((_, position) => position);
+  if (Number.isFinite(limits.paddedChars)) order.sort((a, b) => (texts[a] as string).length - (texts[b] as string).length);
+  const result: number[][] = [];
+  let current: number[] = [];
+  for (const position of order) {
+    // Sorted ascending, this text is the piece's longest.
+    if (current.length > 0 && !fits(limits, current.length + 1, (texts[position] as string).length)) {
+      result.push(current);
+      current = [];
+    }
+    current.push(position);
+  }
+  if (current.length > 0) result.push(current);
+  return result;
+}
+
+/** The first pieces of `queue`, in order, while they fit one batch (the first always goes). */
+function takeBatch(queue: Piece[], limits: BatchLimits): Piece[] {
   let texts = 0;
+  let longest = 0;
   let taken = 0;
-  while (taken < queue.length && (taken === 0 || texts + (queue[taken] as Piece).texts.length <= maxTexts)) {
-    texts += (queue[taken] as Piece).texts.length;
+  while (taken < queue.length) {
+    const piece = queue[taken] as Piece;
+    if (taken > 0 && !fits(limits, texts + piece.texts.length, Math.max(longest, piece.longest))) break;
+    texts += piece.texts.length;
+    longest = Math.max(longest, piece.longest);
     taken++;
   }
   return queue.splice(0, taken);

@@ -77,6 +77,33 @@ describe("the embedded connection's gate", () => {
     expect(timerFiredAfter).toBeLessThan(40);
   });
 
+  it("on PGlite, a long transaction gives the event loop turns between its statements", async () => {
+    const database = await connectDatabase({ dataDir: "memory://" });
+    try {
+      const heavy = sql`SELECT count(*) FROM generate_series(1, 100000)`;
+      await database.db.execute(heavy);
+      let longestGap = 0;
+      let last = performance.now();
+      const tick = () => {
+        longestGap = Math.max(longestGap, performance.now() - last);
+        last = performance.now();
+      };
+      const ticker = setInterval(tick, 2);
+      const started = performance.now();
+      await database.db.transaction(async (tx) => {
+        for (let i = 0; i < 40; i++) await tx.execute(heavy);
+      });
+      const elapsed = performance.now() - started;
+      tick();
+      clearInterval(ticker);
+      // The transaction took a while; the loop never went a third of it without a turn.
+      expect(elapsed).toBeGreaterThan(100);
+      expect(longestGap).toBeLessThan(elapsed / 3);
+    } finally {
+      await database.close();
+    }
+  });
+
   it("on PGlite, a request goes before the background statements queued in front of it", async () => {
     const database = await connectDatabase({ dataDir: "memory://" });
     try {

@@ -12,13 +12,20 @@ interface Call {
 }
 
 /** A queue whose batches wait for the test to answer them, with the clock under the test's hand. */
-function harness(options: { slots: number; maxBatchTexts?: number; maxBackgroundWaitMs?: number; maxRateLimitRetries?: number }) {
+function harness(options: {
+  slots: number;
+  maxBatchTexts?: number;
+  maxPaddedChars?: number;
+  maxBackgroundWaitMs?: number;
+  maxRateLimitRetries?: number;
+}) {
   const calls: Call[] = [];
   const queue = createEmbeddingQueue({
     slots: options.slots,
     maxBatchTexts: options.maxBatchTexts ?? 16,
     ...(options.maxBackgroundWaitMs !== undefined ? { maxBackgroundWaitMs: options.maxBackgroundWaitMs } : {}),
     ...(options.maxRateLimitRetries !== undefined ? { maxRateLimitRetries: options.maxRateLimitRetries } : {}),
+    ...(options.maxPaddedChars !== undefined ? { maxPaddedChars: options.maxPaddedChars } : {}),
     now: () => Date.now(),
     run: (texts, slot, priority) =>
       new Promise((resolve, reject) => {
@@ -123,6 +130,20 @@ describe("the embedding queue", () => {
     while (open().length > 0) await answer(open()[0]);
     expect(calls.map((call) => call.texts)).toEqual([["x"], ["a", "bb", "ccc", "dddd"], ["eeeee", "ffffff", "gg"], ["hhh", "iiii"]]);
     expect(await Promise.all([blocker, long, short, other])).toEqual([[[1]], [[1], [2], [3], [4], [5], [6]], [[2]], [[3], [4]]]);
+  });
+
+  it("for a padding model, groups a request's texts by length and keeps a batch within its padded size", async () => {
+    const { queue, calls, open, answer } = harness({ slots: 1, maxBatchTexts: 4, maxPaddedChars: 40 });
+    const blocker = queue.embed(["x"], "background");
+    const long = "l".repeat(30);
+    // Four short texts and a long one among them: the long one goes alone, the short ones together.
+    const mixed = queue.embed(["aa", "bbb", long, "c", "dddd"], "background");
+    const after = queue.embed(["ee"], "background");
+    while (open().length > 0) await answer(open()[0]);
+    expect(calls.map((call) => call.texts)).toEqual([["x"], ["c", "aa", "bbb", "dddd"], [long], ["ee"]]);
+    // Each caller gets its vectors in the order it gave its texts.
+    expect(await mixed).toEqual([[2], [3], [30], [1], [4]]);
+    expect(await Promise.all([blocker, after])).toEqual([[[1]], [[2]]]);
   });
 
   it("fails a whole request when one of its batches fails, drops its other batches, and serves the rest", async () => {

@@ -32,11 +32,26 @@ export async function findUnembedded(
 }
 
 /**
- * Fills embeddings in one statement, locking the rows in id order (row-lock-order). Only rows still
- * needing a vector from this model are touched, so a batch that is retried after a crash never
- * overwrites a newer vector.
+ * Rows one statement of `storeEmbeddings` fills. Parsing a vector's text is most of the statement's
+ * work (the embedded database spends about a millisecond on a 512-dimension one), and on the
+ * embedded database a statement holds the one connection and the event loop for all of it.
+ */
+const ROWS_PER_STATEMENT = 16;
+
+/**
+ * Fills embeddings, `ROWS_PER_STATEMENT` rows a statement, locking the rows in id order
+ * (row-lock-order). Only rows still needing a vector from this model are touched, so a batch that
+ * is retried after a crash, whole or in part, never overwrites a newer vector.
  */
 export async function storeEmbeddings(db: Database, model: string, items: { id: string; vector: number[] }[]): Promise<number> {
+  let stored = 0;
+  for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) {
+    stored += await storeSome(db, model, items.slice(start, start + ROWS_PER_STATEMENT));
+  }
+  return stored;
+}
+
+async function storeSome(db: Database, model: string, items: { id: string; vector: number[] }[]): Promise<number> {
   if (items.length === 0) return 0;
   const payload = JSON.stringify(items.map((item) => ({ id: item.id, v: `[${item.vector.join(",")}]` })));
   const ids = items.map((item) => item.id);

@@ -27,10 +27,15 @@ export function modelInput(text: string): string {
 
 /**
  * Most texts one message to a worker carries. The model's cost per text falls until a batch of
- * about 16 and rises again past 32 (its tensors grow with the longest text), and a query waits at
- * most one background batch on a busy worker: the bench prints both.
+ * about 16, and a query waits at most one background batch on a busy worker.
  */
 const MAX_BATCH_TEXTS = 16;
+/**
+ * The model pads every text of a batch to the longest: fifteen short turns beside one long summary
+ * cost four times what they cost alone. A batch holds at most this many padded characters, and
+ * a request's texts are grouped by length (sixteen turns of a sentence, or three summaries).
+ */
+const MAX_PADDED_CHARS = 16 * 160;
 
 type Pending = { id: number; resolve: (vectors: number[][]) => void; reject: (error: Error) => void };
 
@@ -96,6 +101,7 @@ export function createUseEmbedder(options: { workers?: number; workerScript?: UR
   const queue = createEmbeddingQueue({
     slots: slots.length,
     maxBatchTexts: MAX_BATCH_TEXTS,
+    maxPaddedChars: MAX_PADDED_CHARS,
     run: (texts, slot) => (slots[slot] as (texts: string[]) => Promise<number[][]>)(texts),
   });
   return {
@@ -108,7 +114,11 @@ export function createUseEmbedder(options: { workers?: number; workerScript?: UR
   };
 }
 
-/** The cores less one (the main thread's, which runs the database and HTTP), at least one. */
+/**
+ * One worker per core, at most four (each holds its own copy of the model). Not a core less for
+ * the main thread: under load the main thread, not the workers, is the bottleneck and the workers
+ * wait on it, while after the load the workers alone work off the backfill (the bench prints both).
+ */
 export function defaultWorkers(): number {
-  return Math.max(1, availableParallelism() - 1);
+  return Math.min(4, availableParallelism());
 }
