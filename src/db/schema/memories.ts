@@ -81,5 +81,10 @@ export const memories = pgTable(
     // A user's changes since a resident copy last read, in order; empty while the log is off.
     index("memories_user_change_idx").on(table.appId, table.userId, table.changeSeq).where(sql`${table.changeSeq} IS NOT NULL`),
     index("memories_unembedded_idx").on(table.createdAt).where(sql`${table.embedding} IS NULL AND ${table.expiredAt} IS NULL`),
+    // A user's facts that stopped being true, few beside the rest: what marks a recalled episode
+    // superseded starts here (without it, a scan of all the user's memories per episode read).
+    index("memories_user_ended_facts_idx")
+      .on(table.appId, table.userId, table.key)
+      .where(sql`${table.type} = 'semantic' AND ${table.invalidAt} IS NOT NULL`),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "memories_user_ended_facts_idx" ON "memories" USING btree ("app_id","user_id","key") WHERE "memories"."type" = 'semantic' AND "memories"."invalid_at" IS NOT NULL;
