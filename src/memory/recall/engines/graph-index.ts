@@ -111,10 +111,13 @@ async function walkGraph(request: RecallRequest, limits: GraphWalkLimits): Promi
                ORDER BY em.occurred_at DESC LIMIT ${limits.mentionsPerNode}
             ) em
         ), scored AS (
+          -- From the mentions outwards (OFFSET 0 keeps each step a lookup by the one before: the
+          -- planner would otherwise read every memory of the user first, reached or not).
           SELECT DISTINCT ON (${m.id}) ${m.id} AS id, ${m.sessionId} AS session_id, ${TURN_SEQ} AS turn_seq, ${m.createdAt} AS created_at, x.hop, x.via,
                  x.weight * (1 + ${wordsHeld(lexemes)}) AS score
-            FROM mentioned x JOIN memory_sources ms ON ms.event_id = x.event_id JOIN memories m ON ${m.id} = ms.memory_id
-           WHERE ${request.visible}
+            FROM mentioned x
+            CROSS JOIN LATERAL (SELECT ms.memory_id FROM memory_sources ms WHERE ms.event_id = x.event_id OFFSET 0) ms
+            CROSS JOIN LATERAL (SELECT * FROM memories m WHERE ${m.id} = ms.memory_id AND ${request.visible} OFFSET 0) m
            ORDER BY ${m.id}, x.weight DESC
         )
         SELECT id, session_id, turn_seq, created_at::text AS created_at, hop, via,
