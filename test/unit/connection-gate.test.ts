@@ -73,8 +73,9 @@ describe("the embedded connection's gate", () => {
     }, 0);
     // Fifty statements of 2 ms each, chained through promises: without a turn, the timer waits for all 100 ms.
     await Promise.all(Array.from({ length: 50 }, () => gate.run(async () => busyFor(2))));
-    expect(performance.now() - started).toBeGreaterThan(90);
-    expect(timerFiredAfter).toBeLessThan(40);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThan(90);
+    expect(timerFiredAfter).toBeLessThan(elapsed / 2);
   });
 
   it("on PGlite, a long transaction gives the event loop turns between its statements", async () => {

@@ -26,18 +26,20 @@ describe("the offline language model in a worker thread", () => {
     await threaded.summarize({ turns: turns.slice(0, 1), maxWords: 50 });
     let longestGap = 0;
     let last = performance.now();
-    const ticker = setInterval(() => {
+    const tick = () => {
       longestGap = Math.max(longestGap, performance.now() - last);
       last = performance.now();
-    }, 5);
+    };
+    const ticker = setInterval(tick, 5);
     const started = performance.now();
     await Promise.all([threaded.summarize({ turns: long, maxWords: 200 }), threaded.extract({ turns: long.slice(0, 1) })]);
     const elapsed = performance.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    tick();
     clearInterval(ticker);
-    // The work took a while, and the loop never went without a turn for more than a small part of it.
+    // The work took a while, and the loop never went without a turn for more than a small part of
+    // it (on the calling thread the longest gap is nearly all of it).
     expect(elapsed).toBeGreaterThan(300);
-    expect(longestGap).toBeLessThan(100);
+    expect(longestGap).toBeLessThan(elapsed / 4);
   });
 
   it("rejects what is in flight when its worker exits, and starts a new one for the next call", async () => {
