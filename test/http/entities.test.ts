@@ -1,3 +1,5 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
@@ -151,6 +153,32 @@ describe("the user's own node in the graph channel", () => {
     // "the user" names the user's node, but the question asks along none of its relations.
     expect(await graphVias("What did the user say?")).toEqual([]);
     for (const via of await graphVias("Where does my daughter's teacher live?")) expect(via).not.toMatch(/^\S+ \(named\)$/);
+  });
+});
+
+describe("the graph through MCP", () => {
+  it("finds an entity and reads its relations, and another user's entity is not found", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL("http://localhost/v1/mcp"), {
+      fetch: (input, init) => Promise.resolve(runtime.app.request(String(input), init)),
+    });
+    const client = new Client({ name: "graph-agent", version: "1.0.0" });
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
+      return { isError: result.isError === true, text: result.content[0]?.text ?? "" };
+    };
+    const found = JSON.parse((await call("find_entities", { user_id: "noor", q: "Ortiz" })).text);
+    expect(found.entities.map((entity: { name: string }) => entity.name)).toEqual(["Mr. Ortiz"]);
+    const read = JSON.parse((await call("read_entity", { user_id: "noor", entity_id: found.entities[0].id })).text);
+    expect(read.relations.filter((relation: Relation) => relation.current).map(line)).toContain("Mr. Ortiz lives_in Boston");
+    const asOf = JSON.parse(
+      (await call("read_entity", { user_id: "noor", entity_id: found.entities[0].id, as_of: "2025-03-05T00:00:00Z" })).text,
+    );
+    expect(asOf.relations.filter((relation: Relation) => relation.current).map(line)).toContain("Mr. Ortiz lives_in Chicago");
+    const stolen = await call("read_entity", { user_id: "other", entity_id: found.entities[0].id });
+    expect(stolen.isError).toBe(true);
+    expect(stolen.text).toMatch(/not found/);
+    await client.close();
   });
 });
 

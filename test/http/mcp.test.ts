@@ -29,7 +29,7 @@ describe("MCP server", () => {
   it("answers a real MCP client: list tools, add, search, context, forget", async () => {
     const client = await connect(keys["mcp-a"] as string);
     const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-    expect(tools).toEqual(["add_memory", "forget_memory", "get_context", "search_memory"]);
+    expect(tools).toEqual(["add_memory", "find_entities", "forget_memory", "get_context", "read_entity", "search_memory"]);
 
     const added = JSON.parse(
       textOf(await client.callTool({ name: "add_memory", arguments: { user_id: "max", content: "Max is allergic to peanuts." } })),

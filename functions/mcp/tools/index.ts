@@ -1,8 +1,10 @@
 import type { McpTool } from "../tool.js";
 import { addMemory } from "./add-memory.js";
+import { findEntities } from "./find-entities.js";
 import { forgetMemory } from "./forget-memory.js";
 import { getContext } from "./get-context.js";
+import { readEntity } from "./read-entity.js";
 import { searchMemory } from "./search-memory.js";
 
 /** Every MCP tool, in the order clients list them. A new tool is a file beside these and a line here. */
-export const memoryTools: readonly McpTool[] = [addMemory, searchMemory, getContext, forgetMemory];
+export const memoryTools: readonly McpTool[] = [addMemory, searchMemory, getContext, forgetMemory, findEntities, readEntity];

@@ -3,9 +3,10 @@ import { z } from "zod";
 import { type Queryable, queryRows } from "../../db/database.js";
 import { notFound } from "../../errors.js";
 import { nameKey } from "../../vocabulary/entity-names.js";
+import { ExternalIdSchema } from "../../vocabulary/external-id.js";
 
-const UserField = z.string().trim().min(1).max(200);
-const AppField = z.string().trim().min(1).max(200).default("default");
+const UserField = ExternalIdSchema;
+const AppField = ExternalIdSchema.default("default");
 const AsOfField = z.iso
   .datetime({ offset: true })
   .optional()
