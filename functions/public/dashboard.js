@@ -147,6 +147,75 @@ async function loadMemories() {
     });
 }
 
+// The entity graph as a picture: the user in the middle, who and what they relate to around them,
+// the rest on an outer ring; a dashed line is a relation that no longer holds. A node opens its relations.
+async function loadGraph() {
+  const { entities } = await api(`/v1/entities?${scope()}&limit=40`);
+  if (entities.length === 0) {
+    $("#graph").innerHTML = "<p>No people or places named yet.</p>";
+    return;
+  }
+  const shown = entities.slice(0, 25);
+  const byId = new Map(shown.map((entity) => [entity.id, entity]));
+  const details = await Promise.all(shown.map((entity) => api(`/v1/entities/${entity.id}`)));
+  const edges = new Map();
+  for (const detail of details)
+    for (const relation of detail.relations)
+      if (relation.object_id && byId.has(relation.subject_id) && byId.has(relation.object_id)) edges.set(relation.id, relation);
+  const self = shown.find((entity) => entity.self);
+  const near = new Set();
+  for (const edge of edges.values()) {
+    if (edge.subject_id === self?.id) near.add(edge.object_id);
+    if (edge.object_id === self?.id) near.add(edge.subject_id);
+  }
+  const width = 560;
+  const height = 420;
+  const at = new Map();
+  const ring = (nodes, radius) =>
+    nodes.forEach((entity, i) => {
+      const angle = (2 * Math.PI * i) / nodes.length - Math.PI / 2;
+      at.set(entity.id, { x: width / 2 + radius * Math.cos(angle), y: height / 2 + radius * Math.sin(angle) });
+    });
+  if (self) at.set(self.id, { x: width / 2, y: height / 2 });
+  ring(
+    shown.filter((entity) => near.has(entity.id)),
+    110,
+  );
+  ring(
+    shown.filter((entity) => !entity.self && !near.has(entity.id)),
+    185,
+  );
+  const lines = [...edges.values()]
+    .map((edge) => {
+      const a = at.get(edge.subject_id);
+      const b = at.get(edge.object_id);
+      return `<line class="edge ${edge.current ? "current" : "past"}" x1="${a.x}" y1="${a.y}" x2="${b.x}" y2="${b.y}"><title>${escapeHtml(edge.content)}</title></line>
+        <text class="edge-label" x="${(a.x + b.x) / 2}" y="${(a.y + b.y) / 2 - 3}" text-anchor="middle">${escapeHtml(edge.predicate)}</text>`;
+    })
+    .join("");
+  const nodes = shown
+    .map((entity) => {
+      const { x, y } = at.get(entity.id);
+      return `<g class="node kind-${entity.self ? "self" : escapeHtml(entity.kind)}" data-id="${entity.id}" transform="translate(${x},${y})">
+        <circle r="${entity.self ? 14 : 10}"><title>${escapeHtml(entity.kind)}${entity.aliases.length ? ` · also ${escapeHtml(entity.aliases.join(", "))}` : ""}</title></circle>
+        <text y="${entity.self ? 28 : 22}" text-anchor="middle">${escapeHtml(entity.name)}</text></g>`;
+    })
+    .join("");
+  $("#graph").innerHTML =
+    `<svg class="graph" viewBox="0 0 ${width} ${height}" role="img" aria-label="the user's people and places">${lines}${nodes}</svg>`;
+  const detailsById = new Map(details.map((detail) => [detail.entity.id, detail]));
+  for (const node of document.querySelectorAll("#graph .node"))
+    node.addEventListener("click", () => showEntity(detailsById.get(node.dataset.id)));
+}
+
+function showEntity(detail) {
+  const relation = (r) =>
+    `<li class="${r.current ? "current" : "past"}">${escapeHtml(r.subject)} <b>${escapeHtml(r.predicate)}</b> ${escapeHtml(r.object)}${r.current ? "" : " <small>(no longer)</small>"} <small>· ${r.sources.length} source event(s)</small></li>`;
+  $("#entity").innerHTML = `<h3>${escapeHtml(detail.entity.name)} <small>${escapeHtml(detail.entity.kind)}</small></h3>
+    <ul class="relations">${detail.relations.map(relation).join("") || "<li>no relations</li>"}</ul>
+    <p>${detail.mentions.length} mention(s)</p>`;
+}
+
 async function showMemory(id) {
   const [memory, { history }] = await Promise.all([api(`/v1/memories/${id}`), api(`/v1/memories/${id}/history`)]);
   $("#memory").innerHTML = `<h3>${escapeHtml(memory.content)}</h3>
@@ -205,7 +274,7 @@ async function start() {
   });
   $("#context-form").addEventListener("submit", (event) => inspectContext(event).catch(showError));
   if (!state.user) return;
-  await Promise.all([loadHealth(), loadRuns(), loadMemories(), loadUsage()]);
+  await Promise.all([loadHealth(), loadRuns(), loadMemories(), loadUsage(), loadGraph()]);
   document.body.classList.add("loaded");
 }
 const showError = (error) => ($("#error").textContent = error.message);

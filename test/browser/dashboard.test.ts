@@ -73,6 +73,13 @@ describe("dashboard", () => {
     expect(usage).toContain("offline");
     // Every trait shows its lifecycle stage.
     expect(await page.locator("#memories").innerText()).toMatch(/trait · (trend|emerging|established|core)/);
+    // The entity graph: the user in the middle, related to the city they live in.
+    expect(await page.locator("#graph .node").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("#graph .node.kind-self text").textContent()).toBe("Dana");
+    expect(await page.locator("#graph svg").innerHTML()).toContain("lives_in");
+    await page.locator("#graph .node", { hasText: "Porto" }).click();
+    await page.waitForSelector("#entity .relations li");
+    expect(await page.locator("#entity").innerText()).toMatch(/lives_in Porto/);
     await page.screenshot({ path: "test-artifacts/dashboard-overview.png", fullPage: true });
 
     await page.locator("#memories a", { hasText: "Porto" }).first().click();

@@ -20,6 +20,7 @@ beforeAll(async () => {
   ]);
   await session("noor", 12, ["Mr. Ortiz moved to Boston."]);
   await session("other", 2, ["My son Leo likes Mr. Ortiz."]);
+  await session("dana", 3, ["My name is Dana and I live in Porto."]);
 }, 300_000);
 afterAll(() => runtime.close());
 
@@ -63,6 +64,14 @@ describe("GET /v1/entities", () => {
     expect(names).toEqual(expect.arrayContaining(["Maya", "Mr. Ortiz", "Chicago", "Boston"]));
     expect(names).not.toContain("Leo");
     expect(all.body.entities[0].self).toBe(true);
+  });
+
+  it("names the user's own node by the name they give, with no second node for them", async () => {
+    const all = await call(runtime.app, "GET", "/v1/entities?user_id=dana");
+    expect(all.body.entities.map((entity: { name: string; self: boolean }) => [entity.name, entity.self])).toEqual([
+      ["Dana", true],
+      ["Porto", false],
+    ]);
   });
 
   it("as_of lists only what was named by then", async () => {

@@ -17,8 +17,8 @@ const field = (value: unknown, name: string): string | null =>
 const bare = (phrase: string) => phrase.replace(/^(?:a|an|the)\s+/i, "");
 
 /**
- * The edges of the offline extractor's facts (the patterns it already reads): where the subject
- * lives and comes from, works and studies, who their partner, family and pets are. A retraction
+ * The edges of the offline extractor's facts (the patterns it already reads): the subject's name,
+ * where they live and come from, work and study, who their partner, family and pets are. A retraction
  * of an exclusive attribute ("User no longer lives in Berlin.") closes whatever holds it.
  */
 function edgesOf(fact: ExtractedFact): FactEdge[] {
@@ -40,6 +40,9 @@ function edgesOf(fact: ExtractedFact): FactEdge[] {
         return [...edge("studies_at", field(value, "school"), "organisation"), ...edge("studies", field(value, "subject"), "value")];
       case "partner":
         return edge("partner", field(value, "name"), "person");
+      case "name":
+        // A name of the subject's own node, not another person: the writer renames the node.
+        return edge("name", text(value), "value");
       default:
         return [];
     }

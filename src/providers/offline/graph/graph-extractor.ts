@@ -35,7 +35,14 @@ export function extractGraphByRules(request: ExtractionRequest, userFacts: Extra
     graph.relations.push(...found.relations);
   };
   add(factsAsRelations(USER_SUBJECT, userFacts));
-  const speakers = new Set(request.turns.flatMap((turn) => (turn.speaker ? [turn.speaker.toLowerCase()] : [])));
+  // Names that are the speakers' own (a participant's, or the user's "my name is Dana") name no one else.
+  const ownNames = userFacts
+    .filter((fact) => fact.key === "profile:name" && typeof fact.value === "string")
+    .map((fact) => fact.value as string);
+  const speakers = new Set([
+    ...request.turns.flatMap((turn) => (turn.speaker ? [turn.speaker.toLowerCase()] : [])),
+    ...ownNames.map((name) => name.toLowerCase()),
+  ]);
   const participants = new Map<string, ExtractionRequest["turns"]>();
   for (const turn of request.turns) {
     const speaker = turn.role === "user" ? USER_SUBJECT : turn.speaker;
