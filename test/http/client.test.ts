@@ -31,12 +31,24 @@ describe("typed client (Hono RPC)", () => {
     if (!appended.ok) throw new Error(`append: ${appended.status}`);
     expect((await appended.json()).last_seq).toBe(1);
 
+    // Ended: deep reflection runs, and with it the entity graph.
+    expect((await memory.v1.sessions[":id"].end.$post({ param: { id: session.id } })).status).toBe(200);
     const status = { request: (path: string) => inProcess(path, { headers: { authorization: `Bearer ${apiKey}` } }) };
     await waitForSettled(status, "tia");
     const context = await memory.v1.context.$post({ json: { user_id: "tia", query: "Where are the bees?", max_tokens: 300 } });
     expect(context.status).toBe(200);
     if (!context.ok) throw new Error(`context: ${context.status}`);
     expect((await context.json()).prompt).toContain("Ghent");
+
+    // The entity graph, typed like the rest: the place the user named, then where it was named.
+    const entities = await memory.v1.entities.$get({ query: { user_id: "tia", q: "Ghent" } });
+    if (!entities.ok) throw new Error(`entities: ${entities.status}`);
+    const [ghent] = (await entities.json()).entities;
+    expect(ghent?.kind).toBe("place");
+    const detail = await memory.v1.entities[":id"].$get({ param: { id: ghent?.id as string }, query: {} });
+    if (!detail.ok) throw new Error(`entity: ${detail.status}`);
+    // Named in the turn: the event is one of its mentions.
+    expect((await detail.json()).mentions.map((mention) => mention.seq)).toEqual([1]);
 
     const unauthenticated = createMemoryClient("http://localhost", { fetch: inProcess as typeof fetch });
     expect((await unauthenticated.v1.sessions.$get({ query: { user_id: "tia" } })).status).toBe(401);
