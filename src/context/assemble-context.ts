@@ -111,6 +111,8 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       title: "Relevant memories",
       share: ratios.memories,
       grouped: true,
+      // A recalled turn (or a summary of turns) that the history section holds is not packed twice.
+      yieldsTo: "history",
       items: recalled.filter((memory) => memory.type !== "semantic").map(asItem),
     },
     {

@@ -22,6 +22,12 @@ export interface CandidateSection {
   grouped?: boolean;
   /** Render after every other section (the current user message), whatever its priority. */
   renderLast?: boolean;
+  /**
+   * An item of this section whose source events are all in the items packed into that section, or
+   * whose words are already there or earlier in this one, is left out: it would say nothing new
+   * (a recalled turn that is also in the history).
+   */
+  yieldsTo?: SectionKind;
 }
 
 export interface PackResult {
@@ -33,18 +39,80 @@ export interface PackResult {
 /** Smallest truncated item worth keeping; below this a cut item is noise. */
 const MIN_TRUNCATED_TOKENS = 24;
 
+/** Packings tried with repeated items taken out before the last one drops what is left of them. */
+const MAX_REPACKS = 3;
+
 /**
  * Packs candidate sections into `budget` tokens. Required sections go first, then each section
  * fills up to its share, then leftovers are offered again in section order. The prompt is
  * re-counted whole at the end and trimmed item by item until it fits, so the returned total is
  * the tokenizer's exact count of the prompt and never exceeds the budget.
+ *
+ * No text is packed twice: an item of a section that `yieldsTo` another is left out when it would
+ * repeat it, and the room it leaves goes to the next candidates.
  */
 export function packSections(candidates: CandidateSection[], budget: number, tokenizer: Tokenizer): PackResult {
-  const chosen = new Map<SectionKind, ContextItem[]>(candidates.map((section) => [section.kind, []]));
+  let offered = candidates;
+  for (let round = 0; round < MAX_REPACKS; round++) {
+    const packed = packOnce(offered, budget, tokenizer);
+    const repeated = repeatedItems(offered, packed.chosen);
+    if (repeated.size === 0) return packed.result;
+    offered = offered.map((section) => ({ ...section, items: section.items.filter((item) => !repeated.has(item)) }));
+  }
+  // The last packing keeps what it chose, less what still repeats (the room it leaves stays free).
+  const { chosen } = packOnce(offered, budget, tokenizer);
+  const repeated = repeatedItems(offered, chosen);
+  for (const [kind, items] of chosen)
+    chosen.set(
+      kind,
+      items.filter((item) => !repeated.has(item.origin)),
+    );
+  return render(offered, withoutOrigins(chosen), tokenizer);
+}
+
+type Candidate = CandidateSection["items"][number];
+/** A packed item and the candidate it was made from (a history turn may be cut). */
+type Packed = ContextItem & { origin: Candidate };
+
+/** An item's words, without the list marker a section puts before them. */
+const wordsOf = (text: string) => text.replace(/^- /, "").trim();
+
+/**
+ * The candidates packed into a section that yields to another and say nothing new: all their
+ * source events are in that section's packed items, or their very words are there or earlier in
+ * their own section.
+ */
+function repeatedItems(candidates: CandidateSection[], chosen: Map<SectionKind, Packed[]>): Set<Candidate> {
+  const repeated = new Set<Candidate>();
+  for (const section of candidates) {
+    if (!section.yieldsTo) continue;
+    const other = chosen.get(section.yieldsTo) ?? [];
+    const held = new Set(other.flatMap((item) => item.sources.map((source) => source.event_id)));
+    const said = new Set(other.map((item) => wordsOf(item.text)));
+    for (const item of chosen.get(section.kind) ?? []) {
+      const words = wordsOf(item.text);
+      if (said.has(words) || (item.sources.length > 0 && item.sources.every((source) => held.has(source.event_id))))
+        repeated.add(item.origin);
+      said.add(words);
+    }
+  }
+  return repeated;
+}
+
+/** The packed items as the window shows them. */
+const withoutOrigins = (chosen: Map<SectionKind, Packed[]>): Map<SectionKind, ContextItem[]> =>
+  new Map([...chosen].map(([kind, items]) => [kind, items.map(({ origin: _origin, ...item }) => item)]));
+
+function packOnce(
+  candidates: CandidateSection[],
+  budget: number,
+  tokenizer: Tokenizer,
+): { result: PackResult; chosen: Map<SectionKind, Packed[]> } {
+  const chosen = new Map<SectionKind, Packed[]>(candidates.map((section) => [section.kind, []]));
   let remaining = budget;
 
   for (const section of candidates.filter((candidate) => candidate.required)) {
-    const items = section.items.map((item) => ({ ...item, tokens: tokenizer.count(`${item.text}\n`) }));
+    const items = section.items.map((item) => ({ ...item, tokens: tokenizer.count(`${item.text}\n`), origin: item }));
     // The rendered block is counted whole: BPE merges make the sum of parts differ from it.
     const cost = tokenizer.count(renderBlock(section.title, items));
     if (cost > remaining) {
@@ -75,16 +143,17 @@ export function packSections(candidates: CandidateSection[], budget: number, tok
     used.set(section.kind, filled.used);
   }
 
-  let result = render(candidates, chosen, tokenizer);
+  let result = render(candidates, withoutOrigins(chosen), tokenizer);
   // BPE merges across item boundaries can differ from the per-item sums; the whole prompt decides.
-  while (result.totalTokens > budget && dropLowestPriority(candidates, chosen)) result = render(candidates, chosen, tokenizer);
-  return result;
+  while (result.totalTokens > budget && dropLowestPriority(candidates, chosen))
+    result = render(candidates, withoutOrigins(chosen), tokenizer);
+  return { result, chosen };
 }
 
 /** Greedy fill of one section up to `cap` tokens, header included. */
-function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenizer): { items: ContextItem[]; used: number } {
+function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenizer): { items: Packed[]; used: number } {
   const header = tokenizer.count(renderHeader(section.title));
-  const items: ContextItem[] = [];
+  const items: Packed[] = [];
   const groups = new Set<string>();
   let used = 0;
   for (const item of section.items) {
@@ -92,7 +161,7 @@ function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenize
     const headerCost = (items.length === 0 ? header : 0) + groupCost;
     const tokens = tokenizer.count(`${item.text}\n`);
     if (used + headerCost + tokens <= cap) {
-      items.push({ ...item, tokens });
+      items.push({ ...item, tokens, origin: item });
       if (item.group !== undefined) groups.add(item.group);
       used += headerCost + tokens;
       continue;
@@ -105,7 +174,7 @@ function fillSection(section: CandidateSection, cap: number, tokenizer: Tokenize
       const text = `${atSentenceEnd(tokenizer.truncate(item.text, room))}…`;
       const cut = tokenizer.count(`${text}\n`);
       if (used + headerCost + cut <= cap) {
-        items.push({ ...item, text, tokens: cut });
+        items.push({ ...item, text, tokens: cut, origin: item });
         used += headerCost + cut;
       }
     }
@@ -165,7 +234,7 @@ function render(candidates: CandidateSection[], chosen: Map<SectionKind, Context
   return { sections, prompt, totalTokens: tokenizer.count(prompt) };
 }
 
-function dropLowestPriority(candidates: CandidateSection[], chosen: Map<SectionKind, ContextItem[]>): boolean {
+function dropLowestPriority(candidates: CandidateSection[], chosen: Map<SectionKind, Packed[]>): boolean {
   for (const candidate of [...candidates].reverse()) {
     if (candidate.required) continue;
     const picked = chosen.get(candidate.kind);
