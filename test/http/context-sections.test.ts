@@ -43,9 +43,16 @@ describe("context sections (S4)", () => {
       tools: ["search_flights", { name: "book_hotel", description: "Books a hotel room." }],
       user_message: "Can you find me a hotel?",
       knowledge: [{ text: "Porto is in northern Portugal.", source: "wiki" }],
+      // The last turns only: recalled turns from earlier are memories, not history.
+      history: { strategy: "trim", max_turns: 6 },
     });
     expect(status).toBe(200);
     expect(kinds(body)).toEqual(["system", "tools", "facts", "memories", "knowledge", "history", "user_message"]);
+    // Nothing twice: no memory repeats a turn the history holds.
+    const inHistory = new Set(historySeqs(body));
+    const memories = body.sections.find((section: { kind: string }) => section.kind === "memories");
+    for (const item of memories.items as { sources: { seq: number }[] }[])
+      expect(item.sources.every((source) => inHistory.has(source.seq))).toBe(false);
     expect(body.prompt.trimEnd().endsWith("## Current user message\nCan you find me a hotel?")).toBe(true);
     expect(body.prompt).toContain("- book_hotel: Books a hotel room.");
     expect(
