@@ -120,12 +120,17 @@ function lockHandle(path: string, info: LockInfo): DataDirLock {
   // One rewrite at a time: a heartbeat and an advertise share the temporary file, and the
   // second rename of two overlapping ones would find it already moved.
   let rewrites: Promise<void> = Promise.resolve();
+  let pending = 0;
   const rewrite = (change: (held: LockInfo) => LockInfo): Promise<void> => {
-    const next = rewrites.then(() => writeWhole(change));
+    pending++;
+    const next = rewrites.then(() => writeWhole(change)).finally(() => pending--);
     rewrites = next.catch(() => undefined);
     return next;
   };
   const heartbeat = setInterval(() => {
+    // A beat while a rewrite is still under way is skipped, not queued: on a slow disk queued
+    // beats would pile up without end, and an advertise would wait behind all of them.
+    if (pending > 0) return;
     void rewrite((held) => ({ ...held, beat: (held.beat ?? 0) + 1 })).catch(() => undefined);
   }, info.heartbeat_ms ?? DEFAULT_HEARTBEAT_MS);
   heartbeat.unref();
