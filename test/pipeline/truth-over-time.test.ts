@@ -43,6 +43,27 @@ interface MemoryJson {
   trait?: { stage: string };
 }
 
+describe("a move, and the reply that did not speak of it", () => {
+  beforeAll(async () => {
+    await session("rui", 3, [
+      ["user", "I just moved to Lisbon for a job at a design studio."],
+      ["assistant", "Congratulations! How do you like it so far?"],
+    ]);
+    await session("rui", 20, [["user", "We moved to Porto last week."]]);
+  });
+
+  it("marks the turn that said Lisbon, not the congratulations beside it", async () => {
+    const found = (
+      await call(runtime.app, "POST", "/v1/memories/search", { user_id: "rui", query: "Lisbon design studio congratulations", limit: 20 })
+    ).body.memories as { content: string; superseded: { by: string }[] | null }[];
+    const lisbon = found.find((memory) => memory.content === "user: I just moved to Lisbon for a job at a design studio.");
+    expect(lisbon?.superseded).toEqual([expect.objectContaining({ by: "User lives in Porto." })]);
+    const congratulations = found.find((memory) => memory.content === "assistant: Congratulations! How do you like it so far?");
+    expect(congratulations).toBeDefined();
+    expect(congratulations?.superseded).toBeNull();
+  });
+});
+
 describe("a change of mind", () => {
   beforeAll(async () => {
     await session("kai", 3, [

@@ -20,8 +20,9 @@ const MAX_REPLACEMENTS = 3;
  * For an episode (a turn or a summary) aliased `r` with `id`, `type`, `app_id` and `user_id`: the
  * facts it gave rise to that are no longer true at `now` — superseded ("I love cats" → "I hate
  * cats") or retracted — each with what holds instead, as a JSON array, or NULL. An assistant's reply
- * counts with the user turn it answers, so "Sushi is great!" after "I love sushi" is marked too.
- * A fact stated again later (the current version has the same value) makes nothing stale.
+ * counts with the user turn it answers, so "Sushi is great!" after "I love sushi" is marked too —
+ * when it speaks of what ended (`mentionsWhatEnded`). A fact stated again later (the current
+ * version has the same value) makes nothing stale.
  */
 export function supersededSql(now: Date): SQL {
   const f = memoriesAs("f");
@@ -43,8 +44,21 @@ export function supersededSql(now: Date): SQL {
         AND ${f.type} = 'semantic' AND ${f.appId} = r.app_id AND ${f.userId} = r.user_id
         AND ${f.invalidAt} IS NOT NULL AND ${f.invalidAt} <= ${now.toISOString()}::timestamptz
         AND n.value IS DISTINCT FROM ${f.value}
+        AND ${mentionsWhatEnded(f)}
       ORDER BY ${f.key}, ${f.invalidAt} DESC
    ) x)`;
+}
+
+/**
+ * Whether the episode `r` speaks of what the ended fact `f` was about — its value ("Lisbon"), the
+ * object of a taste or habit ("cats"), the person it named — so that "Congratulations! How do you
+ * like it so far?" after "I moved to Lisbon" is not marked when the user moves on, while the turn
+ * that said Lisbon is. A fact whose object cannot be read marks every episode it came from.
+ */
+function mentionsWhatEnded(f: ReturnType<typeof memoriesAs>): SQL {
+  const object = sql`coalesce(${f.value} ->> 'object', ${f.value} ->> 'name', CASE WHEN jsonb_typeof(${f.value}) = 'string' THEN ${f.value} #>> '{}' END)`;
+  return sql`(${object} IS NULL OR numnode(plainto_tsquery('english', ${object})) = 0
+              OR to_tsvector('english', r.content) @@ plainto_tsquery('english', ${object}))`;
 }
 
 export function toSuperseded(value: unknown): Superseded | null {
