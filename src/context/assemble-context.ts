@@ -10,7 +10,7 @@ import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import { getSession } from "../sessions/session-store.js";
 import type { Clock } from "../util/clock.js";
 import { sessionHistory } from "./history.js";
-import { demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
+import { demoteAssistantTurns, demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
 import { type CandidateSection, packSections } from "./pack.js";
 import { explainContext } from "./receipts.js";
 import { type ContextRequest, type ContextWindow, memoryIdsIn } from "./schemas.js";
@@ -76,7 +76,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
   const expanded = withFollowingTurns(ranked, anchors, following);
-  const recalled = demoteSuperseded(withoutRedundant(expanded));
+  const recalled = demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), request.query);
   const asItem = (memory: (typeof recalled)[number]) => ({
     // An episode whose statement was replaced never reads as current: it says so, when, and what holds now.
     text: memory.superseded ? `- ${supersededMarker(memory.superseded)} ${memory.content}` : `- ${memory.content}`,

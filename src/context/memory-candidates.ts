@@ -53,3 +53,20 @@ export function demoteSuperseded(recalled: RecalledMemory[]): RecalledMemory[] {
     .sort((a, b) => a.rank - b.rank)
     .map(({ memory }) => memory);
 }
+
+/** A query that asks what the assistant said, suggested or answered: its turns are what it looks for. */
+const ASKS_THE_ASSISTANT = /\b(you|your|yours|assistant|chatbot)\b/i;
+
+/**
+ * The assistant's turns sink behind the user's own statements (an item at rank i counts as rank
+ * 2i, as a superseded one does): "Congratulations!" says nothing of when Maya starts school, the
+ * user's turn beside it does. Unless the query asks what the assistant said ("what did you
+ * recommend?"): then they keep their rank.
+ */
+export function demoteAssistantTurns(recalled: RecalledMemory[], query: string): RecalledMemory[] {
+  if (ASKS_THE_ASSISTANT.test(query)) return recalled;
+  return recalled
+    .map((memory, index) => ({ memory, rank: memory.role === "assistant" ? index * 2 + 1 : index }))
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ memory }) => memory);
+}

@@ -48,6 +48,7 @@ describe("a move, and the reply that did not speak of it", () => {
     await session("rui", 3, [
       ["user", "I just moved to Lisbon for a job at a design studio."],
       ["assistant", "Congratulations! How do you like it so far?"],
+      ["user", "Please remember that my daughter Maya starts school on September 4th."],
     ]);
     await session("rui", 20, [["user", "We moved to Porto last week."]]);
   });

@@ -8,6 +8,7 @@ const turn = (id: string, sessionId: string, seq: number): RecalledMemory => ({
   subtype: "turn",
   sessionId,
   seq,
+  role: "user",
   content: id,
   importance: 0.5,
   retention: 1,

@@ -15,6 +15,8 @@ export interface RecalledMemory {
   sessionId: string | null;
   /** For turn episodes: the event's seq in its session. */
   seq: number | null;
+  /** For turn episodes: who spoke (`user`, `assistant`…), when known. */
+  role: string | null;
   content: string;
   importance: number;
   retention: number;
@@ -124,6 +126,7 @@ export async function recallByIds(
 }
 
 const RECALLED_COLUMNS = sql`${m.id}, ${m.appId}, ${m.userId}, ${m.type}, ${m.subtype}, ${m.sessionId}, (${m.metadata} ->> 'seq')::int AS seq,
+       ${m.metadata} ->> 'role' AS role,
        ${m.content}, ${m.importance}, ${m.accessCount}, ${m.lastAccessedAt}, ${m.reinforcementCount}, ${m.validAt}, ${m.createdAt},
        (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
           FROM memory_sources s WHERE s.memory_id = ${m.id}) AS sources`;
@@ -137,6 +140,7 @@ type RecalledRow = {
   subtype: string | null;
   session_id: string | null;
   seq: number | null;
+  role: string | null;
   content: string;
   importance: number;
   access_count: number;
@@ -165,6 +169,7 @@ function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
     subtype: row.subtype,
     sessionId: row.session_id,
     seq: row.seq === null ? null : Number(row.seq),
+    role: row.role ?? turnRole(row),
     content: row.content,
     importance: Number(row.importance),
     retention: currentRetention(
@@ -191,4 +196,10 @@ function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
     sources: row.sources ?? [],
     superseded: toSuperseded(row.superseded),
   };
+}
+
+/** A turn written before turns recorded their role: an unnamed assistant's turn reads "assistant: …". */
+function turnRole(row: Pick<RecalledRow, "subtype" | "content">): string | null {
+  if (row.subtype !== "turn") return null;
+  return row.content.startsWith("assistant: ") ? "assistant" : row.content.startsWith("user: ") ? "user" : null;
 }

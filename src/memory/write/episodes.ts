@@ -11,6 +11,8 @@ import { insertMemories, writeHistory } from "./memory-writes.js";
 export interface EpisodeEvent {
   eventId: string;
   seq: number;
+  /** `user`, `assistant`…: recall ranks an assistant's turns below the user's own. */
+  role: string;
   speaker: string;
   content: string;
   occurredAt: string;
@@ -79,7 +81,7 @@ async function writeTurns(tx: Queryable, input: WriteEpisodeInput): Promise<numb
           importance: Math.max(0.3, event.importance),
           validAt: new Date(event.occurredAt),
           contentHash: contentHash(content),
-          metadata: { seq: event.seq, origin: "log" },
+          metadata: { seq: event.seq, origin: "log", role: event.role },
         },
         sources: [{ session_id: input.session.id, event_id: event.eventId, seq: event.seq }],
       };

@@ -44,6 +44,7 @@ export function writeChunkEpisodes(
     events: chunk.events.map((e) => ({
       eventId: e.id,
       seq: e.seq,
+      role: e.role,
       speaker: e.speaker,
       content: e.content,
       occurredAt: e.occurredAt,

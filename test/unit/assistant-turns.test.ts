@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { demoteAssistantTurns } from "../../src/context/memory-candidates.js";
+import type { RecalledMemory } from "../../src/memory/recall/hybrid-recall.js";
+
+const turn = (id: string, role: string | null): RecalledMemory => ({
+  id,
+  type: "episodic",
+  subtype: "turn",
+  sessionId: "s",
+  seq: 1,
+  role,
+  content: id,
+  importance: 0.5,
+  retention: 1,
+  accessCount: 0,
+  validAt: new Date(0),
+  createdAt: new Date(0),
+  score: 0,
+  fused: 0,
+  neighbourBoost: 0,
+  similarity: 0,
+  coverage: 0,
+  vectorRank: null,
+  channels: [],
+  textRank: null,
+  sources: [],
+  superseded: null,
+});
+
+describe("the assistant's turns in a context window", () => {
+  const recalled = [turn("maya starts school", "user"), turn("congratulations", "assistant"), turn("lisbon", "user"), turn("fact", null)];
+
+  it("sink behind the user's own statements", () => {
+    expect(demoteAssistantTurns(recalled, "When does Maya start school?").map((memory) => memory.id)).toEqual([
+      "maya starts school",
+      "lisbon",
+      "congratulations",
+      "fact",
+    ]);
+  });
+
+  it("keep their rank when the query asks what the assistant said", () => {
+    for (const query of ["What did you recommend for Maya?", "What was the assistant's advice?"])
+      expect(demoteAssistantTurns(recalled, query)).toEqual(recalled);
+  });
+});
