@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
-import { atSentenceEnd, type CandidateSection, packSections } from "../../src/context/pack.js";
-import { DomainError } from "../../src/errors.js";
+import { DomainError } from "../errors.js";
+import { o200kTokenizer } from "./o200k-tokenizer.js";
+import { atSentenceEnd, type CandidateSection, packSections } from "./pack.js";
 
 const words = fc.array(
   fc.constantFrom("memory", "Lisbon", "cello", "🚲", "naïve", "2023-05-08", "co-operate", "\n", "?!", "the", "Kyoto"),

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FACT_CASES } from "../../src/eval/facts/cases.js";
-import { HELD_OUT_FACT_CASES } from "../../src/eval/facts/held-out-cases.js";
-import { scoreFactCases } from "../../src/eval/facts/score.js";
-import { extractByRules } from "../../src/providers/offline/rule-extractor.js";
-import type { KnownFact } from "../../src/providers/types.js";
+import { FACT_CASES } from "../../eval/facts/cases.js";
+import { HELD_OUT_FACT_CASES } from "../../eval/facts/held-out-cases.js";
+import { scoreFactCases } from "../../eval/facts/score.js";
+import type { KnownFact } from "../types.js";
+import { extractByRules } from "./rule-extractor.js";
 
 const facts = (content: string, knownFacts: KnownFact[] = []) =>
   extractByRules({ turns: [{ role: "user", content, seq: 1 }], knownFacts }).facts.map(

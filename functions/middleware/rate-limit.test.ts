@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TokenBuckets } from "../../functions/middleware/rate-limit.js";
+import { TokenBuckets } from "./rate-limit.js";
 
 describe("TokenBuckets under many callers", () => {
   it("forgets the least recently seen callers, never everyone: a caller that keeps sending stays limited", () => {

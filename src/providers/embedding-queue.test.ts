@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createEmbeddingQueue } from "../../src/providers/embedding-queue.js";
-import { type EmbedPriority, ProviderError } from "../../src/providers/types.js";
+import { createEmbeddingQueue } from "./embedding-queue.js";
+import { type EmbedPriority, ProviderError } from "./types.js";
 
 /** A batch the test answers by hand: what was sent, on which slot, at which priority. */
 interface Call {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
+import { createHashingEmbedder } from "./hashing-embedder.js";
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * (b[index] as number), 0);
 

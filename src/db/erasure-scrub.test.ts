@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ErasureScrub, type ScrubPass } from "../../src/db/erasure-scrub.js";
+import { ErasureScrub, type ScrubPass } from "./erasure-scrub.js";
 
 const done: ScrubPass = { rewritten: ["sessions"], vacuumed: [], busy: [], checkpointed: true };
 

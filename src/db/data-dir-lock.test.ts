@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { acquireDataDirLock, DataDirInUseError } from "../../src/db/data-dir-lock.js";
-import { ownIdentity } from "../../src/db/process-identity.js";
+import { acquireDataDirLock, DataDirInUseError } from "./data-dir-lock.js";
+import { ownIdentity } from "./process-identity.js";
 
 /**
  * The data directory's lock after a crash in a container: the server is pid 1 in every container

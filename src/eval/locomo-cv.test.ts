@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseOnOne } from "../../src/eval/locomo-cv.js";
+import { chooseOnOne } from "./locomo-cv.js";
 
 describe("cross-validation fold choice", () => {
   const grid = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarizeExtractively } from "../../src/providers/offline/extractive-summarizer.js";
+import { summarizeExtractively } from "./extractive-summarizer.js";
 
 const turns = [
   { role: "Caroline", content: "Hey Mel! Good to see you. I went to a LGBTQ support group yesterday and it was so powerful." },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { offlineLanguageModel } from "../../src/providers/offline/offline-language-model.js";
-import { createThreadedLanguageModel } from "../../src/providers/offline/threaded-language-model.js";
+import { offlineLanguageModel } from "./offline-language-model.js";
+import { createThreadedLanguageModel } from "./threaded-language-model.js";
 
 const turns = [
   { role: "user", content: "I moved to Porto last month and I work at a bakery now.", seq: 1 },
@@ -43,7 +43,7 @@ describe("the offline language model in a worker thread", () => {
   });
 
   it("rejects what is in flight when its worker exits, and starts a new one for the next call", async () => {
-    const exiting = createThreadedLanguageModel(new URL("../fixtures/exiting-model-worker.mjs", import.meta.url));
+    const exiting = createThreadedLanguageModel(new URL("../../../test/fixtures/exiting-model-worker.mjs", import.meta.url));
     await expect(exiting.summarize({ turns, maxWords: 10 })).rejects.toThrow(/exited with code 7/);
     await expect(exiting.summarize({ turns, maxWords: 10 })).rejects.toThrow(/exited with code 7/);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fuseRankings, RRF_K } from "../../src/memory/recall/fusion.js";
-import { rankedHit } from "../fixtures/ranked-hit.js";
+import { rankedHit } from "../../../test/fixtures/ranked-hit.js";
+import { fuseRankings, RRF_K } from "./fusion.js";
 
 const hit = rankedHit;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QueryVectorCache } from "../../src/memory/recall/query-vector-cache.js";
+import { QueryVectorCache } from "./query-vector-cache.js";
 
 const ana = { appId: "default", userId: "ana" };
 const ben = { appId: "default", userId: "ben" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPipelineNotifier } from "../../src/pipeline/notifier.js";
+import { createPipelineNotifier } from "./notifier.js";
 
 const progress = (session_id: string, last_seq: number) => ({ session_id, app_id: "a", user_id: "u", last_seq });
 

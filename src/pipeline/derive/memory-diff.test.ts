@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffMemories, type MemoryState } from "../../src/pipeline/derive/memory-diff.js";
+import { diffMemories, type MemoryState } from "./memory-diff.js";
 
 let ids = 0;
 const memory = (fields: Partial<MemoryState>): MemoryState => ({

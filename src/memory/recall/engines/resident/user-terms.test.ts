@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE, rarestWords } from "../../src/memory/recall/engines/bm25.js";
-import { UserTerms } from "../../src/memory/recall/engines/resident/user-terms.js";
+import { bm25Idf, bm25LengthNorm, MAX_DOCUMENT_SHARE, rarestWords } from "../bm25.js";
+import { UserTerms } from "./user-terms.js";
 
 const row = (i: number) => ({ id: `m${i}`, sessionId: null, turnSeq: null, createdAt: String(i), createdMs: i });
 const always = { type: 0, validMs: 0, invalidMs: Number.POSITIVE_INFINITY };

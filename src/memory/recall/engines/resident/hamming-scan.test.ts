@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HammingScanner, SCANNER_MIN_CAPACITY, SignBits } from "../../src/memory/recall/engines/resident/hamming-scan.js";
+import { HammingScanner, SCANNER_MIN_CAPACITY, SignBits } from "./hamming-scan.js";
 
 /** Set bits of a 32-bit word, one at a time: slow and plainly right. */
 const popcount = (word: number) => {

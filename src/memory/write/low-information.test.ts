@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isLowInformation } from "../../src/memory/write/low-information.js";
+import { isLowInformation } from "./low-information.js";
 
 describe("low-information turns", () => {
   it("recognises acknowledgements, thanks, greetings and bare emoji", () => {

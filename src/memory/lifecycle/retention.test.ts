@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RETENTION_PRESETS, resolveParameters, retentionScore, traitLambda } from "../../src/memory/lifecycle/retention.js";
+import { RETENTION_PRESETS, resolveParameters, retentionScore, traitLambda } from "./retention.js";
 
 describe("retention (R1)", () => {
   it("matches hand-computed values of min(1, e^(−λd)·(1 + ln(1 + n))/5)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { withFollowingTurns } from "../../src/context/memory-candidates.js";
-import type { RecalledMemory, TurnAnchor } from "../../src/memory/recall/hybrid-recall.js";
+import type { RecalledMemory, TurnAnchor } from "../memory/recall/hybrid-recall.js";
+import { withFollowingTurns } from "./memory-candidates.js";
 
 const turn = (id: string, sessionId: string, seq: number): RecalledMemory => ({
   id,
