@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ENTITY_KINDS } from "../vocabulary/entity-kinds.js";
-import { type Extraction, ExtractionSchema, FACT_TYPES } from "./extraction.js";
+import { type Extraction, ExtractionSchema, FACT_OPERATIONS, FACT_TYPES } from "./extraction.js";
 import { ProviderError } from "./types.js";
 
 const seqs = z.array(z.number().int().min(1)).min(1);
@@ -19,7 +19,7 @@ export const ModelExtractionSchema = z.strictObject({
       value: z.string(),
       content: z.string(),
       confidence: z.number(),
-      operation: z.enum(["ADD", "DELETE"]),
+      operation: z.enum(FACT_OPERATIONS),
       replaces_key: z.string().nullable(),
       source_seqs: seqs,
     }),

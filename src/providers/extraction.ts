@@ -16,6 +16,9 @@ function normalizeKey(key: string): string {
 
 export const FACT_TYPES = ["preference", "rule", "profile"] as const;
 
+/** What a model may do with a fact against the user's current ones: add it, give a known key a new value, retract it, or restate it unchanged. */
+export const FACT_OPERATIONS = ["ADD", "UPDATE", "DELETE", "NOOP"] as const;
+
 /**
  * A semantic fact: `key` identifies what the fact is about (two facts with one key
  * contradict unless their values agree), `value` is the structured content, `content` the
@@ -27,7 +30,15 @@ export const ExtractedFactSchema = z.object({
   value: z.union([z.record(z.string(), z.unknown()), z.string(), z.number(), z.boolean()]),
   content: z.string().min(1).max(1000),
   confidence: z.number().min(0).max(1).default(0.8),
-  operation: z.enum(["ADD", "DELETE"]).default("ADD"),
+  /**
+   * The model's operation against the facts it was shown. The write path decides by key whether a
+   * fact is new, a new value, or the value already held, so UPDATE and NOOP are written as ADD
+   * (a NOOP that restates the held value only adds its turns as sources); DELETE retracts.
+   */
+  operation: z
+    .enum(FACT_OPERATIONS)
+    .default("ADD")
+    .transform((operation): "ADD" | "DELETE" => (operation === "DELETE" ? "DELETE" : "ADD")),
   /** A key the user's memory holds that this fact replaces under another name (LLM extraction). */
   replaces_key: z
     .string()

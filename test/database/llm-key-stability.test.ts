@@ -17,12 +17,15 @@ interface ScriptedFact {
   value: string;
   content: string;
   replaces_key?: string;
+  /** ADD unless the model would say otherwise against what it was shown. */
+  operation?: "UPDATE" | "NOOP";
 }
 /** What the "model" extracts from each user turn, by the turn's words. */
 const SCRIPT: [RegExp, ScriptedFact][] = [
   [/I live in Lisbon and teach/, { key: "profile:location", value: "Lisbon", content: "User lives in Lisbon." }],
   [/I live in Lisbon and teach/, { key: "profile:occupation", value: "teacher", content: "User works as a teacher." }],
-  [/moved to Porto/, { key: "profile:location", value: "Porto", content: "User lives in Porto." }],
+  [/moved to Porto/, { key: "profile:location", value: "Porto", content: "User lives in Porto.", operation: "UPDATE" }],
+  [/still in Porto/, { key: "profile:location", value: "Porto", content: "User lives in Porto.", operation: "NOOP" }],
   [/relocated to Madrid/, { key: "profile:city", value: "Madrid", content: "User lives in Madrid." }],
   [
     /started as a nurse/,
@@ -109,6 +112,15 @@ describe.each(Object.keys(PROVIDERS) as (keyof typeof PROVIDERS)[])("LLM extract
     const all = (await call(runtime.app, "GET", "/v1/memories?user_id=ines&type=semantic&key=profile:location&include_expired=true")).body
       .memories as { value: unknown; superseded_by: string | null }[];
     expect(all.find((fact) => fact.value === "Lisbon")?.superseded_by).toBe(location[0]?.id);
+  });
+
+  it("writes nothing new for a NOOP, and adds the turn that restated the fact to its sources", async () => {
+    const [before] = (await currentFacts()).filter((fact) => fact.key === "profile:location");
+    await say("Yes, we are still in Porto.");
+    const after = (await currentFacts()).filter((fact) => fact.key === "profile:location");
+    expect(after.map((fact) => fact.id)).toEqual([before?.id]);
+    const read = (await call(runtime.app, "GET", `/v1/memories/${before?.id}`)).body as { sources: unknown[] };
+    expect(read.sources).toHaveLength(2);
   });
 
   it("catches a new key for a known attribute: profile:city supersedes profile:location", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyEvidence, newTrait, type TraitState } from "../../src/memory/lifecycle/trait-stages.js";
-import { parseExtraction } from "../../src/providers/extraction-output.js";
+import { extractionJsonSchema, parseExtraction } from "../../src/providers/extraction-output.js";
 import { extractByRules } from "../../src/providers/offline/rule-extractor.js";
 import { ProviderError } from "../../src/providers/types.js";
 
@@ -59,6 +59,18 @@ describe("parseExtraction (Gemini output)", () => {
     const parsed = parseExtraction(`Here you go:\n\`\`\`json\n${JSON.stringify(valid)}\n\`\`\``, new Set([3]));
     expect(parsed.facts[0]).toMatchObject({ key: "attitude_cats", confidence: 0.8, operation: "ADD" });
     expect(parsed.insights).toEqual([]);
+  });
+
+  it("reads the four operations against the known facts: UPDATE and NOOP are written as ADD (the key decides), DELETE retracts", () => {
+    const fact = (operation: string, key: string) => ({ ...valid.facts[0], key, operation });
+    const parsed = parseExtraction(
+      JSON.stringify({ facts: [fact("ADD", "a"), fact("UPDATE", "b"), fact("NOOP", "c"), fact("DELETE", "d")] }),
+      new Set([3]),
+    );
+    expect(parsed.facts.map((found) => `${found.key} ${found.operation}`)).toEqual(["a ADD", "b ADD", "c ADD", "d DELETE"]);
+    expect(() => parseExtraction(JSON.stringify({ facts: [fact("MERGE", "e")] }), new Set([3]))).toThrow(/does not match the schema/);
+    // The structured-output schema the providers send offers the model all four.
+    expect(JSON.stringify(extractionJsonSchema())).toContain('"enum":["ADD","UPDATE","DELETE","NOOP"]');
   });
 
   it.each([
