@@ -32,7 +32,7 @@ describe("mnemo mcp (stdio)", () => {
         // Start-up migrates a fresh embedded database and loads the embedder: slow on a busy machine.
         await client.connect(transport, { timeout: STARTUP_TIMEOUT_MS });
         const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-        expect(tools).toEqual(["add_memory", "forget_memory", "get_context", "search_memory"]);
+        expect(tools).toEqual(["add_memory", "find_entities", "forget_memory", "get_context", "read_entity", "search_memory"]);
         const added = JSON.parse(textOf(await call("add_memory", { user_id: "ana", content: "Ana is allergic to peanuts." })));
         expect(added.operation).toBe("ADD");
         const found = JSON.parse(textOf(await call("search_memory", { user_id: "ana", query: "allergies" })));
