@@ -94,6 +94,16 @@ if (setting) {
   ))
     console.log(`  ${line}`);
 }
+console.log("\nwindows holding a memory the graph channel ranked (from the receipts), of all windows, and such memories in all");
+for (const [value, recalls] of Object.entries(run.results))
+  console.log(
+    `  ${setting ? `${setting}=${value}` : value}: ${budgets
+      .map((budget) => {
+        const counts = recalls.map((question) => question.graphRanked[budget] ?? 0);
+        return `at ${budget} ${counts.filter((count) => count > 0).length} of ${counts.length} (${counts.reduce((sum, count) => sum + count, 0)})`;
+      })
+      .join(", ")}`,
+  );
 console.log(`\n${wall}`);
 console.log(
   JSON.stringify({

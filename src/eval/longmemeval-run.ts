@@ -70,6 +70,8 @@ export interface QuestionRecall {
   bySource: Record<number, number>;
   byText: Record<number, number>;
   bm25: Record<number, number>;
+  /** Memories in the window the graph channel ranked (from the window's receipts), by budget: does the channel fire at all. */
+  graphRanked: Record<number, number>;
 }
 
 const WindowSchema = z.looseObject({
@@ -79,6 +81,9 @@ const WindowSchema = z.looseObject({
       items: z.array(z.looseObject({ text: z.string(), sources: z.array(z.looseObject({ event_id: z.string() })) })),
     }),
   ),
+  explanation: z.looseObject({
+    chosen: z.array(z.looseObject({ signals: z.looseObject({ channels: z.array(z.looseObject({ channel: z.string() })) }) })),
+  }),
 });
 
 /**
@@ -100,16 +105,33 @@ export async function evaluateQuestion(
     .map((turn, order) => ({ diaId: turn.id, speaker: turn.role, text: turn.content, order }));
   const ranked = bm25Ranker(turns)(question.question);
   clock.set(new Date(Math.max(question.askedAt.getTime(), imported.lastTurnAt.getTime())));
-  const result: QuestionRecall = { id: question.id, type: question.type, evidence: evidence.length, bySource: {}, byText: {}, bm25: {} };
+  const result: QuestionRecall = {
+    id: question.id,
+    type: question.type,
+    evidence: evidence.length,
+    bySource: {},
+    byText: {},
+    bm25: {},
+    graphRanked: {},
+  };
   for (const budget of budgets) {
     const window = WindowSchema.parse(
-      await serviceRequest(runtime, "POST", "/v1/context", { user_id: imported.userId, query: question.question, max_tokens: budget }),
+      await serviceRequest(runtime, "POST", "/v1/context", {
+        user_id: imported.userId,
+        query: question.question,
+        max_tokens: budget,
+        // Receipts only: the window is the same with or without them.
+        explain: true,
+      }),
     );
     if (window.total_tokens > budget) throw new Error(`window over budget: ${window.total_tokens} > ${budget}`);
     const items = window.sections.flatMap((section) => section.items);
     result.bySource[budget] = evidenceRecall(evidenceIds, turnsBySource(items, imported.turnByEvent));
     result.byText[budget] = evidenceRecall(evidenceIds, turnsByText(items, evidence));
     result.bm25[budget] = evidenceRecall(evidenceIds, packTurns(ranked, budget, o200kTokenizer));
+    result.graphRanked[budget] = window.explanation.chosen.filter((memory) =>
+      memory.signals.channels.some((place) => place.channel === "graph"),
+    ).length;
   }
   return result;
 }

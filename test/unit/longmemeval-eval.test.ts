@@ -116,6 +116,7 @@ describe("the subset and the split", () => {
       bySource: { 1000: value },
       byText: { 1000: value / 2 },
       bm25: { 1000: 0 },
+      graphRanked: { 1000: 0 },
     });
     const scores = scoresByHalf({ "0": ids.map((id) => recall(id, 0.5)), "1": ids.map((id) => recall(id, 1)) }, "bySource");
     const held = ids.filter((id) => halfOfQuestion(id) === "held-out").length;
