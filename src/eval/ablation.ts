@@ -99,11 +99,13 @@ export function formatComparison(table: Record<string, Record<number, PairedDiff
     `${d.a.toFixed(3)} → ${d.b.toFixed(3)} (${d.difference >= 0 ? "+" : ""}${d.difference.toFixed(3)} ± ${(2 * d.standardError).toFixed(3)})`.padEnd(
       36,
     );
+  // Wide enough for LongMemEval's question types ("single-session-preference"); LoCoMo's keep 18.
+  const width = Math.max(18, ...Object.keys(table).map((category) => category.length + 1));
   return [
-    `${"category".padEnd(18)} ${"n".padStart(4)}  ${budgets.map((budget) => `at ${budget}`.padEnd(36)).join("")}`,
+    `${"category".padEnd(width)} ${"n".padStart(4)}  ${budgets.map((budget) => `at ${budget}`.padEnd(36)).join("")}`,
     ...Object.entries(table).map(
       ([category, byBudget]) =>
-        `${category.padEnd(18)} ${String(byBudget[budgets[0] as number]?.n ?? 0).padStart(4)}  ${budgets.map((budget) => cell(byBudget[budget] as PairedDifference)).join("")}`,
+        `${category.padEnd(width)} ${String(byBudget[budgets[0] as number]?.n ?? 0).padStart(4)}  ${budgets.map((budget) => cell(byBudget[budget] as PairedDifference)).join("")}`,
     ),
   ];
 }

@@ -7,8 +7,7 @@ import { queryRows } from "../db/database.js";
 import type { ManualClock } from "../util/clock.js";
 import { bm25Ranker, newestFirst, packTurns, type Turn } from "./baselines.js";
 import type { LocomoConversation } from "./locomo.js";
-
-const json = { "content-type": "application/json" };
+import { serviceRequest as request } from "./service-request.js";
 
 /**
  * The service settings every LoCoMo evaluation runs with: quiet, short debounces so each session
@@ -149,17 +148,6 @@ export async function liveOn(
   }
   clock.set(new Date(from.getTime() + days * DAY_MS));
   return { forgotten };
-}
-
-async function request(runtime: Runtime, method: string, path: string, body?: unknown): Promise<Record<string, unknown> & { id: string }> {
-  const response = await runtime.app.request(path, {
-    method,
-    headers: json,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return (text ? JSON.parse(text) : {}) as Record<string, unknown> & { id: string };
 }
 
 export const mean = (values: number[]) => (values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN);

@@ -1,0 +1,82 @@
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { startRuntime } from "../../functions/node-runtime.js";
+import { ManualClock } from "../util/clock.js";
+import { evaluationEnv } from "./locomo-run.js";
+import type { LongMemEvalQuestion } from "./longmemeval.js";
+import { evaluateQuestion, type HaystackImport, importHaystack, type QuestionRecall } from "./longmemeval-run.js";
+
+export interface LongMemEvalRun {
+  /** Each question's recall under each value of the setting ("default" without one), in the questions' order. */
+  results: Record<string, QuestionRecall[]>;
+  importMs: number;
+  /** Wall time of answering every question, by value. */
+  answerMs: Record<string, number>;
+}
+
+/**
+ * Evidence recall of LongMemEval questions under each value of one setting, in one run: every
+ * question's haystack is imported once, as its own user, into an embedded database on disk (default
+ * settings); then, for each value, a copy of that database is answered by a service started on it
+ * with the value. A copy per value, because answering records access (which ranking reads): the
+ * second value must not see what the first one's windows used.
+ *
+ * @example
+ * const run = await ablateLongMemEval({ questions, budgets: [1000, 2000], setting: "RECALL_GRAPH", values: ["0", "1"] });
+ */
+export async function ablateLongMemEval(options: {
+  questions: readonly LongMemEvalQuestion[];
+  budgets: readonly number[];
+  setting?: string;
+  values: readonly string[];
+  log?: (line: string) => void;
+}): Promise<LongMemEvalRun> {
+  const log = options.log ?? (() => {});
+  const root = await mkdtemp(join(tmpdir(), "longmemeval-eval-"));
+  const imported = join(root, "imported");
+  const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
+  try {
+    const started = Date.now();
+    const imports: HaystackImport[] = [];
+    const importer = await startRuntime(evaluationEnv(imported), { clock });
+    try {
+      for (const [index, question] of options.questions.entries()) {
+        const at = Date.now();
+        imports.push(await importHaystack(importer, clock, question, `lme-${question.id}`));
+        const turns = question.sessions.reduce((sum, session) => sum + session.turns.length, 0);
+        log(
+          `[${index + 1}/${options.questions.length}] ${question.id} ${question.type}: ${question.sessions.length} sessions, ${turns} turns imported in ${((Date.now() - at) / 1000).toFixed(0)} s`,
+        );
+      }
+    } finally {
+      await importer.close();
+    }
+    const importMs = Date.now() - started;
+
+    const results: Record<string, QuestionRecall[]> = {};
+    const answerMs: Record<string, number> = {};
+    for (const value of options.values) {
+      const copy = join(root, `value-${value}`);
+      // The lock file belongs to the closed importer: a copy starts unlocked.
+      await cp(imported, copy, { recursive: true, filter: (source) => basename(source) !== "mnemo.lock" });
+      const at = Date.now();
+      const runtime = await startRuntime(evaluationEnv(copy, options.setting ? { [options.setting]: value } : {}), { clock });
+      try {
+        results[value] = [];
+        for (const [index, question] of options.questions.entries())
+          results[value].push(await evaluateQuestion(runtime, clock, question, imports[index] as HaystackImport, options.budgets));
+      } finally {
+        await runtime.close();
+      }
+      answerMs[value] = Date.now() - at;
+      log(
+        `${options.setting ?? "default settings"}${options.setting ? `=${value}` : ""}: answered in ${(answerMs[value] / 1000).toFixed(0)} s`,
+      );
+      await rm(copy, { recursive: true, force: true });
+    }
+    return { results, importMs, answerMs };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
