@@ -22,7 +22,7 @@ export function accessControl(security: SecuritySettings, deps: { db: Database }
     authenticate({
       required: security.authRequired,
       // Read per request: on Workers the database is the request's own connection.
-      resolveKey: (presented, cachedOnly) => security.resolveKey(deps.db, presented, cachedOnly),
+      resolveKey: (presented) => security.resolveKey(deps.db, presented),
       publicPrefixes: ["/v1/webhooks/"],
       ...(security.authFailuresPerMinute
         ? {

@@ -13,11 +13,8 @@ declare module "hono" {
 export interface AuthOptions {
   /** Without a key, requests are refused (401) — or, when false, act anonymously for any app. */
   required: boolean;
-  /**
-   * The principal of a presented key, or undefined when the key is not valid; with `cachedOnly`,
-   * only what needs no database work (the admin key, keys validated a moment ago).
-   */
-  resolveKey: (presented: string, cachedOnly?: boolean) => Promise<Principal | undefined>;
+  /** The principal of a presented key, or undefined when the key is not valid. */
+  resolveKey: (presented: string) => Promise<Principal | undefined>;
   /** Path prefixes that authenticate otherwise (the signed webhook). */
   publicPrefixes?: string[];
   /** Failed key checks allowed, counted as `InvalidKeyThrottle` says. */
@@ -64,20 +61,21 @@ export function authenticate(options: AuthOptions): MiddlewareHandler {
   };
 }
 
-/** The principal of a presented key, through the invalid-key throttle when there is one. */
+/**
+ * The principal of a presented key, through the invalid-key throttle when there is one. Every key
+ * is looked up (one indexed read, behind the per-address request limit): a valid key is served
+ * however many bad ones its address or its public prefix has seen, so knowing a key's prefix is
+ * not enough to lock its owner out. The throttle only turns further invalid keys into 429s.
+ */
 async function checkKey(c: Context, presented: string, options: AuthOptions): Promise<Principal> {
+  const resolved = await options.resolveKey(presented);
+  if (resolved) return resolved;
   const throttle = options.failures;
-  if (!throttle) return (await options.resolveKey(presented)) ?? invalidKey();
+  if (!throttle) return invalidKey();
   const address = throttle.address(c);
   const byPrefix = `${address} ${keyPrefix(presented)}`;
   const prefixWait = throttle.byAddressAndPrefix.wait(byPrefix);
-  if (prefixWait !== undefined) {
-    const known = await options.resolveKey(presented, true);
-    if (known) return known;
-    throw rateLimited(c, prefixWait, "too many invalid API keys with this prefix from this address");
-  }
-  const resolved = await options.resolveKey(presented);
-  if (resolved) return resolved;
+  if (prefixWait !== undefined) throw rateLimited(c, prefixWait, "too many invalid API keys with this prefix from this address");
   const wait = throttle.byAddressAndPrefix.check(byPrefix) ?? throttle.byAddress.check(address);
   if (wait !== undefined) throw rateLimited(c, wait, "too many invalid API keys from this address");
   return invalidKey();

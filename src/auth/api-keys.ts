@@ -60,8 +60,6 @@ export function keyPrefix(key: string): string {
 /**
  * Resolves presented keys to principals. Valid keys are remembered for `cacheMs` so the hot path
  * (appends) does not pay a lookup per request; a revocation therefore takes effect within that time.
- * With `cachedOnly`, only what needs no database is answered (the admin key, remembered keys):
- * what the auth throttle still serves once an address has spent its invalid-key allowance.
  *
  * @example
  * const resolve = createKeyResolver({ cacheMs: 60_000 });
@@ -71,12 +69,11 @@ export function keyPrefix(key: string): string {
 export function createKeyResolver(options: { adminKeyHash?: string; cacheMs: number }) {
   const cache = new Map<string, { principal: Principal; until: number }>();
   // The database comes per call: on Workers every request has its own connection.
-  const resolve = async (db: Database, presented: string, cachedOnly = false): Promise<Principal | undefined> => {
+  const resolve = async (db: Database, presented: string): Promise<Principal | undefined> => {
     const hash = await sha256(presented);
     if (options.adminKeyHash && hash === options.adminKeyHash) return { kind: "admin" };
     const cached = cache.get(hash);
     if (cached && cached.until > Date.now()) return cached.principal;
-    if (cachedOnly) return undefined;
     const [row] = await db
       .select({ id: apiKeys.id, appId: apiKeys.appId })
       .from(apiKeys)
