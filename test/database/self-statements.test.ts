@@ -7,8 +7,10 @@ import { startTestRuntime } from "../fixtures/runtime.js";
  * Kinds of self-statement through the API (embedded default, or Postgres under
  * scripts/test-postgres.sh), and, apart, changes of state from the held-out part of the fresh set
  * (src/eval/facts/labelled/fresh-changes.txt, streams that `partOf` puts in "held-out"): sentences no
- * rule was tuned on. The held-out misses are `it.fails` — the outcome a reader would expect, which
- * the extractor does not reach yet — so each one reports itself when it starts to pass.
+ * rule was tuned on when they were first scored. The four it missed then (an activity ruled out,
+ * a taste that "doesn't do it" any more, "no longer with" an employer, "lost interest") were read
+ * as classes afterwards, so they are no longer held out: docs/evaluation.md scores a set written
+ * after that instead.
  */
 let runtime: Runtime;
 beforeAll(async () => {
@@ -98,25 +100,25 @@ describe("held-out changes of state (never tuned on)", () => {
     expect(await retracted("h-steady")).toEqual([]);
   });
 
-  it.fails("known miss: an activity ruled out by an injury stays current (cessation-3)", async () => {
+  it("an activity ruled out ('tennis is off the table for good') ends (cessation-3)", async () => {
     await session("h-knee", 10, ["I play tennis twice a week."]);
     await session("h-knee", 40, ["My knee is shot so tennis is off the table for good."]);
     expect(mentioning(await current("h-knee"), /tennis/)).toEqual([]);
   });
 
-  it.fails("known miss: a taste ended without a verb of taste stays current (negation-2)", async () => {
+  it("a taste ended without a verb of taste ('don't do it for me these days') ends (negation-2)", async () => {
     await session("h-horror", 10, ["I love horror films."]);
     await session("h-horror", 40, ["Horror films don't do it for me these days."]);
     expect(await current("h-horror")).not.toContain("User loves horror films.");
   });
 
-  it.fails("known miss: 'no longer with' an employer leaves the employer current (leaving-4)", async () => {
+  it("'no longer with' an employer ends the employer (leaving-4)", async () => {
     await session("h-council", 10, ["I work for the city council."]);
     await session("h-council", 40, ["I'm no longer with the council."]);
     expect(mentioning(await current("h-council"), /council/)).toEqual([]);
   });
 
-  it.fails("known miss: 'lost interest' writes a taste for 'interest' and leaves climbing current (cessation-4)", async () => {
+  it("'lost interest' beside a lapse ends the hobby and writes no taste for 'interest' (cessation-4)", async () => {
     await session("h-climb", 10, ["I go climbing on Tuesdays."]);
     await session("h-climb", 40, ["I haven't climbed in over a year, I've lost interest."]);
     const now = await current("h-climb");

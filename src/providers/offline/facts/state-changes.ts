@@ -1,3 +1,4 @@
+import nlp from "compromise";
 import type { Clause } from "./clauses.js";
 import { looksLikeName, objectPhrase, properPhrase } from "./phrases.js";
 import { saidOfUser, type VerbPhrase, verbPhrases } from "./verb-phrases.js";
@@ -47,9 +48,30 @@ const LAPSE =
 const THING_END =
   /\s+(?:since|because|after|before|when|while|as|so|but|and|last|this|in|at|on|for|ago|too|anymore|any more|now|these days|nowadays|for good|years?|months?|weeks?)\b.*$/i;
 
+/** What a thing is said to be once it has ended for the user. */
+const RULED_OUT = /^(?:now |just |definitely |completely )?(?:off the table|out of the question|a thing of the past|off the cards|off limits)\b/i;
+/** What a taste is said not to be (with "no longer" or "any more"). */
+const NOT_MINE = /^(?:really |really my |quite )?(?:for me|for us|my (?:thing|cup of tea|jam|scene))\b/i;
+
+/** Whether a capitalised word is, written in lower case, an ordinary word and not a name or a place. */
+function commonWord(word: string): boolean {
+  const tags = new Set((nlp(word.toLowerCase()).json({ terms: { tags: true } }) as { terms: { tags: string[] }[] }[])[0]?.terms[0]?.tags);
+  return !["ProperNoun", "Place", "Person", "FirstName", "Organization", "Country", "City"].some((tag) => tags.has(tag));
+}
+
+/** The last phrase of a clause's text before a verb: "My knee is shot so tennis" → "tennis". */
+const lastPhrase = (before: string) =>
+  before
+    .split(/\b(?:so|and|but|because|since|now that|which means|that means)\b|[,;:]/i)
+    .pop()
+    ?.trim() ?? "";
+
 /** The thing a verb acts on, without light verbs, articles or the rest of the clause: "taking the bus since…" → "bus". */
-function thingOf(raw: string): string | undefined {
+function thingOf(raw: string, clause?: Clause): string | undefined {
   let text = raw.trim().replace(/^[,;:]\s*/, "");
+  // A subject that opens the sentence is capitalised for that reason alone: "Horror films don't…".
+  const first = /^\p{Lu}[\p{Ll}'-]*/u.exec(text)?.[0];
+  if (clause && first && text === raw.trim() && commonWord(first)) text = `${first.toLowerCase()}${text.slice(first.length)}`;
   for (let pass = 0; pass < 4 && LIGHT.test(text); pass += 1) text = text.replace(LIGHT, "");
   const phrase = objectPhrase(text.replace(THING_END, ""));
   return phrase && !/^(?:it|that|this|them|the habit|habit|one|all|everything)$/i.test(phrase) ? phrase : undefined;
@@ -130,12 +152,45 @@ export function stateChanges(clause: Clause): StateChange[] {
         continue;
       }
     }
+    // Said of the thing rather than by the user: "tennis is off the table for good", "horror films
+    // don't do it for me these days", "sushi isn't my thing any more".
+    const subject = byUser ? undefined : thingOf(lastPhrase(verb.before), clause);
+    // compromise may read "is off" as one verb: what is said of the subject starts after "is".
+    const predicate =
+      verb.head === "be" ? verb.after : /^(?:is|are|was|were)\b/i.test(verb.text) ? `${verb.text.replace(/^\S+\s*/, "")} ${verb.after}`.trim() : "";
+    if (subject && RULED_OUT.test(predicate)) {
+      add("cessation", { thing: subject });
+      continue;
+    }
+    const anyMoreSaid = /\b(?:any ?more|these days|nowadays)\b/i.test(whole) || verb.noLonger;
+    if (
+      subject &&
+      ((verb.head === "do" && verb.negative && /^it for (?:me|us)\b/i.test(verb.after)) ||
+        ((verb.noLonger || (verb.negative && anyMoreSaid)) && NOT_MINE.test(predicate)))
+    ) {
+      add("taste-ended", { thing: subject });
+      continue;
+    }
     if (/^(?:steal)$/.test(verb.lemma) && /^(?:my|our)\s/i.test(verb.after)) {
       const thing = thingOf(verb.after);
       if (thing) add("sale", { thing });
       continue;
     }
     if (!byUser) continue;
+
+    // "I am no longer with the council", "I'm not with Sam any more": a tie that ended — with an
+    // employer, or with a partner by name; each closes only a held fact that names it.
+    if (verb.head === "be" && (verb.noLonger || (verb.negative && anyMoreSaid)) && /^with\s+\S/i.test(verb.after)) {
+      const tie = verb.after
+        .replace(/^with\s+/i, "")
+        .replace(THING_END, "")
+        .replace(/^the\s+/i, "")
+        .trim();
+      const names = namesIn(tie, clause);
+      if (names.length > 0) add("breakup", { names });
+      if (tie) add("job-left", { mentions: tie });
+      continue;
+    }
 
     // Leaving a job: "I quit my job", "I got let go from Walmart", "I handed in my notice at Spotify", "I retired".
     const leaves = /^(?:quit|leave|resign|let go|lay off|fire|hand in|retire)\b/.test(verb.lemma);
@@ -177,7 +232,8 @@ export function stateChanges(clause: Clause): StateChange[] {
       (verb.lemma === "be" && /^(?:so |totally |completely )?over\s+(?!it\b|here\b|there\b|the moon\b)/i.test(verb.after))
     ) {
       const thing = thingOf(verb.after.replace(/^(?:so |totally |completely )?over\s+|^of love with\s+|^interest in\s+/i, ""));
-      if (thing && (verb.lemma !== "lose" || /^interest\b/i.test(verb.after))) add("taste-ended", { thing });
+      // "I've lost interest" names nothing: the clause beside it says what ("I haven't climbed in a year").
+      if (thing && (verb.lemma !== "lose" || /^interest in\b/i.test(verb.after))) add("taste-ended", { thing });
       continue;
     }
     if (/^(?:come around|come round|grow)$/.test(verb.lemma) && /^(?:on|to)\s|^to (?:like|love|enjoy)\s/i.test(verb.after)) {
