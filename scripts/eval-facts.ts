@@ -7,13 +7,13 @@ import { HELD_OUT_FACT_CASES } from "../src/eval/facts/held-out-cases.js";
 import { readLabelledFile } from "../src/eval/facts/labelled-set.js";
 import { type PartScore, replayLabelled, summarise } from "../src/eval/facts/replay-labelled.js";
 import { scoreFactCases } from "../src/eval/facts/score.js";
-import type { Part } from "../src/eval/facts/split.js";
+import { type Part, partOf } from "../src/eval/facts/split.js";
 import { type ResolvedStream, resolveStreams } from "../src/eval/facts/stream-turns.js";
 import { contradictedBy } from "../src/memory/contradictions/contradiction-rules.js";
 import { extractByRules } from "../src/providers/offline/rule-extractor.js";
 
 /**
- * `npm run eval:facts [-- --held-out] [--failures] [--data ../shared/data]`: the offline fact
+ * `npm run eval:facts [-- --held-out] [--unseen FILE] [--failures] [--data ../shared/data]`: the offline fact
  * extractor and the write path's closing rules on the labelled fact sets (src/eval/facts/labelled/:
  * every labelled turn of LoCoMo and LongMemEval dev, and the fresh sets by kind and by change of
  * state), by source: precision, recall and false current facts by kind, closures done. Only the
@@ -25,16 +25,25 @@ const { values } = parseArgs({
     "held-out": { type: "boolean", default: false },
     failures: { type: "boolean", default: false },
     data: { type: "string" },
+    unseen: { type: "string" },
   },
 });
 /** The shared data sets: beside the main checkout (../shared) or beside the worktrees (../../shared). */
 const dataDir = values.data ?? (existsSync("../shared/data") ? "../shared/data" : "../../shared/data");
-const part: Part = values["held-out"] ? "held-out" : "tuning";
+const part: Part = values["held-out"] || values.unseen ? "held-out" : "tuning";
 const labelledDir = new URL("../src/eval/facts/labelled/", import.meta.url).pathname;
 
+// --unseen FILE: a set written after the rules were tuned, scored once and whole as held out.
+const files = values.unseen
+  ? [values.unseen]
+  : (await readdir(labelledDir))
+      .filter((file) => file.endsWith(".txt"))
+      .sort()
+      .map((name) => join(labelledDir, name));
+const partOfUnit = values.unseen ? (): Part => "held-out" : partOf;
 const bySource = new Map<string, ResolvedStream[]>();
-for (const name of (await readdir(labelledDir)).filter((file) => file.endsWith(".txt")).sort()) {
-  const file = await readLabelledFile(join(labelledDir, name));
+for (const path of files) {
+  const file = await readLabelledFile(path);
   const key = file.source === "fresh" ? `fresh ${file.location}` : file.source;
   bySource.set(key, [...(bySource.get(key) ?? []), ...(await resolveStreams(file, dataDir))]);
 }
@@ -44,6 +53,7 @@ let falseCurrent = 0;
 for (const [source, streams] of bySource) {
   const scores = await replayLabelled(streams, extractByRules, (fact, current) =>
     contradictedBy(fact, current).map(({ held, reason }) => ({ key: held.key, reason })),
+    partOfUnit,
   );
   const score = scores[part] as PartScore;
   const summary = summarise(score);
@@ -70,6 +80,8 @@ function report(label: string, cases: readonly FactCase[]): void {
   );
   if (values.failures) for (const failure of score.failures) console.log(`    ${failure}`);
 }
-report("older evaluation set (src/eval/facts/cases.ts)", FACT_CASES);
-report("older held-out set (src/eval/facts/held-out-cases.ts)", HELD_OUT_FACT_CASES);
+if (!values.unseen) {
+  report("older evaluation set (src/eval/facts/cases.ts)", FACT_CASES);
+  report("older held-out set (src/eval/facts/held-out-cases.ts)", HELD_OUT_FACT_CASES);
+}
 if (part === "held-out" && falseCurrent > 0) process.exitCode = 1;

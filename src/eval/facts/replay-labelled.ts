@@ -74,12 +74,14 @@ interface LabelState {
  * Replays each stream through `extract` turn by turn, the facts current so far shown to it as
  * reflection shows them, applies what it writes as the write path does (`close`), and scores
  * against the labels: precision and recall by kind, closures, facts lost and false current facts
- * at the end, each counted in the part (tuning / held-out) of the turn it belongs to.
+ * at the end, each counted in the part (tuning / held-out) of the turn it belongs to: the fixed
+ * split unless `partOfUnit` says otherwise (a set written after tuning is held out whole).
  */
 export async function replayLabelled(
   streams: readonly ResolvedStream[],
   extract: Extract,
   close: CloseRule,
+  partOfUnit: (unit: string) => Part = partOf,
 ): Promise<Record<Part, PartScore>> {
   const scores: Record<Part, PartScore> = { tuning: emptyScore(), "held-out": emptyScore() };
   for (const stream of streams) {
@@ -89,10 +91,10 @@ export async function replayLabelled(
     const labels = new Map<string, LabelState>();
     stream.turns.forEach((turn) => {
       for (const label of turn.labels.facts)
-        labels.set(label.id, { label, turn, part: partOf(unitOf(turn)), found: false, closedAt: null });
+        labels.set(label.id, { label, turn, part: partOfUnit(unitOf(turn)), found: false, closedAt: null });
     });
     for (const [index, turn] of stream.turns.entries()) {
-      const part = partOf(unitOf(turn));
+      const part = partOfUnit(unitOf(turn));
       const score = scores[part];
       for (const id of turn.labels.closes) {
         const state = labels.get(id);
