@@ -14,6 +14,7 @@ import { reconcileUserAnnIndexes } from "../src/memory/recall/user-ann-indexes.j
 import { findUnembedded, storeEmbeddings } from "../src/memory/write/embeddings.js";
 import { createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import { ExternalIdSchema } from "../src/vocabulary/external-id.js";
 import { importEvents } from "./import-events.js";
 import { serveMcpOverStdio } from "./mcp-stdio.js";
 import { openService, requestJson, runningService, type Service } from "./service.js";
@@ -27,6 +28,12 @@ const integer = (value: string) => {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError("expected a positive integer");
   return parsed;
+};
+/** A user or app id, read as every route reads it (trimmed, NFC, 1-200 characters), so the CLI names the same user the API stored. */
+const externalId = (value: string) => {
+  const parsed = ExternalIdSchema.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(parsed.error.issues[0]?.message ?? "not a valid id");
+  return parsed.data;
 };
 
 /** Runs a command against the service (a running server's HTTP API, or one in this process) and closes it. */
@@ -99,7 +106,7 @@ program
 program
   .command("create-key")
   .description("create an API key for an app; printed once, stored hashed")
-  .requiredOption("--app <app_id>", "the app the key acts in")
+  .requiredOption("--app <app_id>", "the app the key acts in", externalId)
   .option("--name <label>", "a label for listings", "default")
   .action(async (options: { app: string; name: string }) => {
     const input = { appId: options.app, name: options.name };
@@ -115,7 +122,7 @@ program
 program
   .command("keys")
   .description("list API keys, or revoke one with --revoke <id>")
-  .option("--app <app_id>", "only this app's keys")
+  .option("--app <app_id>", "only this app's keys", externalId)
   .option("--revoke <key_id>", "revoke this key")
   .action(async (options: { app?: string; revoke?: string }) => {
     const server = await runningService();
@@ -184,8 +191,8 @@ program
 program
   .command("replay")
   .description("derive a user's memory again from the event log (rebuild) and wait until done")
-  .requiredOption("--user <user_id>")
-  .option("--app <app_id>", "the app", "default")
+  .requiredOption("--user <user_id>", "the user", externalId)
+  .option("--app <app_id>", "the app", externalId, "default")
   .option("--diff", "derive in a rolled-back shadow with the current providers and print what would change, applying nothing")
   .action(async (options: { user: string; app: string; diff?: boolean }) => {
     const rebuild = `/v1/users/${encodeURIComponent(options.user)}/rebuild`;
@@ -219,7 +226,7 @@ program
   .command("audit")
   .description("report pairs of a user's current facts that cannot both be true; --repair ends the older of each, with history")
   .argument("<user_id>")
-  .option("--app <app_id>", "the app", "default")
+  .option("--app <app_id>", "the app", externalId, "default")
   .option("--repair", "end the older fact of each pair (otherwise a dry run: nothing changes)")
   .option("--json", "print the audit as the API answers it")
   .action(async (userId: string, options: { app: string; repair?: boolean; json?: boolean }) => {
@@ -266,8 +273,8 @@ program
 program
   .command("backfill")
   .description("embed every memory that has no vector from the configured model, now")
-  .option("--user <user_id>", "only this user (with --app)")
-  .option("--app <app_id>", "the app", "default")
+  .option("--user <user_id>", "only this user (with --app)", externalId)
+  .option("--app <app_id>", "the app", externalId, "default")
   .option("--batch <n>", "memories per embedding call", integer, 64)
   .action(async (options: { user?: string; app: string; batch: number }) => {
     await withDatabase(async (handle) => {
@@ -292,8 +299,8 @@ program
 program
   .command("decay")
   .description("a decay pass: reports what would be forgotten; --apply forgets it")
-  .option("--user <user_id>", "only this user")
-  .option("--app <app_id>", "only this app")
+  .option("--user <user_id>", "only this user", externalId)
+  .option("--app <app_id>", "only this app", externalId)
   .option("--apply", "really forget (default: dry run)")
   .option("--preset <preset>", "default, high_interaction, low_interaction, sensitive, knowledge")
   .action(async (options: { user?: string; app?: string; apply?: boolean; preset?: string }) => {
@@ -314,8 +321,8 @@ program
 program
   .command("export")
   .description("everything stored about a user, as JSONL on stdout")
-  .requiredOption("--user <user_id>")
-  .option("--app <app_id>", "the app", "default")
+  .requiredOption("--user <user_id>", "the user", externalId)
+  .option("--app <app_id>", "the app", externalId, "default")
   .action(async (options: { user: string; app: string }) => {
     // The API's own export: the same records (snake_case, ISO times) from a server or in-process.
     await withService(async (service) => {
@@ -329,8 +336,8 @@ program
 program
   .command("retry")
   .description("retry a user's failed or parked pipeline stages (dead letters) and wait until done")
-  .requiredOption("--user <user_id>")
-  .option("--app <app_id>", "the app", "default")
+  .requiredOption("--user <user_id>", "the user", externalId)
+  .option("--app <app_id>", "the app", externalId, "default")
   .option("--stage <stage>", "only this stage: replay, reflection or embedding")
   .option("--no-wait", "send the retries and return")
   .action(async (options: { user: string; app: string; stage?: string; wait: boolean }) => {

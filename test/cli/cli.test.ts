@@ -131,6 +131,8 @@ describe("npx mnemo", () => {
     );
     expect(memories(exported).length).toBeGreaterThan(0);
     expect(exported.some((record) => record.kind === "history")).toBe(true);
+    // The CLI reads a user id as every route does (trimmed, NFC): " ivy " is the same user.
+    expect((await mnemo("export", "--user", " ivy ")).stdout).toBe((await mnemo("export", "--user", "ivy")).stdout);
 
     // Redact one event: its words leave the log and everything derived from it.
     const violin = exported.find((record) => record.kind === "event" && record.content === "I started learning the violin.");
