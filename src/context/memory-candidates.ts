@@ -58,15 +58,17 @@ export function demoteSuperseded(recalled: RecalledMemory[]): RecalledMemory[] {
 const ASKS_THE_ASSISTANT = /\b(you|your|yours|assistant|chatbot)\b/i;
 
 /**
- * The assistant's turns sink behind the user's own statements (an item at rank i counts as rank
- * 2i, as a superseded one does): "Congratulations!" says nothing of when Maya starts school, the
- * user's turn beside it does. Unless the query asks what the assistant said ("what did you
- * recommend?"): then they keep their rank.
+ * The assistant's turns that hold none of the query's words sink behind the user's own statements
+ * (an item at rank i counts as rank 2i, as a superseded one does): "Congratulations!" says nothing
+ * of when Maya starts school, the user's turn beside it does. An assistant turn that speaks of what
+ * is asked keeps its place (in a conversation between two people, the other speaker's "I painted a
+ * sunrise" answers "what did she paint?"), and so does every assistant turn when the query asks
+ * what the assistant said ("what did you recommend?").
  */
 export function demoteAssistantTurns(recalled: RecalledMemory[], query: string): RecalledMemory[] {
   if (ASKS_THE_ASSISTANT.test(query)) return recalled;
   return recalled
-    .map((memory, index) => ({ memory, rank: memory.role === "assistant" ? index * 2 + 1 : index }))
+    .map((memory, index) => ({ memory, rank: memory.role === "assistant" && memory.coverage === 0 ? index * 2 + 1 : index }))
     .sort((a, b) => a.rank - b.rank)
     .map(({ memory }) => memory);
 }

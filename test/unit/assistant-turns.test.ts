@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { demoteAssistantTurns } from "../../src/context/memory-candidates.js";
 import type { RecalledMemory } from "../../src/memory/recall/hybrid-recall.js";
 
-const turn = (id: string, role: string | null): RecalledMemory => ({
+const turn = (id: string, role: string | null, coverage = 0): RecalledMemory => ({
   id,
   type: "episodic",
   subtype: "turn",
@@ -19,7 +19,7 @@ const turn = (id: string, role: string | null): RecalledMemory => ({
   fused: 0,
   neighbourBoost: 0,
   similarity: 0,
-  coverage: 0,
+  coverage,
   vectorRank: null,
   channels: [],
   textRank: null,
@@ -37,6 +37,11 @@ describe("the assistant's turns in a context window", () => {
       "congratulations",
       "fact",
     ]);
+  });
+
+  it("keep their rank when they hold the query's words (the other speaker's answer)", () => {
+    const painted = [turn("we went hiking", "user"), turn("I painted a sunrise", "assistant", 0.4), turn("fact", null)];
+    expect(demoteAssistantTurns(painted, "What did Melanie paint?")).toEqual(painted);
   });
 
   it("keep their rank when the query asks what the assistant said", () => {
