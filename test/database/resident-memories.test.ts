@@ -79,7 +79,9 @@ describe("resident memories on the embedded database", () => {
     await insertMemories(db, "large", 0, 6_000);
     const vectors = resident();
     const probe = vectorOf(7);
-    // More rows than one read: this query takes the SQL path while the rest loads.
+    // More rows than one read: this query takes the SQL path while the rest loads, and so does the
+    // next one, rather than wait for the whole load.
+    expect(await vectors.nearest(db, query("large", probe), 400, 10)).toBeUndefined();
     expect(await vectors.nearest(db, query("large", probe), 400, 10)).toBeUndefined();
     expect(await vectors.loaded({ appId: "default", userId: "large" })).toBe(true);
     expect(vectors.usage().memories).toBe(6_000);

@@ -26,6 +26,8 @@ interface UserEntry {
   seen: bigint;
   /** Until the first full read is done, recall takes the SQL path. */
   ready: boolean;
+  /** The rows after the first page are being read in the background: recall does not wait for them. */
+  loadingRest: boolean;
   /** Reads of the change log, one at a time: each recall queues one and waits for it. */
   reading: Promise<void>;
   /** The highest ticket (`ResidentMemories.ticket`) a finished read of the change log started after. */
@@ -118,6 +120,7 @@ export class ResidentMemories {
         terms: new UserTerms(),
         seen: 0n,
         ready: false,
+        loadingRest: false,
         reading: Promise.resolve(),
         served: 0,
         lastUsed: 0,
@@ -127,7 +130,9 @@ export class ResidentMemories {
       entry = created;
     }
     entry.lastUsed = Date.now();
-    // An earlier read's failure failed the recall that queued it.
+    // A large user's rest is still loading: this recall takes the SQL path now rather than wait for it.
+    if (entry.loadingRest) return undefined;
+    // An earlier read's failure failed the recall that queued it (or the first page is being read).
     await entry.reading.catch(() => undefined);
     if (!entry.ready) return undefined;
     const current = entry;
@@ -193,11 +198,16 @@ export class ResidentMemories {
     } catch (error) {
       return forget(error);
     }
+    entry.loadingRest = true;
     entry.reading = this.readChanges(db, scope, entry, Number.POSITIVE_INFINITY).then(
       () => {
+        entry.loadingRest = false;
         entry.ready = this.withinBudget(key, entry);
       },
-      (error: unknown) => forget(error),
+      (error: unknown) => {
+        entry.loadingRest = false;
+        forget(error);
+      },
     );
   }
 
