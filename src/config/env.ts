@@ -181,8 +181,10 @@ export const EnvSchema = z.object({
   /**
    * The entity graph as a third recall channel beside vector and text: the entities a query names,
    * their neighbourhood to two hops, and the memories of the events that mention them (docs/graph.md).
+   * Off by default: on both development sets it raised no category's evidence recall and cost some
+   * (docs/graph.md, "Measuring"); the entities and relations are kept and served either way.
    */
-  RECALL_GRAPH: booleanFromEnv.default(true),
+  RECALL_GRAPH: booleanFromEnv.default(false),
   /**
    * Share of the better fused score of its neighbours (the turns just before and after it in its
    * session) that a turn recalled for a context window gains: evidence runs over consecutive turns,

@@ -12,7 +12,8 @@ import { call, createSession, message, startTestRuntime, waitForSettled } from "
  */
 let runtime: Runtime;
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  // The graph channel is opt-in; its receipts are tested here.
+  runtime = await startTestRuntime({ RECALL_GRAPH: "true" });
   await session("noor", 2, [
     "My daughter Maya started first grade.",
     "Maya's teacher is Mr. Ortiz. He is very patient.",
