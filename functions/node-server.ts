@@ -20,9 +20,10 @@ export interface NodeServer {
   /** Hands requests to the service from now on. */
   serve(fetch: Fetch): void;
   /**
-   * Stops taking new connections; a request arriving on an open one is answered 503 with
-   * `retry-after`, and every response from now on closes its connection. Resolves once the
-   * requests in flight are answered and every connection is closed.
+   * Stops taking new connections; a request that still arrives on an open one is served like the
+   * rest, and every response from now on closes its connection (so each keep-alive connection
+   * carries at most one more). Resolves once the requests in flight are answered and every
+   * connection is closed.
    */
   drain(): Promise<void>;
   /** Requests being answered now. */
@@ -53,10 +54,9 @@ export async function listen(options: { port: number; host: string }, timeouts: 
   const server = createAdaptorServer({
     fetch: (request, bindings) => {
       const { outgoing } = bindings as HttpBindings;
-      if (draining) {
-        outgoing.setHeader("connection", "close");
-        return stopping(request);
-      }
+      // The service is whole until the drain ends: a request already on its way is answered, not
+      // turned away with a 5xx, and its connection then closes.
+      if (draining) outgoing.setHeader("connection", "close");
       answering.add(outgoing);
       outgoing.once("close", () => {
         answering.delete(outgoing);
@@ -95,8 +95,8 @@ export async function listen(options: { port: number; host: string }, timeouts: 
       draining = true;
       for (const outgoing of answering) if (!outgoing.headersSent) outgoing.setHeader("connection", "close");
       // net.Server's own close stops listening but, unlike http.Server's, leaves idle keep-alive
-      // connections open: a client that already wrote its next request on one gets the 503
-      // above instead of a reset.
+      // connections open: a client that already wrote its next request on one gets its answer
+      // instead of a reset.
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
       if (answering.size > 0) await new Promise<void>((resolve) => (answered = resolve));
       await new Promise((resolve) => setTimeout(resolve, IDLE_GRACE_MS));
@@ -109,11 +109,6 @@ export async function listen(options: { port: number; host: string }, timeouts: 
 function starting(request: Request): Response {
   if (new URL(request.url).pathname === "/livez") return Response.json({ status: "ok" });
   return unavailable("the service is starting; retry shortly");
-}
-
-function stopping(request: Request): Response {
-  if (new URL(request.url).pathname === "/livez") return Response.json({ status: "ok" });
-  return unavailable("the service is shutting down; retry shortly");
 }
 
 function unavailable(message: string): Response {
