@@ -51,8 +51,10 @@ for (const path of files) {
 const pct = (value: number) => value.toFixed(3);
 let falseCurrent = 0;
 for (const [source, streams] of bySource) {
-  const scores = await replayLabelled(streams, extractByRules, (fact, current) =>
-    contradictedBy(fact, current).map(({ held, reason }) => ({ key: held.key, reason })),
+  const scores = await replayLabelled(
+    streams,
+    extractByRules,
+    (fact, current) => contradictedBy(fact, current).map(({ held, reason }) => ({ key: held.key, reason })),
     partOfUnit,
   );
   const score = scores[part] as PartScore;

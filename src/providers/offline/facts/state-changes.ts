@@ -49,7 +49,8 @@ const THING_END =
   /\s+(?:since|because|after|before|when|while|as|so|but|and|last|this|in|at|on|for|ago|too|anymore|any more|now|these days|nowadays|for good|years?|months?|weeks?)\b.*$/i;
 
 /** What a thing is said to be once it has ended for the user. */
-const RULED_OUT = /^(?:now |just |definitely |completely )?(?:off the table|out of the question|a thing of the past|off the cards|off limits)\b/i;
+const RULED_OUT =
+  /^(?:now |just |definitely |completely )?(?:off the table|out of the question|a thing of the past|off the cards|off limits)\b/i;
 /** What a taste is said not to be (with "no longer" or "any more"). */
 const NOT_MINE = /^(?:really |really my |quite )?(?:for me|for us|my (?:thing|cup of tea|jam|scene))\b/i;
 
@@ -157,7 +158,11 @@ export function stateChanges(clause: Clause): StateChange[] {
     const subject = byUser ? undefined : thingOf(lastPhrase(verb.before), clause);
     // compromise may read "is off" as one verb: what is said of the subject starts after "is".
     const predicate =
-      verb.head === "be" ? verb.after : /^(?:is|are|was|were)\b/i.test(verb.text) ? `${verb.text.replace(/^\S+\s*/, "")} ${verb.after}`.trim() : "";
+      verb.head === "be"
+        ? verb.after
+        : /^(?:is|are|was|were)\b/i.test(verb.text)
+          ? `${verb.text.replace(/^\S+\s*/, "")} ${verb.after}`.trim()
+          : "";
     if (subject && RULED_OUT.test(predicate)) {
       add("cessation", { thing: subject });
       continue;
