@@ -138,7 +138,16 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     prompt: packed.prompt,
     warnings,
     ...(request.explain
-      ? { explanation: explainContext({ ranked, expanded, offered: recalled, packed: new Set(memoryIdsIn(packed.sections)), now }) }
+      ? {
+          explanation: explainContext({
+            ranked,
+            expanded,
+            offered: recalled,
+            packed: new Set(memoryIdsIn(packed.sections)),
+            repeated: new Set(packed.repeated),
+            now,
+          }),
+        }
       : {}),
   };
 }

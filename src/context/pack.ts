@@ -34,6 +34,8 @@ export interface PackResult {
   sections: ContextSection[];
   prompt: string;
   totalTokens: number;
+  /** Memories left out because the section they yield to already said it (for the receipts). */
+  repeated: string[];
 }
 
 /** Smallest truncated item worth keeping; below this a cut item is noise. */
@@ -53,21 +55,28 @@ const MAX_REPACKS = 3;
  */
 export function packSections(candidates: CandidateSection[], budget: number, tokenizer: Tokenizer): PackResult {
   let offered = candidates;
+  const dropped: Candidate[] = [];
+  const withDropped = (result: PackResult): PackResult => ({
+    ...result,
+    repeated: dropped.flatMap((item) => (item.memory_id ? [item.memory_id] : [])),
+  });
   for (let round = 0; round < MAX_REPACKS; round++) {
     const packed = packOnce(offered, budget, tokenizer);
     const repeated = repeatedItems(offered, packed.chosen);
-    if (repeated.size === 0) return packed.result;
+    if (repeated.size === 0) return withDropped(packed.result);
+    dropped.push(...repeated);
     offered = offered.map((section) => ({ ...section, items: section.items.filter((item) => !repeated.has(item)) }));
   }
   // The last packing keeps what it chose, less what still repeats (the room it leaves stays free).
   const { chosen } = packOnce(offered, budget, tokenizer);
   const repeated = repeatedItems(offered, chosen);
+  dropped.push(...repeated);
   for (const [kind, items] of chosen)
     chosen.set(
       kind,
       items.filter((item) => !repeated.has(item.origin)),
     );
-  return render(offered, withoutOrigins(chosen), tokenizer);
+  return withDropped(render(offered, withoutOrigins(chosen), tokenizer));
 }
 
 type Candidate = CandidateSection["items"][number];
@@ -231,7 +240,7 @@ function render(candidates: CandidateSection[], chosen: Map<SectionKind, Context
     sections.push({ kind: candidate.kind, tokens: tokenizer.count(block), items: ordered });
   }
   const prompt = blocks.join("\n");
-  return { sections, prompt, totalTokens: tokenizer.count(prompt) };
+  return { sections, prompt, totalTokens: tokenizer.count(prompt), repeated: [] };
 }
 
 function dropLowestPriority(candidates: CandidateSection[], chosen: Map<SectionKind, Packed[]>): boolean {

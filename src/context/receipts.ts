@@ -34,6 +34,8 @@ export interface RecallTrail {
   offered: RecalledMemory[];
   /** Ids of the memories the packed window holds. */
   packed: ReadonlySet<string>;
+  /** Ids of the memories left out because another section (the history) already holds what they say. */
+  repeated: ReadonlySet<string>;
   now: Date;
 }
 
@@ -60,7 +62,13 @@ export function explainContext(trail: RecallTrail): ContextExplanation {
   const chosen = trail.offered.filter((memory) => trail.packed.has(memory.id)).map((memory) => explained(memory, why(memory)));
   const leftOut = [
     ...trail.offered
-      .filter((memory) => !trail.packed.has(memory.id))
+      .filter((memory) => !trail.packed.has(memory.id) && trail.repeated.has(memory.id))
+      .map((memory) => ({
+        ...explained(memory, `${why(memory)}; the window's history already holds the events it came from, or its words`),
+        left_out_because: "redundant" as const,
+      })),
+    ...trail.offered
+      .filter((memory) => !trail.packed.has(memory.id) && !trail.repeated.has(memory.id))
       .map((memory) => ({
         ...explained(
           memory,

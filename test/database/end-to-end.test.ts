@@ -58,6 +58,7 @@ describe("append → fast replay → embedding → context window", () => {
       query: "When does Maya start school?",
       max_tokens: 400,
       reserve_output_tokens: 100,
+      explain: true,
     });
     expect(context.status).toBe(200);
     expect(context.body.total_tokens).toBeLessThanOrEqual(300);
@@ -76,6 +77,11 @@ describe("append → fast replay → embedding → context window", () => {
     );
     for (const item of items.filter((found) => found.kind === "memories"))
       expect(item.sources.every((source) => inHistory.has(source.event_id))).toBe(false);
+    // The receipts say why the recalled school turn is not packed: the history holds it, not the budget.
+    const leftOut = context.body.explanation.left_out as { content: string; left_out_because: string }[];
+    const schoolLeftOut = leftOut.filter((memory) => memory.content.includes("Maya starts school on September 4th"));
+    expect(schoolLeftOut.length).toBeGreaterThan(0);
+    expect(schoolLeftOut.map((memory) => memory.left_out_because)).toEqual(schoolLeftOut.map(() => "redundant"));
 
     // Without the session, the same question is answered from memory.
     const fromMemory = await call(runtime.app, "POST", "/v1/context", {
