@@ -1,31 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { recalledTurn } from "../../test/fixtures/recalled-memory.js";
 import type { RecalledMemory, TurnAnchor } from "../memory/recall/hybrid-recall.js";
 import { withFollowingTurns } from "./memory-candidates.js";
 
-const turn = (id: string, sessionId: string, seq: number): RecalledMemory => ({
-  id,
-  type: "episodic",
-  subtype: "turn",
-  sessionId,
-  seq,
-  role: "user",
-  content: id,
-  importance: 0.5,
-  retention: 1,
-  accessCount: 0,
-  validAt: new Date(0),
-  createdAt: new Date(0),
-  score: 0,
-  fused: 0,
-  neighbourBoost: 0,
-  similarity: 0,
-  coverage: 0,
-  vectorRank: null,
-  channels: [],
-  textRank: null,
-  sources: [],
-  superseded: null,
-});
+const turn = (id: string, sessionId: string, seq: number): RecalledMemory => recalledTurn(id, { sessionId, seq });
 const anchor = (memory: RecalledMemory): TurnAnchor => ({
   id: memory.id,
   sessionId: memory.sessionId as string,

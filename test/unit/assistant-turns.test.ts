@@ -1,31 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { demoteAssistantTurns } from "../../src/context/memory-candidates.js";
 import type { RecalledMemory } from "../../src/memory/recall/hybrid-recall.js";
+import { recalledTurn } from "../fixtures/recalled-memory.js";
 
-const turn = (id: string, role: string | null, coverage = 0): RecalledMemory => ({
-  id,
-  type: "episodic",
-  subtype: "turn",
-  sessionId: "s",
-  seq: 1,
-  role,
-  content: id,
-  importance: 0.5,
-  retention: 1,
-  accessCount: 0,
-  validAt: new Date(0),
-  createdAt: new Date(0),
-  score: 0,
-  fused: 0,
-  neighbourBoost: 0,
-  similarity: 0,
-  coverage,
-  vectorRank: null,
-  channels: [],
-  textRank: null,
-  sources: [],
-  superseded: null,
-});
+const turn = (id: string, role: string | null, coverage = 0): RecalledMemory => recalledTurn(id, { role, coverage });
 
 describe("the assistant's turns in a context window", () => {
   const recalled = [turn("maya starts school", "user"), turn("congratulations", "assistant"), turn("lisbon", "user"), turn("fact", null)];
