@@ -167,11 +167,12 @@ export function stateChanges(clause: Clause): StateChange[] {
       add("cessation", { thing: subject });
       continue;
     }
-    const anyMoreSaid = /\b(?:any ?more|these days|nowadays)\b/i.test(whole) || verb.noLonger;
+    const anyMore = /\b(?:any ?more|these days|nowadays)\b/i.test(whole) || verb.noLonger;
+    // "is no longer …", "is not … any more": what the verb says holds no more.
+    const noMore = verb.noLonger || (verb.negative && anyMore);
     if (
       subject &&
-      ((verb.head === "do" && verb.negative && /^it for (?:me|us)\b/i.test(verb.after)) ||
-        ((verb.noLonger || (verb.negative && anyMoreSaid)) && NOT_MINE.test(predicate)))
+      ((verb.head === "do" && verb.negative && /^it for (?:me|us)\b/i.test(verb.after)) || (noMore && NOT_MINE.test(predicate)))
     ) {
       add("taste-ended", { thing: subject });
       continue;
@@ -185,7 +186,7 @@ export function stateChanges(clause: Clause): StateChange[] {
 
     // "I am no longer with the council", "I'm not with Sam any more": a tie that ended — with an
     // employer, or with a partner by name; each closes only a held fact that names it.
-    if (verb.head === "be" && (verb.noLonger || (verb.negative && anyMoreSaid)) && /^with\s+\S/i.test(verb.after)) {
+    if (verb.head === "be" && noMore && /^with\s+\S/i.test(verb.after)) {
       const tie = verb.after
         .replace(/^with\s+/i, "")
         .replace(THING_END, "")
@@ -258,7 +259,6 @@ export function stateChanges(clause: Clause): StateChange[] {
       continue;
     }
     // "I do not play tennis any more", "I no longer take the bus", "I have not climbed in over a year".
-    const anyMore = /\b(?:any ?more|these days|nowadays)\b/i.test(whole) || verb.noLonger;
     const lapsed = verb.negative && verb.perfect && LAPSE.test(verb.after);
     if (
       (verb.negative || verb.noLonger) &&
