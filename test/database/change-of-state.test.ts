@@ -114,3 +114,71 @@ describe("changes of state, each class", () => {
     expect(await retracted("steady")).toEqual([]);
   });
 });
+
+/*
+ * Forms found on the third fact set (src/eval/facts/unseen/fresh-unseen.txt, now a tuning set),
+ * tested in other words than the set's: what a user's memory holds after each, through the API.
+ */
+describe("changes of state beyond the usual verbs", () => {
+  it("a kind closes the thing: alcohol ends the wine, climbing ends the bouldering, cigarettes the smoking", async () => {
+    await session("kinds", 10, ["I drink red wine most nights.", "I go bouldering twice a week.", "I smoke ten a day."]);
+    expect((await current("kinds")).filter((content) => /wine|bouldering|smokes/.test(content))).toHaveLength(3);
+    await session("kinds", 40, [
+      "I've cut out alcohol completely.",
+      "I've had to give up climbing, my wrist is done.",
+      "Binned the cigarettes for good.",
+    ]);
+    const now = await current("kinds");
+    expect(now.filter((content) => /wine|bouldering|smokes/.test(content))).toEqual([]);
+    expect(now).toContain("User quit cigarettes.");
+  });
+
+  it("a thing stolen, broken for good or sold by its sale going through", async () => {
+    await session("losses", 10, ["I've got a Leica camera.", "I own a small cottage in Devon.", "I have a Kindle."]);
+    expect(await current("losses")).toEqual(
+      expect.arrayContaining(["User has a Leica camera.", "User has a small cottage.", "User has a Kindle."]),
+    );
+    await session("losses", 40, [
+      "My Leica got nicked on the train.",
+      "The sale of the cottage went through yesterday.",
+      "Dropped my Kindle in the bath and it's dead, back to paper books.",
+    ]);
+    expect((await current("losses")).filter((content) => /Leica|cottage|Kindle/.test(content))).toEqual([]);
+  });
+
+  it("a parting said without 'break up', and a state that no longer holds", async () => {
+    await session("parting", 10, ["I'm engaged to Luca.", "I'm Catholic."]);
+    expect(await current("parting")).toEqual(expect.arrayContaining(["User's partner is Luca.", "User is Catholic."]));
+    await session("parting", 40, ["Luca and I went our separate ways in June.", "I don't consider myself religious these days."]);
+    expect((await current("parting")).filter((content) => /Luca|Catholic/.test(content))).toEqual([]);
+    await session("status", 10, ["I'm single."]);
+    expect(await current("status")).toContain("User is single.");
+    await session("status", 40, ["I'm not single any more, I'm seeing someone."]);
+    expect(await current("status")).not.toContain("User is single.");
+  });
+
+  it("work that ends: retiring closes the employer too; a new job supersedes the last", async () => {
+    await session("retiree", 10, ["I'm a firefighter with the county."]);
+    expect(await current("retiree")).toEqual(expect.arrayContaining(["User works as a firefighter.", "User works at the county."]));
+    await session("retiree", 40, ["After 30 years I stepped down from the fire service, so I'm retired now."]);
+    expect(await current("retiree")).toEqual(expect.arrayContaining(["User is retired."]));
+    expect((await current("retiree")).filter((content) => /firefighter|county/.test(content))).toEqual([]);
+    await session("switcher", 10, ["I work as a barista."]);
+    expect(await current("switcher")).toContain("User works as a barista.");
+    await session("switcher", 40, ["Worked my last shift at the café, and Monday I start as a junior developer at Monzo."]);
+    const now = await current("switcher");
+    expect(now).toEqual(expect.arrayContaining(["User works as a junior developer.", "User works at Monzo."]));
+    expect(now).not.toContain("User works as a barista.");
+  });
+
+  it("a new home said without a verb of moving; a correction of the job within a session", async () => {
+    await session("homer", 10, ["I live in Galway."]);
+    expect(await current("homer")).toContain("User lives in Galway.");
+    await session("homer", 40, ["We emigrated! Writing from our new apartment in Melbourne."]);
+    expect(await current("homer")).toContain("User lives in Melbourne.");
+    expect(await current("homer")).not.toContain("User lives in Galway.");
+    await session("midwife", 10, ["I'm a nurse.", "Actually — I'm a midwife, not a nurse."]);
+    expect(await current("midwife")).toContain("User works as a midwife.");
+    expect(await current("midwife")).not.toContain("User works as a nurse.");
+  });
+});

@@ -1,4 +1,5 @@
 import nlp from "compromise";
+import { KIND_OF, withKinds } from "../../vocabulary/thing-kinds.js";
 
 /** Whether a fact states something (1), its opposite (-1, "doesn't like"), or that it ended (0, "no longer", "quit"). */
 export type Polarity = 1 | -1 | 0;
@@ -32,7 +33,15 @@ const NOT_THE_THING = new Set(
   ),
 );
 /** "Quit drinking" means alcohol, not coffee; "smoking" is cigarettes whatever the object was called. */
-const IDIOMS: Record<string, string[]> = { drinking: ["alcohol"], smoking: ["smoke"], vaping: ["vape"] };
+const IDIOMS: Record<string, string[]> = {
+  drinking: ["alcohol"],
+  smoking: ["smoke"],
+  vaping: ["vape"],
+  cigarettes: ["smoke"],
+  cigarette: ["smoke"],
+  cigs: ["smoke"],
+  fags: ["smoke"],
+};
 
 const ENDED =
   /\b(?:no longer|not any ?more|anymore|any more|quit|stopped|gave up|given up|used to|gone off|went off|lost interest|over it|sold|left|ended|broke up|split up|divorced|separated|died|passed away|graduated)\b/i;
@@ -130,7 +139,11 @@ export function wordRoots(text: string): string[] {
 export function sameThing(statement: FactSubject, held: FactSubject): boolean {
   if ([...statement.names].some((name) => held.names.has(name))) return true;
   if (statement.words.size === 0) return false;
-  const heldWords = new Set([...held.words, ...(held.verb ? [held.verb] : [])]);
+  // A statement about the kind speaks of the held thing: "alcohol" of "red wine", "climbing" of "bouldering".
+  const heldWords = new Set([...held.words, ...(held.verb ? [held.verb] : [])].flatMap(withKinds));
   if (![...statement.words].every((word) => heldWords.has(word))) return false;
-  return (held.head !== undefined && statement.words.has(held.head)) || (held.verb !== undefined && statement.words.has(held.verb));
+  const ends = [...(held.head ? withKinds(held.head) : []), ...(held.verb ? withKinds(held.verb) : [])];
+  if (ends.some((word) => statement.words.has(word))) return true;
+  // Naming the kind of a held word is naming the thing: "alcohol" of "red wine most nights".
+  return [...held.words].some((word) => KIND_OF[word] !== undefined && statement.words.has(KIND_OF[word] as string));
 }

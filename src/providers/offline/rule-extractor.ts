@@ -7,12 +7,13 @@ import { correction } from "./facts/correction-rules.js";
 import { birthdays, family } from "./facts/family-rules.js";
 import { habitTrait, noteFact, rememberRequest, standingRule } from "./facts/instruction-rules.js";
 import { possessions } from "./facts/possession-rules.js";
-import { age, allergies, diet, home, name, origin, studies, work } from "./facts/profile-rules.js";
+import { age, allergies, diet, home, name, origin, religion, studies, work } from "./facts/profile-rules.js";
 import type { FactRule, RuleInput } from "./facts/rule.js";
 import { attitudes, consumption, favorites, hobbies } from "./facts/taste-rules.js";
 
 const FACT_RULES: FactRule[] = [
   name,
+  religion,
   age,
   home,
   origin,

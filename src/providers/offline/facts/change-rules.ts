@@ -1,6 +1,6 @@
 import { canonicalAttribute } from "../../../vocabulary/fact-attributes.js";
 import type { ExtractedFact } from "../../extraction.js";
-import { sameThing, subjectOf } from "../../facts/fact-subject.js";
+import { sameThing, subjectOf, wordRoots } from "../../facts/fact-subject.js";
 import type { KnownFact } from "../../types.js";
 import { objectPhrase, slug } from "./phrases.js";
 import { type FactRule, fact, type RuleInput } from "./rule.js";
@@ -58,24 +58,49 @@ function factsOf(input: RuleInput, change: StateChange): ExtractedFact[] {
     }
     case "sale":
       return retract(
-        known.filter((item) => about(item, change.thing as string)),
+        known.filter(
+          (item) => item.key.startsWith("owns:") && (about(item, change.thing as string) || sameKindOfThing(item, change.thing as string)),
+        ),
         `User no longer has ${change.thing}.`,
       );
+    case "state-ended": {
+      const state = (change.thing as string).toLowerCase();
+      const attribute = STATE_ATTRIBUTES[state];
+      const held = known.filter((item) => {
+        const key = canonicalAttribute(item.key);
+        if (attribute && key === attribute) return true;
+        return key.startsWith("profile:") && typeof item.value === "string" && item.value.toLowerCase() === state;
+      });
+      return retract(held, `User is no longer ${change.thing}.`);
+    }
     case "studies-ended": {
       const how = change.verb.head === "graduate" ? "graduated" : /^(?:drop|quit|leave)/.test(change.verb.head) ? "left" : "finished";
       const studies = known.filter((item) => canonicalAttribute(item.key) === "profile:studies");
+      // "I left the school" said by a teaching assistant: the school is where the user works.
+      const workplace = known.filter((item) => isWork(item) && mentions(item, schoolWord(change)));
+      if (studies.length === 0 && workplace.length > 0 && how !== "graduated") return retract(workplace, `User left ${change.thing}.`);
+      // "I left the school" from someone who holds a job and no studies: likely the workplace, not known which.
+      if (studies.length === 0 && how === "left" && /^the\s/i.test(change.verb.after) && known.some(isWork)) return [];
       // "I graduated from Stanford": the school is the alma mater (studies rule); what ends is the studying.
       if (how === "graduated" && /^from\s+\p{Lu}/u.test(change.verb.after)) return retract(studies, "User graduated.");
+      // "I graduated! BSc Nursing": the degree said beside it.
+      const degree = /\b(?:BSc|BA|MSc|MA|MBA|BEng|MEng|PhD|LLB)\b(?: (?:in )?\p{Lu}[\p{L}-]*(?: \p{Lu}[\p{L}-]*)?)?/u.exec(
+        input.clause.message,
+      )?.[0];
       const content =
         how === "graduated"
-          ? "User graduated."
+          ? `User graduated${degree ? ` (${degree})` : ""}.`
           : `User ${how === "left" ? (change.verb.head === "drop" ? "dropped out of" : "quit") : "finished"} ${(change.thing as string).replace(/^my\s+/i, "their ")}.`;
       return [fact(input, { key: "profile:studies", value: { status: how }, content })];
     }
     case "job-left": {
-      if (change.verb.head === "retire") return [fact(input, { key: "profile:occupation", value: "retired", content: "User is retired." })];
-      // The employer ends; the occupation is a profession the user keeps ("a nurse who quit St. Mary's").
       const employer = known.find((item) => canonicalAttribute(item.key) === "profile:employer");
+      if (change.verb.head === "retire")
+        return [
+          ...retract(employer ? [employer] : [], "User retired."),
+          fact(input, { key: "profile:occupation", value: "retired", content: "User is retired." }),
+        ];
+      // The employer ends; the occupation is a profession the user keeps ("a nurse who quit St. Mary's").
       if (!employer || (change.mentions && !mentions(employer, change.mentions))) return [];
       return retract([employer], `User left ${change.mentions ?? "their job"}.`);
     }
@@ -99,6 +124,37 @@ function factsOf(input: RuleInput, change: StateChange): ExtractedFact[] {
   }
 }
 
+const isWork = (item: KnownFact) => /^profile:(?:occupation|employer)$/.test(canonicalAttribute(item.key));
+
+/** The schooling word a studies-ended change names: "school" of "the school in January". */
+const schoolWord = (change: StateChange) => /\b(?:school|college|university|uni|academy)\b/i.exec(change.thing ?? "")?.[0] ?? "\u0000";
+
+/** The attribute a state names when its value is another word: "religious" is the religion, whichever it was. */
+const STATE_ATTRIBUTES: Record<string, string> = {
+  religious: "profile:religion",
+  "a believer": "profile:religion",
+  "in a relationship": "profile:partner",
+  married: "profile:partner",
+  engaged: "profile:partner",
+  "a student": "profile:studies",
+  student: "profile:studies",
+  "at uni": "profile:studies",
+  "at university": "profile:studies",
+  "in school": "profile:studies",
+  "at school": "profile:studies",
+};
+
+/**
+ * A held possession the thing names by its make or by what it is: "my dad's Omega" is "a vintage
+ * Omega watch", "the Lisbon flat" is "a small flat".
+ */
+function sameKindOfThing(held: KnownFact, thing: string): boolean {
+  const makes = thing.match(/\b\p{Lu}[\p{L}-]+/gu) ?? [];
+  if (makes.some((make) => new RegExp(`\\b${make}\\b`).test(held.content))) return true;
+  const head = wordRoots(thing).at(-1);
+  return head !== undefined && subjectOf(held).head === head;
+}
+
 /** A current fact about `thing` that is still so (the write path's reading: memory/contradictions). */
 function about(held: KnownFact, thing: string): boolean {
   const subject = subjectOf(held);
@@ -108,7 +164,11 @@ function about(held: KnownFact, thing: string): boolean {
 /** Relation words as the keys spell them: "grandpa" is `family:grandfather`. */
 const RELATION_KEYS: Record<string, string> = {
   grandpa: "grandfather",
+  grandad: "grandfather",
+  granddad: "grandfather",
   granny: "grandmother",
+  nan: "grandmother",
+  nanna: "grandmother",
   nana: "grandmother",
   grandma: "grandmother",
   mom: "mother",

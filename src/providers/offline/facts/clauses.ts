@@ -77,7 +77,9 @@ function isQuestion(sentence: string): boolean {
  */
 function splitClauses(sentence: string): string[] {
   return sentence
-    .split(/\s*[:;]\s+|,?\s+(?:but|and|so|because|although|though|while|whereas)\s+(?=(?:I|my|we|our)\b)|,\s+(?=I\s)/i)
+    .split(
+      /\s*[:;]\s+|\s+[—–]\s+(?=(?:I|my|we|our)\b)|,?\s+(?:but|and|so|because|although|though|while|whereas)\s+(?=(?:I|my|we|our)\b)|,\s+(?=I\s)/i,
+    )
     .map((part) =>
       part
         .trim()

@@ -1,7 +1,8 @@
 import * as chrono from "chrono-node";
+import type { ExtractedFact } from "../../extraction.js";
 import type { Clause } from "./clauses.js";
 import { looksLikeName, nameKey, slug } from "./phrases.js";
-import { type FactRule, fact, retraction } from "./rule.js";
+import { type FactRule, fact, type RuleInput, retraction } from "./rule.js";
 
 const PARTNERS = "partner|wife|husband|boyfriend|girlfriend|fiancé|fiance|fiancée|fiancee|spouse";
 /** Relatives of whom a user may have several: each is its own fact, keyed by name. */
@@ -16,7 +17,13 @@ const PARENTS: Record<string, string> = {
   grandma: "grandmother",
   grandmother: "grandmother",
   grandpa: "grandfather",
+  grandad: "grandfather",
+  granddad: "grandfather",
   grandfather: "grandfather",
+  nan: "grandmother",
+  nana: "grandmother",
+  nanna: "grandmother",
+  granny: "grandmother",
 };
 /** Breeds said instead of the species: "a labrador named Rufus" is a dog. */
 export const BREEDS: Record<string, string> = {
@@ -61,23 +68,43 @@ const PETS = `dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|tu
 const PEOPLE = `${PARTNERS}|${RELATIVES}|${Object.keys(PARENTS).join("|")}`;
 const ANY_RELATION = `${PEOPLE}|${PETS}`;
 
-/** "my wife Anna", "our cat, Luna,", "my daughter is called Mia", "my husband's name is Raj", "I have a cat called Miso", "we adopted a dog named Biscuit". */
-function namedRelation(clause: Clause): { relation: string; name: string } | null {
+const NAME = "\\p{Lu}[\\p{L}'-]+";
+const HAVE = "(?:have|have got|got|keep|own|adopted|rescued|just got)";
+const COUNT = "(?:two|three|four|2|3|4)";
+
+/**
+ * "my wife Anna", "our cat, Luna,", "my daughter is called Mia", "my husband's name is Raj", "I have
+ * a cat called Miso", "we adopted a dog named Biscuit", "Nacho, my dachshund", and several at once:
+ * "I have two cats, Miso and Tofu", "two leopard geckos, Sid and Nancy".
+ */
+function namedRelations(clause: Clause): { relation: string; name: string }[] {
   const { text } = clause;
-  const patterns = [
-    new RegExp(`\\b(?:my|our) (${ANY_RELATION}),? (\\p{Lu}[\\p{L}'-]+)`, "iu"),
-    new RegExp(`\\b(?:my|our) (${ANY_RELATION})(?:'s name)? is (?:called |named )?(\\p{Lu}[\\p{L}'-]+)$`, "iu"),
-    new RegExp(
-      `\\b(?:I|we) (?:have|adopted|got|rescued|just got) an? (?:new |little |baby |rescue )?(${ANY_RELATION}) (?:called|named) (\\p{Lu}[\\p{L}'-]+)`,
-      "iu",
-    ),
-  ];
-  for (const pattern of patterns) {
-    const match = pattern.exec(text);
-    if (match && looksLikeName(match[2] as string, clause))
-      return { relation: (match[1] as string).toLowerCase(), name: match[2] as string };
+  const several = new RegExp(
+    `\\b(?:I|we) ${HAVE} ${COUNT} (?:[\\p{L}-]+ )?(${ANY_RELATION})s?,? (?:called |named )?(${NAME}(?:(?:,| and|, and) ${NAME})+)`,
+    "iu",
+  ).exec(text);
+  if (several) {
+    const relation = (several[1] as string).toLowerCase();
+    const names = (several[2] as string).split(/,\s*(?:and\s+)?|\s+and\s+/).filter((name) => looksLikeName(name, clause));
+    if (names.length > 1) return names.map((name) => ({ relation, name }));
   }
-  return null;
+  const patterns: [RegExp, number, number][] = [
+    [new RegExp(`\\b(?:my|our) (${ANY_RELATION}),? (${NAME})`, "iu"), 1, 2],
+    [new RegExp(`\\b(?:my|our) (${ANY_RELATION})(?:'s name)? is (?:called |named )?(${NAME})$`, "iu"), 1, 2],
+    [
+      new RegExp(`\\b(?:I|we) ${HAVE} an? (?:new |little |baby |rescue |[\\p{L}-]+ )?(${ANY_RELATION}) (?:called|named) (${NAME})`, "iu"),
+      1,
+      2,
+    ],
+    // An apposition after the name: "Walking Nacho, my dachshund, takes forever".
+    [new RegExp(`(?:^|\\s)(${NAME}), (?:my|our) (${PETS}|${PEOPLE})\\b`, "u"), 2, 1],
+  ];
+  for (const [pattern, relationAt, nameAt] of patterns) {
+    const match = pattern.exec(text);
+    if (match && looksLikeName(match[nameAt] as string, clause))
+      return [{ relation: (match[relationAt] as string).toLowerCase(), name: match[nameAt] as string }];
+  }
+  return [];
 }
 
 const isA = (alternatives: string, word: string) => new RegExp(`^(?:${alternatives})$`, "i").test(word);
@@ -100,34 +127,30 @@ export const family: FactRule = (input) => {
   const married = /\bI am (?:married to|engaged to|dating) (\p{Lu}[\p{L}'-]+)/u.exec(text);
   const named =
     married && looksLikeName(married[1] as string, input.clause)
-      ? { relation: "partner", name: married[1] as string }
-      : namedRelation(input.clause);
-  if (!named) return facts;
-  const { relation, name } = named;
-  if (isA(PARTNERS, relation)) {
-    facts.push(fact(input, { key: "profile:partner", value: { relation, name }, content: `User's ${relation} is ${name}.` }));
-  } else if (isA(PETS, relation)) {
-    facts.push(
-      fact(input, {
-        key: `pet:${slug(relation)}:${nameKey(name)}`,
-        value: { animal: relation, species: BREEDS[relation] ?? SPECIES[relation] ?? relation, name },
-        content: `User has a ${relation} named ${name}.`,
-      }),
-    );
-  } else if (PARENTS[relation]) {
-    const parent = PARENTS[relation] as string;
-    facts.push(fact(input, { key: `family:${parent}`, value: { relation: parent, name }, content: `User's ${parent} is ${name}.` }));
-  } else {
-    facts.push(
-      fact(input, {
-        key: `family:${slug(relation)}:${nameKey(name)}`,
-        value: { relation, name },
-        content: `User's ${relation} is named ${name}.`,
-      }),
-    );
-  }
+      ? [{ relation: "partner", name: married[1] as string }]
+      : namedRelations(input.clause);
+  for (const { relation, name } of named) facts.push(relationFact(input, relation, name));
   return facts;
 };
+
+function relationFact(input: RuleInput, relation: string, name: string): ExtractedFact {
+  if (isA(PARTNERS, relation)) {
+    return fact(input, { key: "profile:partner", value: { relation, name }, content: `User's ${relation} is ${name}.` });
+  }
+  if (isA(PETS, relation))
+    return fact(input, {
+      key: `pet:${slug(relation)}:${nameKey(name)}`,
+      value: { animal: relation, species: BREEDS[relation] ?? SPECIES[relation] ?? relation, name },
+      content: `User has a ${relation} named ${name}.`,
+    });
+  const parent = PARENTS[relation];
+  if (parent) return fact(input, { key: `family:${parent}`, value: { relation: parent, name }, content: `User's ${parent} is ${name}.` });
+  return fact(input, {
+    key: `family:${slug(relation)}:${nameKey(name)}`,
+    value: { relation, name },
+    content: `User's ${relation} is named ${name}.`,
+  });
+}
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 

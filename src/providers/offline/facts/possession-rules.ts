@@ -20,7 +20,7 @@ export const possessions: FactRule = (input) => {
     return [fact(input, { key: `owns:${slug(thing)}`, value: { thing, polarity: -1 }, content: `User does not own a ${thing}.` })];
   }
   const owns =
-    /\b(?:I|we) (?:(?:still|also|now|finally|just|recently) )?(?:own|drive|ride|have|have got|got|bought|use|play on) (?:a |an |two |our |my |an old |a new |a used |a vintage |a little |a small |a big )?(.+)$/i.exec(
+    /\b(?:I|we) (?:(?:still|also|now|finally|just|recently) )?(?:own|drive|ride|have got|have|got|bought|use|play on) (?:a |an |two |our |my |an old |a new |a used |a vintage |a little |a small |a big )?(.+)$/i.exec(
       text,
     );
   const raw = owns?.[1];

@@ -9,11 +9,27 @@ export const name: FactRule = (input) => {
   const introduced = stated ? null : /^(?:(?:[Hh]i|[Hh]ello|[Hh]ey)(?: there)?,?\s+)?I am\s+(\p{Lu}[\p{L}'-]+)(?:,.*)?$/u.exec(text);
   const raw = stated?.[1] ?? introduced?.[1];
   const found = raw ? properPhrase(raw) : null;
-  if (!found) return [];
+  if (!found || RELIGION.test(found)) return [];
   const words = found.split(" ").slice(0, 3);
   if (!words.every((word) => looksLikeName(word, input.clause))) return [];
   const value = words.join(" ");
   return [fact(input, { key: "profile:name", value, content: `User's name is ${value}.` })];
+};
+
+/** Faiths and their absence: a closed class, so "I'm Catholic" is never read as a name. */
+const RELIGIONS =
+  "Catholic|Christian|Protestant|Anglican|Methodist|Baptist|Lutheran|Orthodox|Mormon|Muslim|Jewish|Hindu|Buddhist|Sikh|Jain|Quaker|Pagan|atheist|agnostic";
+const RELIGION = new RegExp(`^(?:${RELIGIONS})$`, "i");
+
+/** "I'm Catholic", "I am a practising Muslim", "I'm Jewish, not very observant". */
+export const religion: FactRule = (input) => {
+  const match = new RegExp(`\\bI am (?:an? )?(?:practi[cs]ing |devout |lapsed |non-practi[cs]ing )?(${RELIGIONS})\\b`, "i").exec(
+    input.clause.text,
+  );
+  if (!match) return [];
+  const faith = match[1] as string;
+  const said = /^(?:atheist|agnostic)$/i.test(faith) ? `an ${faith.toLowerCase()}` : faith;
+  return [fact(input, { key: "profile:religion", value: faith, content: `User is ${said}.` })];
 };
 
 /** "I am 34", "I am 29 years old", "I (just) turned 40". */
@@ -36,7 +52,16 @@ export const home: FactRule = (input) => {
     if (!place || (/do not/i.test(left[0]) && !saysAnymore(text))) return [];
     return retraction(input, "profile:location", `User no longer lives in ${place}.`, place);
   }
-  const lives = /\b(?:I|we) (?:currently |now |still )?(?:live|am living|are living|have lived|reside) in\s+(.+)$/i.exec(text);
+  // "I live in Leeds", "I'm living with my parents back in Norwich", "I rent a one-bed flat in Hackney".
+  const lives =
+    /\b(?:I|we) (?:currently |now |still )?(?:live|am living|are living|have lived|reside)(?: with (?:my|our) \w+(?: \w+)?)?(?: back| out| over)? in\s+(.+)$/i.exec(
+      text,
+    ) ??
+    (/\b(?:rent|let) (?:it |them )?out\b/i.test(text)
+      ? null
+      : /\b(?:I|we) (?:currently |now )?(?:rent|share) (?:a|an|the) (?:[\w-]+ )?(?:flat|apartment|house|room|studio|condo|place) in\s+(.+)$/i.exec(
+          text,
+        ));
   const moved = /\b(?:I|we) (?:just |recently |finally |have |had )?(?:moved|relocated|moved back) to\s+(.+)$/i.exec(text);
   const based = /\bI am (?:now |currently )?based in\s+(.+)$/i.exec(text);
   // Settled somewhere new, or home named: "now that I am settled in Glasgow", "home is Kyoto now".
@@ -47,9 +72,15 @@ export const home: FactRule = (input) => {
   const headed = RELOCATED.test(input.clause.message)
     ? /\b(?:I|we) (?:\w+ up and |finally |just )?(?:headed|went|came|emigrated|moved back|got) (?:over |back |out )?to\s+(.+)$/i.exec(text)
     : null;
+  // A new home named by where it is: "first week in the new flat in Bristol", "writing from our new apartment in Melbourne".
+  const newHome = /\b(?:the|my|our) new (?:flat|apartment|house|place|home|condo|pad) (?:in|over in|out in)\s+(.+)$/i.exec(text);
+  // "I'm in Jersey City now": where the user is, which the message says is a move ("cheaper rent").
+  const inNow = RELOCATED.test(input.clause.message)
+    ? /\bI am (?:now |currently )?(?:in|out in|over in)\s+(\p{Lu}.+?)\s+now\b/iu.exec(text)
+    : null;
   // Chat drops the subject: "Moved to Toronto in the spring."
   const bareMove = /^(?:just |recently )?(?:moved|relocated) to\s+(.+)$/i.exec(text);
-  const raw = (lives ?? moved ?? based ?? bareMove ?? settled ?? homeIs ?? headed)?.[1];
+  const raw = (lives ?? moved ?? based ?? bareMove ?? settled ?? homeIs ?? newHome ?? inNow ?? headed)?.[1];
   const place = raw ? firstProperPhrase(raw, input.clause) : null;
   if (!place) return [];
   return [fact(input, { key: "profile:location", value: place, content: `User lives in ${place}.` })];
@@ -57,7 +88,7 @@ export const home: FactRule = (input) => {
 
 /** What says a move is for good, not a trip: "packed up", "settled", "loving it here", "our new place". */
 const RELOCATED =
-  /\b(?:packed up|settled|settling in|loving it here|love it here|living here|new home|new place|new flat|new apartment|new house|for good|moved)\b/i;
+  /\b(?:packed up|settled|settling in|loving it here|love it here|living here|new home|new place|new flat|new apartment|new house|for good|moved|got out of|left|rent|commute|emigrated|relocated)\b/i;
 
 /** "I am (originally) from Kerala", "I grew up in Porto", "I was born in Lyon". */
 export const origin: FactRule = (input) => {
@@ -69,7 +100,7 @@ export const origin: FactRule = (input) => {
 
 /** Words compromise does not tag as occupations in every sentence ("I am a nurse"). */
 const OCCUPATIONS = new Set(
-  "nurse barista cashier waiter waitress principal chef cook pilot doctor dentist surgeon vet veterinarian pharmacist paramedic firefighter police officer soldier farmer carpenter plumber electrician mechanic engineer architect lawyer attorney judge accountant consultant analyst manager director ceo cto founder teacher professor lecturer tutor researcher scientist journalist editor writer author designer developer programmer artist musician photographer actor actress therapist psychologist counselor counsellor librarian nanny midwife receptionist secretary clerk banker broker realtor translator interpreter baker butcher driver courier tailor hairdresser barber coach trainer physiotherapist social worker".split(
+  "nurse barista cashier waiter waitress principal chef cook pilot doctor dentist surgeon vet veterinarian pharmacist paramedic firefighter police officer soldier farmer carpenter plumber electrician mechanic engineer architect lawyer attorney judge accountant consultant analyst manager director ceo cto founder teacher professor lecturer tutor researcher scientist journalist editor writer author designer developer programmer artist musician photographer actor actress therapist psychologist counselor counsellor librarian nanny midwife receptionist secretary clerk banker broker realtor translator interpreter baker butcher driver courier tailor hairdresser barber coach trainer physiotherapist social worker carer caregiver gp".split(
     " ",
   ),
 );
@@ -111,6 +142,13 @@ const occupationFact = (input: RuleInput, occupation: string): ExtractedFact =>
 const employerFact = (input: RuleInput, employer: string): ExtractedFact =>
   fact(input, { key: "profile:employer", value: employer, content: `User works at ${employer}.` });
 
+/** Retired, however it is put: "I am retired", "a man of leisure now", "done with work for good". */
+const RETIRED =
+  /\bI am (?:now |happily |officially |finally )?(?:retired\b|an? (?:man|woman|lady|gentleman) of leisure\b|done with work for good\b)/i;
+/** Out of work: "I am unemployed", "between jobs", "job hunting again". */
+const NOT_WORKING =
+  /\bI am (?:now |currently )?(?:unemployed|out of work|between jobs|job hunting|looking for (?:a )?(?:job|work))\b|^(?:so,? )?(?:back to )?job hunting(?: again)?$/i;
+
 /**
  * Jobs and employers: "I work as", "I work at / for", "I am a software engineer at Google", "I have
  * been a nurse for ten years", "I (just) started a new job as … at …", "joined Stripe as …", "I
@@ -134,12 +172,18 @@ export const work: FactRule = (input) => {
     /\bI (?:have been|am now|am) (?:at|with)\s+(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)(?=\s+(?:since|for \d|for (?:a|two|three|several|many) (?:years?|months?)|now\b))/u.exec(
       text,
     );
-  const isA = /\bI (?:am|have been|am now)\s+(?:now\s+)?(an? .+?)(?:\s+(?:at|for|with)\s+(.+))?$/i.exec(text);
+  // "I am a midwife, not a nurse": what the user is not is a correction, not part of the job.
+  const isA = /\bI (?:am|have been|am now)\s+(?:now\s+)?(an? .+?)(?:\s+(?:at|for|with)\s+(.+))?$/i.exec(
+    text.replace(/,?\s+(?:not|rather than|instead of) (?:an? |the )?[\p{L}-]+(?: [\p{L}-]+)?(?=,|$).*$/iu, ""),
+  );
   const newJob =
     /\b(?:I (?:just |recently |finally )?(?:started|got|landed|accepted|took|began)|moved \S+(?: \S+)? for) (?:a |my |the )?(?:new |first )?(?:job|position|role|working)\b(?:\s+as\s+(.+?))?(?:\s+(?:at|with|for)\s+(.+))?$/i.exec(
       text,
     );
   const joined = /\b(?:I )?(?:just |recently )?joined\s+(\p{Lu}.+?)\s+as\s+(.+)$/u.exec(text);
+  // "Monday I start as a junior developer at Monzo", "I have jumped ship to a smaller firm".
+  const startsAs = /\bI (?:start|am starting|will start|started) as\s+(.+?)(?:\s+(?:at|with|for)\s+(.+))?$/i.exec(text);
+  const switched = /\bI (?:have |just )?(?:jumped ship|switched|moved over) to\s+(.+)$/i.exec(text);
   const teaches = /\bI teach\s+(.+)$/i.exec(text);
   const promoted = /\bI (?:just |finally )?(?:got|was|have been|am being) promoted to\s+(.+)$/i.exec(text);
   const isAJob = isA ? occupationPhrase(isA[1] as string, tagsOf) : null;
@@ -149,6 +193,7 @@ export const work: FactRule = (input) => {
     isAJob ??
     (newJob?.[1] && occupationPhrase(newJob[1], tagsOf)) ??
     (joined && occupationPhrase(joined[2] as string, tagsOf)) ??
+    (startsAs && occupationPhrase(startsAs[1] as string, tagsOf)) ??
     (promoted && occupationPhrase(promoted[1] as string, tagsOf)) ??
     null;
   const employer =
@@ -156,13 +201,21 @@ export const work: FactRule = (input) => {
     (isAJob && isA?.[2] && employerPhrase(isA[2])) ??
     (newJob?.[2] && employerPhrase(newJob[2], true)) ??
     (joined && properPhrase(joined[1] as string)) ??
+    (startsAs?.[2] && employerPhrase(startsAs[2], true)) ??
+    (switched && /\b(?:firm|company|agency|studio|startup|practice|team|employer|business)\b/i.test(switched[1] as string)
+      ? employerPhrase((switched[1] as string).replace(/,.*$/, ""), true)
+      : null) ??
     null;
   if (occupation) facts.push(occupationFact(input, occupation));
   else if (teaches) {
     const subject = objectPhrase(teaches[1] as string);
     if (subject) facts.push(fact(input, { key: "profile:occupation", value: `${subject} teacher`, content: `User teaches ${subject}.` }));
-  } else if (/\bI am (?:now |happily )?retired\b/i.test(text)) {
+  } else if (RETIRED.test(text)) {
     facts.push(fact(input, { key: "profile:occupation", value: "retired", content: "User is retired." }));
+    facts.push(...retraction(input, "profile:employer", "User retired."));
+  } else if (NOT_WORKING.test(text)) {
+    facts.push(...retraction(input, "profile:occupation", "User is out of work."));
+    facts.push(...retraction(input, "profile:employer", "User is out of work."));
   }
   if (employer) facts.push(employerFact(input, employer));
   return facts;
@@ -202,6 +255,18 @@ export const diet: FactRule = (input) => {
     if (/\bam not\b/i.test(stopped[0]) && !saysAnymore(text)) return [];
     const kind = (stopped[1] as string).toLowerCase();
     return retraction(input, "profile:diet", `User is no longer ${kind}.`, kind);
+  }
+  // "I eat meat again", "I'm back on fish": what the diet left out is eaten again.
+  const held = input.known.get("profile:diet");
+  const eats =
+    /\bI (?:eat|am eating|have started eating|started eating|am back on|have gone back to) (meat|fish|chicken|steak|bacon|burgers?|dairy|cheese|eggs)\b/i.exec(
+      text,
+    );
+  if (held && eats && (/\bagain\b|\bback\b/i.test(text) || /\bstarted\b/i.test(eats[0]))) {
+    const meatless = /vegetarian|vegan|pescatarian|pescetarian/i.test(String(held.value));
+    const food = (eats[1] as string).toLowerCase();
+    const breaks = /vegan/i.test(String(held.value)) || (meatless && !(/pesc/i.test(String(held.value)) && food === "fish"));
+    if (breaks) return retraction(input, "profile:diet", `User is no longer ${String(held.value)}.`);
   }
   const match = new RegExp(`\\bI (?:am|became|went|have been|turned)\\s+(?:now\\s+)?(?:an? )?(?:strict )?(${DIETS})\\b`, "i").exec(text);
   if (!match) return [];

@@ -13,6 +13,7 @@ export type ChangeClass =
   | "studies-ended"
   | "job-left"
   | "place-left"
+  | "state-ended"
   | "taste-ended"
   | "taste-began";
 
@@ -32,8 +33,10 @@ export interface StateChange {
   verb: VerbPhrase;
 }
 
-const RELATION_WORDS =
-  /\b(partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|son|daughter|brother|sister|mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather|granny|nana|aunt|uncle|cousin|niece|nephew|grandson|granddaughter|friend|dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard|fish|pet)\b/gi;
+const RELATIONS =
+  "partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|son|daughter|brother|sister|mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandad|granddad|grandfather|granny|nana|nanna|nan|aunt|uncle|cousin|niece|nephew|grandson|granddaughter|friend|dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard|fish|pet";
+const RELATION_WORDS = new RegExp(`\\b(${RELATIONS})\\b`, "gi");
+const IS_RELATION = new RegExp(`^(?:${RELATIONS})$`, "i");
 const PARTNER_WORDS = /\b(?:partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|ex)\b/i;
 const SCHOOLING =
   /\b(?:school|college|university|uni|degree|phd|ph\.d|doctorate|masters?|bachelors?|studies|course|program(?:me)?|apprenticeship|thesis|bootcamp)\b/i;
@@ -46,7 +49,11 @@ const CONSUMING = /^(?:drinking|smoking|vaping|eating)\b/i;
 const LAPSE =
   /\b(?:(?:in|for) (?:over |more than |almost |nearly |about )?(?:a|an|\d+|two|three|four|five|six|ten|several|many|ages|years|months)(?: (?:years?|months?))?|since \w+)\b.*$/i;
 const THING_END =
-  /\s+(?:since|because|after|before|when|while|as|so|but|and|last|this|in|at|on|for|ago|too|anymore|any more|now|these days|nowadays|for good|years?|months?|weeks?)\b.*$/i;
+  /\s+(?:since|because|after|before|when|while|as|so|but|and|last|this|in|at|on|for|ago|too|anymore|any more|now|these days|nowadays|for good|completely|entirely|altogether|totally|cold turkey|years?|months?|weeks?)\b.*$/i;
+
+/** What says a broken thing is gone: "beyond repair", "back to paperbacks", "need a new one". */
+const FOR_GOOD =
+  /\b(?:for good|beyond repair|can ?not be (?:fixed|repaired|saved)|unfixable|write-off|a new one|replace it|replacing it|back to|no more|for ever|forever)\b/i;
 
 /** What a thing is said to be once it has ended for the user. */
 const RULED_OUT =
@@ -74,17 +81,22 @@ function thingOf(raw: string, clause?: Clause): string | undefined {
   const first = /^\p{Lu}[\p{Ll}'-]*/u.exec(text)?.[0];
   if (clause && first && text === raw.trim() && commonWord(first)) text = `${first.toLowerCase()}${text.slice(first.length)}`;
   for (let pass = 0; pass < 4 && LIGHT.test(text); pass += 1) text = text.replace(LIGHT, "");
-  const phrase = objectPhrase(text.replace(THING_END, ""));
+  const phrase = objectPhrase((text.split(/\s*[,;—–]\s*/)[0] ?? "").replace(THING_END, ""));
   return phrase && !/^(?:it|that|this|them|the habit|habit|one|all|everything)$/i.test(phrase) ? phrase : undefined;
 }
 
 function namesIn(text: string, clause: Clause): string[] {
-  return [...text.matchAll(/\b\p{Lu}[\p{L}'-]+\b/gu)]
-    .map((match) => match[0])
-    .filter(
-      (word) => !/^(?:I|We|My|Our|The|A|An|Sorry|Actually|Last|This|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday)$/.test(word),
-    )
-    .filter((word) => looksLikeName(word, clause));
+  return (
+    [...text.matchAll(/\b\p{Lu}[\p{L}'-]+\b/gu)]
+      .map((match) => match[0])
+      .filter(
+        (word) =>
+          !/^(?:I|We|My|Our|The|A|An|Sorry|Actually|Last|This|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday)$/.test(word),
+      )
+      // "Grandad passed away": a relation said as a name is the relation.
+      .filter((word) => !IS_RELATION.test(word))
+      .filter((word) => looksLikeName(word, clause))
+  );
 }
 const relationsIn = (text: string) => [...text.matchAll(RELATION_WORDS)].map((match) => (match[1] as string).toLowerCase());
 
@@ -105,20 +117,73 @@ export function stateChanges(clause: Clause): StateChange[] {
   const found: StateChange[] = [];
   const whole = clause.text;
   let previousByUser = false;
+  // The last thing of the user's named in the clause, for "it" after it: "Dropped my Kindle in the bath and it is dead".
+  let lastOwned: string | undefined;
   for (const verb of verbPhrases(whole)) {
     // "stop smoking" → the gerund is the thing; "give up" → a particle, no thing.
-    const rest = verb.lemma
-      .split(/\s+/)
-      .slice(1)
-      .filter((word) => /ing$/.test(word))
-      .join(" ");
+    // compromise sometimes keeps the gerund in the verb's text only: "have given up climbing" → "give up".
+    const trailing =
+      /(?:\s\p{L}+ing)+$/u
+        .exec(verb.text.replace(/[,;.!]+$/, ""))?.[0]
+        .trim()
+        .toLowerCase() ?? "";
+    const rest =
+      verb.lemma
+        .split(/\s+/)
+        .slice(1)
+        .filter((word) => /ing$/.test(word))
+        .join(" ") || trailing;
     // Verbs joined by "and" share their subject: "I finally kicked the habit and stopped smoking".
+    // "I have to give up sugar", "I need to quit": an obligation, not yet a change.
+    if (
+      /\b(?:have|has|need|needs|ought|want|wants) to\b/i.test(verb.text) ||
+      /\b(?:have|has|need|needs|ought|want|wants) to$/i.test(verb.before)
+    )
+      continue;
     const byUser: boolean = saidOfUser(verb.before) || (previousByUser && /(?:\band|\bor|\bthen|,)\s*$/i.test(verb.before));
     previousByUser = byUser;
     const add = (change: ChangeClass, fields: Partial<StateChange> = {}) =>
       found.push({ change, names: [], relations: [], verb, ...fields });
-    const acted = `${rest ? `${rest} ` : ""}${verb.after}`;
+    // The verb's own comma ends its object: "have given up climbing, my fingers …".
+    const acted = `${rest ? `${rest}${/[,;]$/.test(verb.text.trim()) ? "," : ""} ` : ""}${verb.after}`;
 
+    const owned = /\b(?:my|our)\s+(.+)$/i.exec(verb.after.split(/\s+(?:in|into|and|from|to|with|while)\s+|[,;]/)[0] ?? "")?.[1];
+    const subjectThing = (): string | undefined => {
+      const said = lastPhrase(verb.before).replace(/^.*\b(?:my|our|the)\s+/i, "");
+      return /^(?:it|that|this|the thing)$/i.test(said) ? lastOwned : thingOf(said);
+    };
+    if (owned) lastOwned = thingOf(owned);
+    // A thing lost, stolen or broken: "my Omega got nicked", "it is dead", "the sale of the Lisbon flat went through".
+    // What a copula says of its subject, whether compromise kept it in the verb ("is dead") or after it.
+    const complement = `${verb.text.replace(/^(?:is|are|was|were|am|be|been|has been|have been)\b\s*/i, "")} ${verb.after}`
+      .replace(/^(?:not|no longer)\s+/i, "")
+      .trim();
+    // "My phone died" is a flat battery: a thing dead or broken is gone only when the message says for good.
+    const forGood = FOR_GOOD.test(clause.message);
+    const gone =
+      (/^(?:steal|nick|pinch|nab|swipe)$/.test(verb.head) && /\b(?:got|get|was|were|been|be)\b/i.test(verb.text)) ||
+      (verb.head === "be" && !verb.negative && /^(?:stolen|totalled|written off)\b/i.test(complement)) ||
+      (forGood && verb.head === "be" && !verb.negative && /^(?:dead|broken|bust|busted|ruined|toast|kaput)\b/i.test(complement)) ||
+      (forGood && /^(?:die|break|conk out)$/.test(verb.lemma) && !byUser);
+    if (gone) {
+      const thing = subjectThing();
+      if (thing) add("sale", { thing });
+    }
+    const sold = /\bsale of (?:the |my |our )?(.+)$/i.exec(verb.before);
+    if (sold && /^(?:go through|complete|close|finalise|finalize)$/.test(verb.lemma)) {
+      const thing = thingOf(sold[1] as string);
+      if (thing) add("sale", { thing });
+      continue;
+    }
+    // "Miso didn't make it (through the surgery)": said of someone else, a death.
+    if (verb.head === "make" && verb.negative && !byUser && /^it\b/i.test(verb.after)) {
+      const names = namesIn(verb.before, clause);
+      const relations = relationsIn(verb.before);
+      if (names.length > 0 || relations.length > 0) {
+        add("death", { names, relations });
+        continue;
+      }
+    }
     // Death: "Rufus passed away", "we lost grandpa Joe", "we had to put Mittens down".
     if (/^(?:die|pass away|pass|put down|put to sleep|put|lose|bury)$/.test(verb.lemma) || /^(?:die|pass away)\b/.test(verb.lemma)) {
       const aboutWhom = /^(?:put|lose|bury)/.test(verb.lemma) ? verb.after : verb.before;
@@ -139,9 +204,17 @@ export function stateChanges(clause: Clause): StateChange[] {
         continue;
       }
     }
-    // Break-up: "Sam and I called it quits", "I broke up with Jo", "we are getting divorced".
-    if (/^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) || /^break up\b/.test(verb.lemma)) {
-      const quits = verb.lemma !== "call" || /^it quits\b/i.test(verb.after);
+    // Break-up: "Sam and I called it quits", "I broke up with Jo", "we are getting divorced", "we called
+    // off the engagement", "Aisha and I went our separate ways", "Tomás and I are done".
+    const parted =
+      (verb.lemma === "call off" && /^(?:the|our|my) (?:engagement|wedding|relationship|marriage)\b/i.test(verb.after)) ||
+      (verb.head === "go" && /^(?:our|their) separate ways\b/i.test(verb.after)) ||
+      (verb.head === "be" &&
+        !verb.negative &&
+        /^(?:done|over|finished|through)\b/i.test(verb.after) &&
+        /\band (?:I|me)\b/.test(clause.sentence));
+    if (parted || /^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) || /^break up\b/.test(verb.lemma)) {
+      const quits = parted || verb.lemma !== "call" || /^it quits\b/i.test(verb.after);
       const ends = verb.lemma !== "end" || /^(?:things|it|our (?:relationship|marriage))\b/i.test(verb.after);
       if (quits && ends && (byUser || /\bme\b/i.test(verb.after))) {
         // "Sam and I …" is split into two clauses before the rules read it: the partner is in the sentence.
@@ -177,13 +250,44 @@ export function stateChanges(clause: Clause): StateChange[] {
       add("taste-ended", { thing: subject });
       continue;
     }
+    // A job left, whoever says it: "they let me go", "(I) got made redundant", "finished my last shift".
+    if (
+      (verb.head === "let" && /^me go\b/i.test(verb.after)) ||
+      (verb.head === "make" && /^redundant\b/i.test(verb.after) && (byUser || /\b(?:got|was|been)$/i.test(verb.before))) ||
+      (/^(?:finish|work|do|pull)$/.test(verb.head) && byUser && /^(?:my|the) (?:last|final) (?:shift|day|route|week)\b/i.test(verb.after))
+    ) {
+      const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(verb.after)?.[1];
+      add("job-left", employer ? { mentions: employer.replace(/^the\s+/i, "") } : {});
+      continue;
+    }
     if (/^(?:steal)$/.test(verb.lemma) && /^(?:my|our)\s/i.test(verb.after)) {
       const thing = thingOf(verb.after);
       if (thing) add("sale", { thing });
       continue;
     }
+    // Studies done, said of the degree as often as by the user: "passed my viva", "that is the PhD done".
+    if (
+      (/^(?:pass|defend)$/.test(verb.head) && /^my (?:viva|defen[cs]e|finals|final exams|dissertation|thesis)\b/i.test(verb.after)) ||
+      (verb.head === "be" && /^(?:the|my) \S+(?: \S+)? (?:done|finished|over)\b/i.test(verb.after) && SCHOOLING.test(verb.after))
+    ) {
+      const degree = /\b(?:PhD|doctorate|masters?|MBA|MSc|MA|BSc|BA|degree)\b/i.exec(clause.sentence)?.[0];
+      add("studies-ended", { thing: degree ? `their ${degree}` : "studies" });
+      continue;
+    }
     if (!byUser) continue;
 
+    // "I am not single any more", "I do not consider myself religious these days": a state of the user's that ended.
+    const considers = verb.head === "consider" && /\bmyself\s+(.+)$/i.exec(`${verb.lemma} ${verb.after}`)?.[1];
+    // compromise reads "am not married" as the verb "marry": a copula in the verb's text makes it a state.
+    const copula = verb.head === "be" || /^(?:am|is|are|was|were)\b/i.test(verb.text);
+    if (((copula && !/^with\s/i.test(verb.after)) || considers) && noMore) {
+      const state = (considers || complement.replace(/^(?:not|no longer)\s+/i, ""))
+        .replace(/\b(?:any ?more|these days|nowadays|actually|really|officially|though)\b.*$/i, "")
+        .replace(/[,;.!]+$/, "")
+        .trim();
+      if (state && state.split(/\s+/).length <= 4) add("state-ended", { thing: state.replace(/^(?:an?|the)\s+/i, "") });
+      continue;
+    }
     // "I am no longer with the council", "I'm not with Sam any more": a tie that ended — with an
     // employer, or with a partner by name; each closes only a held fact that names it.
     if (verb.head === "be" && noMore && /^with\s+\S/i.test(verb.after)) {
@@ -199,13 +303,16 @@ export function stateChanges(clause: Clause): StateChange[] {
     }
 
     // Leaving a job: "I quit my job", "I got let go from Walmart", "I handed in my notice at Spotify", "I retired".
-    const leaves = /^(?:quit|leave|resign|let go|lay off|fire|hand in|retire)\b/.test(verb.lemma);
+    const leaves =
+      /^(?:quit|leave|resign|let go|lay off|fire|hand in|retire)\b/.test(verb.lemma) ||
+      (verb.head === "step" && /^down (?:from|as)\b/i.test(verb.after));
     if (
       leaves &&
       (verb.lemma.startsWith("retire") ||
         JOB.test(acted) ||
         /^(?:let go|lay off|fire)/.test(verb.lemma) ||
         /^(?:from|at)\s+\p{Lu}/u.test(verb.after) ||
+        verb.head === "step" ||
         /^resign/.test(verb.lemma))
     ) {
       const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(verb.after)?.[1];
@@ -221,13 +328,14 @@ export function stateChanges(clause: Clause): StateChange[] {
       continue;
     }
     // A place left: "we left Queens in March".
-    if (verb.lemma === "leave" || verb.lemma === "move away" || verb.lemma === "move out") {
-      const place = properPhrase(verb.after.replace(/^(?:from|of)\s+/i, ""));
+    const getsOut = /^(?:get|got) out$/.test(verb.lemma) || (verb.head === "get" && /^out of\s/i.test(verb.after));
+    if (verb.lemma === "leave" || verb.lemma === "move away" || verb.lemma === "move out" || getsOut) {
+      const place = properPhrase(verb.after.replace(/^(?:out\s+)?(?:from|of)\s+/i, ""));
       if (place) add("place-left", { mentions: place });
       continue;
     }
     // Selling or losing a thing: "I sold the Mazda", "we got rid of the caravan".
-    if (/^(?:sell|get rid|give away|trade in|scrap|total)\b/.test(verb.lemma)) {
+    if (/^(?:sell|flog|offload|auction|get rid|give away|trade in|part with|scrap|total)\b/.test(verb.lemma)) {
       const thing = thingOf(verb.after.replace(/^of\s+/i, ""));
       if (thing && !/^(?:weight|track|interest|touch|count|sleep|time|money)$/i.test(thing)) add("sale", { thing });
       continue;
@@ -248,7 +356,7 @@ export function stateChanges(clause: Clause): StateChange[] {
       continue;
     }
     // Stopping a habit: "I stopped smoking", "I gave up on Japanese", "I kicked the habit" — not "I stopped by the shop".
-    if (/^(?:stop|quit|give up|kick|drop|cut out|ditch|abandon)\b/.test(verb.lemma)) {
+    if (/^(?:stop|quit|give up|kick|drop|cut out|ditch|abandon|bin|chuck|pack in)\b/.test(verb.lemma)) {
       if (
         /^(?:stop|drop) (?:by|in|over|off)\b/.test(verb.lemma) ||
         (!rest && /^(?:by|at|in|for|to|over|off|into|here|there|and)\b/i.test(verb.after))
@@ -276,7 +384,10 @@ export function stateChanges(clause: Clause): StateChange[] {
       if (thing || verb.after === "") add("past", { thing: thing ?? gerund(verb.lemma) });
     }
   }
-  return found;
+  // Two verbs may read one change ("passed my viva, so that is the PhD done"): once is enough.
+  return found.filter(
+    (change, index) => found.findIndex((other) => other.change === change.change && other.thing === change.thing) === index,
+  );
 }
 
 /** "climb" → "climbing", for a habit named by its verb. */

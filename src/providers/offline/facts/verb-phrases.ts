@@ -41,6 +41,8 @@ export function verbPhrases(clause: string): VerbPhrase[] {
     const lemma = (verb.verb.infinitive ?? text)
       .toLowerCase()
       .replace(/^to\s+/, "")
+      // "had to give up climbing" is done: what was given up is the verb's; "have to" is not yet.
+      .replace(/^had to\s+/, "")
       .replace(/[^\p{L}\s'-]/gu, "")
       .trim();
     return {
@@ -67,7 +69,11 @@ const BETWEEN =
  * Mazda last week", chat drops the subject).
  */
 export function saidOfUser(before: string): boolean {
-  const stripped = before.replace(LEADING, "").trim();
+  // A dash or a semicolon starts a new statement, whose subject chat may drop: "… — retired at the end of May".
+  const stripped = before
+    .replace(/^.*(?:\s[—–-]|;)\s*$/, "")
+    .replace(LEADING, "")
+    .trim();
   return stripped === "" || new RegExp(`(?:^|\\s)(?:I|we)${BETWEEN.source}`, "i").test(stripped);
 }
 const LEADING =
