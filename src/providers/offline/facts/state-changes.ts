@@ -256,8 +256,7 @@ export function stateChanges(clause: Clause): StateChange[] {
       (verb.head === "make" && /^redundant\b/i.test(verb.after) && (byUser || /\b(?:got|was|been)$/i.test(verb.before))) ||
       (/^(?:finish|work|do|pull)$/.test(verb.head) && byUser && /^(?:my|the) (?:last|final) (?:shift|day|route|week)\b/i.test(verb.after))
     ) {
-      const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(verb.after)?.[1];
-      add("job-left", employer ? { mentions: employer.replace(/^the\s+/i, "") } : {});
+      add("job-left", employerLeft(verb.after));
       continue;
     }
     if (/^(?:steal)$/.test(verb.lemma) && /^(?:my|our)\s/i.test(verb.after)) {
@@ -315,8 +314,7 @@ export function stateChanges(clause: Clause): StateChange[] {
         verb.head === "step" ||
         /^resign/.test(verb.lemma))
     ) {
-      const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(verb.after)?.[1];
-      add("job-left", { ...(employer ? { mentions: employer.replace(/^the\s+/i, "") } : {}) });
+      add("job-left", employerLeft(verb.after));
       continue;
     }
     // Schooling that ended: "I graduated", "I finished law school", "I dropped out of college", "I quit my PhD".
@@ -388,6 +386,12 @@ export function stateChanges(clause: Clause): StateChange[] {
   return found.filter(
     (change, index) => found.findIndex((other) => other.change === change.change && other.thing === change.thing) === index,
   );
+}
+
+/** The employer a job-leaving verb names, if any: "from Walmart", "at the BBC". */
+function employerLeft(after: string): Partial<StateChange> {
+  const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(after)?.[1];
+  return employer ? { mentions: employer.replace(/^the\s+/i, "") } : {};
 }
 
 /** "climb" → "climbing", for a habit named by its verb. */
