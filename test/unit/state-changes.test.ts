@@ -170,6 +170,7 @@ describe("the forms of a change beyond the usual verbs", () => {
       "User lives in Sheffield.",
     ]);
     expect(said("I'm in Paris now for the conference.").current).toEqual([]);
+    expect(said("We went to Paris and I left my bag on the train.").current).toEqual([]);
   });
 
   it("people and animals introduced several at a time or in passing", () => {

@@ -75,7 +75,7 @@ export const home: FactRule = (input) => {
   // A new home named by where it is: "first week in the new flat in Bristol", "writing from our new apartment in Melbourne".
   const newHome = /\b(?:the|my|our) new (?:flat|apartment|house|place|home|condo|pad) (?:in|over in|out in)\s+(.+)$/i.exec(text);
   // "I'm in Jersey City now": where the user is, which the message says is a move ("cheaper rent").
-  const inNow = RELOCATED.test(input.clause.message)
+  const inNow = LIVES_NOW.test(input.clause.message)
     ? /\bI am (?:now |currently )?(?:in|out in|over in)\s+(\p{Lu}.+?)\s+now\b/iu.exec(text)
     : null;
   // Chat drops the subject: "Moved to Toronto in the spring."
@@ -88,7 +88,9 @@ export const home: FactRule = (input) => {
 
 /** What says a move is for good, not a trip: "packed up", "settled", "loving it here", "our new place". */
 const RELOCATED =
-  /\b(?:packed up|settled|settling in|loving it here|love it here|living here|new home|new place|new flat|new apartment|new house|for good|moved|got out of|left|rent|commute|emigrated|relocated)\b/i;
+  /\b(?:packed up|settled|settling in|loving it here|love it here|living here|new home|new place|new flat|new apartment|new house|for good|moved|emigrated|relocated)\b/i;
+/** What says "I'm in Jersey City now" is a home, beside the words of a move: leaving the last one, the rent, the commute. */
+const LIVES_NOW = new RegExp(`${RELOCATED.source}|\\b(?:got out of|left|rent|commute)\\b`, "i");
 
 /** "I am (originally) from Kerala", "I grew up in Porto", "I was born in Lyon". */
 export const origin: FactRule = (input) => {
