@@ -176,7 +176,7 @@ export function stateChanges(clause: Clause): StateChange[] {
       continue;
     }
     // "Miso didn't make it (through the surgery)": said of someone else, a death.
-    if (verb.head === "make" && verb.negative && !byUser && /^it\b/i.test(verb.after)) {
+    if (verb.head === "make" && verb.negative && !byUser && /^it(?:\s+through\b|$)/i.test(verb.after)) {
       const names = namesIn(verb.before, clause);
       const relations = relationsIn(verb.before);
       if (names.length > 0 || relations.length > 0) {
@@ -211,7 +211,8 @@ export function stateChanges(clause: Clause): StateChange[] {
       (verb.head === "go" && /^(?:our|their) separate ways\b/i.test(verb.after)) ||
       (verb.head === "be" &&
         !verb.negative &&
-        /^(?:done|over|finished|through)\b/i.test(verb.after) &&
+        // "Tomás and I are done", not "Tom and I are done with the kitchen".
+        /^(?:done|over|finished|through)(?:\s+(?:for good|now|at last))?$/i.test(verb.after) &&
         /\band (?:I|me)\b/.test(clause.sentence));
     if (parted || /^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) || /^break up\b/.test(verb.lemma)) {
       const quits = parted || verb.lemma !== "call" || /^it quits\b/i.test(verb.after);
@@ -254,7 +255,9 @@ export function stateChanges(clause: Clause): StateChange[] {
     if (
       (verb.head === "let" && /^me go\b/i.test(verb.after)) ||
       (verb.head === "make" && /^redundant\b/i.test(verb.after) && (byUser || /\b(?:got|was|been)$/i.test(verb.before))) ||
-      (/^(?:finish|work|do|pull)$/.test(verb.head) && byUser && /^(?:my|the) (?:last|final) (?:shift|day|route|week)\b/i.test(verb.after))
+      (/^(?:finish|work|do|pull)$/.test(verb.head) &&
+        byUser &&
+        /^(?:my|the) (?:last|final) (?:shift|day|route|week)\b(?!\s+of\s+(?!work\b))/i.test(verb.after))
     ) {
       add("job-left", employerLeft(verb.after));
       continue;
