@@ -7,6 +7,7 @@ export const KIND_OF: Readonly<Record<string, string>> = {
   wine: "alcohol",
   beer: "alcohol",
   ale: "alcohol",
+  pint: "alcohol",
   lager: "alcohol",
   cider: "alcohol",
   whisky: "alcohol",

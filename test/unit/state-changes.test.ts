@@ -156,6 +156,21 @@ describe("the forms of a change beyond the usual verbs", () => {
     expect(said("I'm vegan.", "I eat cheese again, I couldn't do it.").current).toEqual(["User eats cheese."]);
   });
 
+  it("reads what the fourth fact set showed (in other words): teetotal, 'done with', 'over between us', a lower-case correction", () => {
+    expect(said("I'm teetotal now, six months without a drink.").facts).toEqual(["ADD consumes:alcohol: User no longer drinks alcohol."]);
+    expect(changesOf("Honestly, I'm done with dating apps.")).toEqual(["cessation: dating apps"]);
+    expect(changesOf("My elbow is shot, so tennis is done for me.")).toEqual(["cessation: tennis"]);
+    expect(changesOf("Jess moved out last week and it's over between us.")).toEqual(["breakup (Jess)"]);
+    expect(changesOf("I don't do my evening swims any more.")).toEqual(["cessation: evening swims"]);
+    expect(said("I'm allergic to ibuprofen.", "Sorry, it's aspirin I react to, not ibuprofen.").current).toEqual([
+      "User is allergic to aspirin.",
+    ]);
+    // Not a thing given up: what follows "quit" is why.
+    expect(said("I worked in a bank, which I quit because it bored me.").facts).toEqual([]);
+    expect(changesOf("I'm done with the kitchen at last.")).toEqual([]);
+    expect(changesOf("My sister called off the engagement.")).toEqual([]);
+  });
+
   it("work that ends: retiring and stepping down close the employer, being out of work the job", () => {
     expect(said("I'm a paramedic with the ambulance service.", "I stepped down from the service, I'm retired now.").current).toEqual([
       "User is retired.",

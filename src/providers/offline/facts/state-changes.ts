@@ -57,7 +57,7 @@ const FOR_GOOD =
 
 /** What a thing is said to be once it has ended for the user. */
 const RULED_OUT =
-  /^(?:now |just |definitely |completely )?(?:off the table|out of the question|a thing of the past|off the cards|off limits)\b/i;
+  /^(?:now |just |definitely |completely )?(?:off the table|out of the question|a thing of the past|off the cards|off limits|done for me|over for me|finished for me)\b/i;
 /** What a taste is said not to be (with "no longer" or "any more"). */
 const NOT_MINE = /^(?:really |really my |quite )?(?:for me|for us|my (?:thing|cup of tea|jam|scene))\b/i;
 
@@ -206,9 +206,12 @@ export function stateChanges(clause: Clause): StateChange[] {
     }
     // Break-up: "Sam and I called it quits", "I broke up with Jo", "we are getting divorced", "we called
     // off the engagement", "Aisha and I went our separate ways", "Tomás and I are done".
+    // "It's over between us" is said of "it": "us" is the user and the partner.
+    const overBetweenUs = verb.head === "be" && /^over between us\b/i.test(complement);
     const parted =
       (verb.lemma === "call off" && /^(?:the|our|my) (?:engagement|wedding|relationship|marriage)\b/i.test(verb.after)) ||
       (verb.head === "go" && /^(?:our|their) separate ways\b/i.test(verb.after)) ||
+      overBetweenUs ||
       (verb.head === "be" &&
         !verb.negative &&
         // "Tomás and I are done", not "Tom and I are done with the kitchen".
@@ -217,7 +220,7 @@ export function stateChanges(clause: Clause): StateChange[] {
     if (parted || /^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) || /^break up\b/.test(verb.lemma)) {
       const quits = parted || verb.lemma !== "call" || /^it quits\b/i.test(verb.after);
       const ends = verb.lemma !== "end" || /^(?:things|it|our (?:relationship|marriage))\b/i.test(verb.after);
-      if (quits && ends && (byUser || /\bme\b/i.test(verb.after))) {
+      if (quits && ends && (byUser || overBetweenUs || /\bme\b/i.test(verb.after))) {
         // "Sam and I …" is split into two clauses before the rules read it: the partner is in the sentence.
         const pair = /(\p{Lu}[\p{L}'-]+) and (?:I|me)\b/u.exec(clause.sentence)?.[1];
         const names = [
@@ -288,6 +291,16 @@ export function stateChanges(clause: Clause): StateChange[] {
         .replace(/[,;.!]+$/, "")
         .trim();
       if (state && state.split(/\s+/).length <= 4) add("state-ended", { thing: state.replace(/^(?:an?|the)\s+/i, "") });
+      continue;
+    }
+    // "I am done with dating apps", "I'm finished with running": a thing given up.
+    if (
+      copula &&
+      !verb.negative &&
+      /^(?:done|finished|through) with\s+(?!it\b|that\b|this\b|work\b|the (?:kitchen|dishes|washing)\b)/i.test(complement)
+    ) {
+      const thing = thingOf(complement.replace(/^(?:done|finished|through) with\s+/i, ""));
+      if (thing) add("cessation", { thing });
       continue;
     }
     // "I am no longer with the council", "I'm not with Sam any more": a tie that ended — with an
@@ -372,7 +385,9 @@ export function stateChanges(clause: Clause): StateChange[] {
     if (
       (verb.negative || verb.noLonger) &&
       (anyMore || lapsed) &&
-      !/^(?:be|have|do|like|love|enjoy|live|work|drink|eat|smoke|vape)$/.test(verb.lemma)
+      !/^(?:be|have|like|love|enjoy|live|work|drink|eat|smoke|vape)$/.test(verb.lemma) &&
+      // "I don't do my morning runs any more" names its thing; "I don't do that any more" does not.
+      !(verb.lemma === "do" && !/^(?:my|the|any|our)\s/i.test(verb.after))
     ) {
       // "I have not climbed in over a year": the duration is not the thing; the verb is.
       const object = thingOf(acted.replace(LAPSE, "").replace(/\b(?:any ?more|these days|nowadays)\b.*$/i, ""));

@@ -135,7 +135,22 @@ export const consumption: FactRule = (input) => {
       fact(input, { type: "preference", key: `consumes:${slug(habit)}`, value: { habit, stopped: true }, content: `User quit ${habit}.` }),
     ];
   }
-  const gaveUp = /\bI (?:just |finally )?(?:gave up|quit|cut out) (?!my\b|the\b|on\b)(.+)$/i.exec(text);
+  // "I'm teetotal", "I've been sober since May": alcohol, stopped.
+  if (
+    /\bI (?:am|have been) (?:now |completely |totally )?(?:teetotal|sober|alcohol-free|off (?:the )?(?:booze|alcohol|drink))\b|^been (?:teetotal|sober)\b/i.test(
+      text,
+    )
+  )
+    return [
+      fact(input, {
+        type: "preference",
+        key: "consumes:alcohol",
+        value: { habit: "alcohol", stopped: true },
+        content: "User no longer drinks alcohol.",
+      }),
+    ];
+  const gaveUp =
+    /\bI (?:just |finally )?(?:gave up|quit|cut out) (?!my\b|the\b|on\b|because\b|since\b|when\b|after\b|as\b|so\b)(.+)$/i.exec(text);
   const gaveUpObject = gaveUp ? objectPhrase(gaveUp[1] as string) : null;
   if (gaveUpObject && /^\p{Ll}/u.test(gaveUpObject)) {
     return [
