@@ -171,6 +171,24 @@ describe("changes of state beyond the usual verbs", () => {
     expect(now).not.toContain("User works as a barista.");
   });
 
+  it("teetotal ends the pints, 'it's over between us' the partner, a lower-case correction the allergy", async () => {
+    await session("sober", 10, [
+      "I drink a couple of pints of lager most Fridays.",
+      "My girlfriend Jess is a nurse.",
+      "I'm allergic to ibuprofen.",
+    ]);
+    expect(await current("sober")).toEqual(expect.arrayContaining(["User's girlfriend is Jess.", "User is allergic to ibuprofen."]));
+    expect((await current("sober")).filter((content) => /lager/.test(content))).toHaveLength(1);
+    await session("sober", 40, [
+      "I'm teetotal now, six months without a drink.",
+      "Jess moved out last week and it's over between us.",
+      "Sorry, it's aspirin I react to, not ibuprofen.",
+    ]);
+    const now = await current("sober");
+    expect(now.filter((content) => /lager|Jess|ibuprofen/.test(content))).toEqual([]);
+    expect(now).toEqual(expect.arrayContaining(["User no longer drinks alcohol.", "User is allergic to aspirin."]));
+  });
+
   it("a new home said without a verb of moving; a correction of the job within a session", async () => {
     await session("homer", 10, ["I live in Galway."]);
     expect(await current("homer")).toContain("User lives in Galway.");
