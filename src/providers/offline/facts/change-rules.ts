@@ -2,9 +2,10 @@ import { canonicalAttribute } from "../../../vocabulary/fact-attributes.js";
 import type { ExtractedFact } from "../../extraction.js";
 import { sameThing, subjectOf, wordRoots } from "../../facts/fact-subject.js";
 import type { KnownFact } from "../../types.js";
+import { CONSUMING } from "./change-words.js";
 import { objectPhrase, slug } from "./phrases.js";
 import { type FactRule, fact, type RuleInput } from "./rule.js";
-import { CONSUMING, type StateChange, stateChanges } from "./state-changes.js";
+import { type StateChange, stateChanges } from "./state-changes.js";
 
 const PEOPLE = /^(?:family|pet)(?::|$)|^profile:partner$/;
 

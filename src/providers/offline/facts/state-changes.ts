@@ -1,4 +1,17 @@
 import nlp from "compromise";
+import {
+  FOR_GOOD,
+  IS_RELATION,
+  JOB,
+  LAPSE,
+  LIGHT,
+  NOT_MINE,
+  PARTNER_WORDS,
+  RELATION_WORDS,
+  RULED_OUT,
+  SCHOOLING,
+  THING_END,
+} from "./change-words.js";
 import type { Clause } from "./clauses.js";
 import { looksLikeName, objectPhrase, properPhrase } from "./phrases.js";
 import { saidOfUser, type VerbPhrase, verbPhrases } from "./verb-phrases.js";
@@ -32,34 +45,6 @@ export interface StateChange {
   mentions?: string;
   verb: VerbPhrase;
 }
-
-const RELATIONS =
-  "partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|son|daughter|brother|sister|mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandad|granddad|grandfather|granny|nana|nanna|nan|aunt|uncle|cousin|niece|nephew|grandson|granddaughter|friend|dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard|fish|pet";
-const RELATION_WORDS = new RegExp(`\\b(${RELATIONS})\\b`, "gi");
-const IS_RELATION = new RegExp(`^(?:${RELATIONS})$`, "i");
-const PARTNER_WORDS = /\b(?:partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|ex)\b/i;
-const SCHOOLING =
-  /\b(?:school|college|university|uni|degree|phd|ph\.d|doctorate|masters?|bachelors?|studies|course|program(?:me)?|apprenticeship|thesis|bootcamp)\b/i;
-const JOB = /\b(?:job|position|role|work|career|company|firm|employer|notice)\b/i;
-/** Verbs whose object is a light verb's: "taking the bus" is about the bus. */
-const LIGHT =
-  /^(?:taking|doing|having|going to|going|getting|making|using|playing|eating|drinking|on|with|from|at|in|for|of|out of|the habit of|my|the|a|an)\s+/i;
-const CONSUMING = /^(?:drinking|smoking|vaping|eating)\b/i;
-/** How long something has not happened: "in over a year", "for months", "since March". */
-const LAPSE =
-  /\b(?:(?:in|for) (?:over |more than |almost |nearly |about )?(?:a|an|\d+|two|three|four|five|six|ten|several|many|ages|years|months)(?: (?:years?|months?))?|since \w+)\b.*$/i;
-const THING_END =
-  /\s+(?:since|because|after|before|when|while|as|so|but|and|last|this|in|at|on|for|ago|too|anymore|any more|now|these days|nowadays|for good|completely|entirely|altogether|totally|cold turkey|years?|months?|weeks?)\b.*$/i;
-
-/** What says a broken thing is gone: "beyond repair", "back to paperbacks", "need a new one". */
-const FOR_GOOD =
-  /\b(?:for good|beyond repair|can ?not be (?:fixed|repaired|saved)|unfixable|write-off|a new one|replace it|replacing it|back to|no more|for ever|forever)\b/i;
-
-/** What a thing is said to be once it has ended for the user. */
-const RULED_OUT =
-  /^(?:now |just |definitely |completely )?(?:off the table|out of the question|a thing of the past|off the cards|off limits|done for me|over for me|finished for me)\b/i;
-/** What a taste is said not to be (with "no longer" or "any more"). */
-const NOT_MINE = /^(?:really |really my |quite )?(?:for me|for us|my (?:thing|cup of tea|jam|scene))\b/i;
 
 /** Whether a capitalised word is, written in lower case, an ordinary word and not a name or a place. */
 function commonWord(word: string): boolean {
@@ -133,13 +118,13 @@ export function stateChanges(clause: Clause): StateChange[] {
         .slice(1)
         .filter((word) => /ing$/.test(word))
         .join(" ") || trailing;
-    // Verbs joined by "and" share their subject: "I finally kicked the habit and stopped smoking".
     // "I have to give up sugar", "I need to quit": an obligation, not yet a change.
     if (
       /\b(?:have|has|need|needs|ought|want|wants) to\b/i.test(verb.text) ||
       /\b(?:have|has|need|needs|ought|want|wants) to$/i.test(verb.before)
     )
       continue;
+    // Verbs joined by "and" share their subject: "I finally kicked the habit and stopped smoking".
     const byUser: boolean = saidOfUser(verb.before) || (previousByUser && /(?:\band|\bor|\bthen|,)\s*$/i.test(verb.before));
     previousByUser = byUser;
     const add = (change: ChangeClass, fields: Partial<StateChange> = {}) =>
@@ -158,14 +143,7 @@ export function stateChanges(clause: Clause): StateChange[] {
     const complement = `${verb.text.replace(/^(?:is|are|was|were|am|be|been|has been|have been)\b\s*/i, "")} ${verb.after}`
       .replace(/^(?:not|no longer)\s+/i, "")
       .trim();
-    // "My phone died" is a flat battery: a thing dead or broken is gone only when the message says for good.
-    const forGood = FOR_GOOD.test(clause.message);
-    const gone =
-      (/^(?:steal|nick|pinch|nab|swipe)$/.test(verb.head) && /\b(?:got|get|was|were|been|be)\b/i.test(verb.text)) ||
-      (verb.head === "be" && !verb.negative && /^(?:stolen|totalled|written off)\b/i.test(complement)) ||
-      (forGood && verb.head === "be" && !verb.negative && /^(?:dead|broken|bust|busted|ruined|toast|kaput)\b/i.test(complement)) ||
-      (forGood && /^(?:die|break|conk out)$/.test(verb.lemma) && !byUser);
-    if (gone) {
+    if (lost(verb, complement, byUser, clause.message)) {
       const thing = subjectThing();
       if (thing) add("sale", { thing });
     }
@@ -204,19 +182,10 @@ export function stateChanges(clause: Clause): StateChange[] {
         continue;
       }
     }
-    // Break-up: "Sam and I called it quits", "I broke up with Jo", "we are getting divorced", "we called
-    // off the engagement", "Aisha and I went our separate ways", "Tomás and I are done".
+    // Break-up: "Sam and I called it quits", "I broke up with Jo", "we are getting divorced", and the partings of `parting`.
     // "It's over between us" is said of "it": "us" is the user and the partner.
     const overBetweenUs = verb.head === "be" && /^over between us\b/i.test(complement);
-    const parted =
-      (verb.lemma === "call off" && /^(?:the|our|my) (?:engagement|wedding|relationship|marriage)\b/i.test(verb.after)) ||
-      (verb.head === "go" && /^(?:our|their) separate ways\b/i.test(verb.after)) ||
-      overBetweenUs ||
-      (verb.head === "be" &&
-        !verb.negative &&
-        // "Tomás and I are done", not "Tom and I are done with the kitchen".
-        /^(?:done|over|finished|through)(?:\s+(?:for good|now|at last))?$/i.test(verb.after) &&
-        /\band (?:I|me)\b/.test(clause.sentence));
+    const parted = overBetweenUs || parting(verb, clause.sentence);
     if (parted || /^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) || /^break up\b/.test(verb.lemma)) {
       const quits = parted || verb.lemma !== "call" || /^it quits\b/i.test(verb.after);
       const ends = verb.lemma !== "end" || /^(?:things|it|our (?:relationship|marriage))\b/i.test(verb.after);
@@ -406,6 +375,35 @@ export function stateChanges(clause: Clause): StateChange[] {
   );
 }
 
+/**
+ * Whether a verb says its subject (a thing) is gone: stolen ("my Omega got nicked"), written off,
+ * or dead or broken when the message says for good — "my phone died" alone is a flat battery.
+ */
+function lost(verb: VerbPhrase, complement: string, byUser: boolean, message: string): boolean {
+  const forGood = FOR_GOOD.test(message);
+  return (
+    (/^(?:steal|nick|pinch|nab|swipe)$/.test(verb.head) && /\b(?:got|get|was|were|been|be)\b/i.test(verb.text)) ||
+    (verb.head === "be" && !verb.negative && /^(?:stolen|totalled|written off)\b/i.test(complement)) ||
+    (forGood && verb.head === "be" && !verb.negative && /^(?:dead|broken|bust|busted|ruined|toast|kaput)\b/i.test(complement)) ||
+    (forGood && /^(?:die|break|conk out)$/.test(verb.lemma) && !byUser)
+  );
+}
+
+/**
+ * A parting said without "break up": "we called off the engagement", "Aisha and I went our separate
+ * ways", "Tomás and I are done" — not "Tom and I are done with the kitchen".
+ */
+function parting(verb: VerbPhrase, sentence: string): boolean {
+  return (
+    (verb.lemma === "call off" && /^(?:the|our|my) (?:engagement|wedding|relationship|marriage)\b/i.test(verb.after)) ||
+    (verb.head === "go" && /^(?:our|their) separate ways\b/i.test(verb.after)) ||
+    (verb.head === "be" &&
+      !verb.negative &&
+      /^(?:done|over|finished|through)(?:\s+(?:for good|now|at last))?$/i.test(verb.after) &&
+      /\band (?:I|me)\b/.test(sentence))
+  );
+}
+
 /** The employer a job-leaving verb names, if any: "from Walmart", "at the BBC". */
 function employerLeft(after: string): Partial<StateChange> {
   const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(after)?.[1];
@@ -419,5 +417,3 @@ function gerund(lemma: string): string {
   if (/[^aeiou]e$/.test(verb)) return `${verb.slice(0, -1)}ing`;
   return `${verb}ing`;
 }
-
-export { CONSUMING };
