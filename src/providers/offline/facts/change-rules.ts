@@ -3,6 +3,7 @@ import type { ExtractedFact } from "../../extraction.js";
 import { sameThing, subjectOf, wordRoots } from "../../facts/fact-subject.js";
 import type { KnownFact } from "../../types.js";
 import { CONSUMING } from "./change-words.js";
+import { PARENTS, SPECIES } from "./family-rules.js";
 import { objectPhrase, slug } from "./phrases.js";
 import { type FactRule, fact, type RuleInput } from "./rule.js";
 import { type StateChange, stateChanges } from "./state-changes.js";
@@ -162,23 +163,8 @@ function about(held: KnownFact, thing: string): boolean {
   return subject.polarity === 1 && sameThing(subjectOf({ key: `habit:${slug(thing)}`, value: { object: thing }, content: "" }), subject);
 }
 
-/** Relation words as the keys spell them: "grandpa" is `family:grandfather`. */
-const RELATION_KEYS: Record<string, string> = {
-  grandpa: "grandfather",
-  grandad: "grandfather",
-  granddad: "grandfather",
-  granny: "grandmother",
-  nan: "grandmother",
-  nanna: "grandmother",
-  nana: "grandmother",
-  grandma: "grandmother",
-  mom: "mother",
-  mum: "mother",
-  dad: "father",
-  puppy: "dog",
-  kitten: "cat",
-  bunny: "rabbit",
-};
+/** Relation words as the keys spell them — the family rules' own: "grandpa" is `family:grandfather`, "puppy" a dog. */
+const RELATION_KEYS: Readonly<Record<string, string>> = { ...PARENTS, ...SPECIES };
 
 /** Whether a held fact names who the change names; a break-up with no name is the partner's. */
 function names(held: KnownFact, change: StateChange): boolean {

@@ -8,7 +8,7 @@ const PARTNERS = "partner|wife|husband|boyfriend|girlfriend|fiancé|fiance|fianc
 /** Relatives of whom a user may have several: each is its own fact, keyed by name. */
 const RELATIVES = "son|daughter|brother|sister|stepson|stepdaughter|cousin|niece|nephew|grandson|granddaughter|best friend";
 /** Relatives a user has one of: keyed by the relation. */
-const PARENTS: Record<string, string> = {
+export const PARENTS: Record<string, string> = {
   mom: "mother",
   mum: "mother",
   mother: "mother",
@@ -63,7 +63,7 @@ export const BREEDS: Record<string, string> = {
   gecko: "lizard",
 };
 /** Young animals by their species. */
-const SPECIES: Record<string, string> = { puppy: "dog", kitten: "cat", bunny: "rabbit", pony: "horse" };
+export const SPECIES: Record<string, string> = { puppy: "dog", kitten: "cat", bunny: "rabbit", pony: "horse" };
 const PETS = `dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|tortoise|turtle|guinea pig|budgie|ferret|snake|lizard|fish|bird|gerbil|rat|mouse|chicken|pony|${Object.keys(BREEDS).join("|")}`;
 const PEOPLE = `${PARTNERS}|${RELATIVES}|${Object.keys(PARENTS).join("|")}`;
 const ANY_RELATION = `${PEOPLE}|${PETS}`;
