@@ -79,7 +79,8 @@ function factsOf(input: RuleInput, change: StateChange): ExtractedFact[] {
       const how = change.verb.head === "graduate" ? "graduated" : /^(?:drop|quit|leave)/.test(change.verb.head) ? "left" : "finished";
       const studies = known.filter((item) => canonicalAttribute(item.key) === "profile:studies");
       // "I left the school" said by a teaching assistant: the school is where the user works.
-      const workplace = known.filter((item) => isWork(item) && mentions(item, schoolWord(change)));
+      const school = schoolWord(change);
+      const workplace = school ? known.filter((item) => isWork(item) && mentions(item, school)) : [];
       if (studies.length === 0 && workplace.length > 0 && how !== "graduated") return retract(workplace, `User left ${change.thing}.`);
       // "I left the school" from someone who holds a job and no studies: likely the workplace, not known which.
       if (studies.length === 0 && how === "left" && /^the\s/i.test(change.verb.after) && known.some(isWork)) return [];
@@ -129,7 +130,7 @@ function factsOf(input: RuleInput, change: StateChange): ExtractedFact[] {
 const isWork = (item: KnownFact) => /^profile:(?:occupation|employer)$/.test(canonicalAttribute(item.key));
 
 /** The schooling word a studies-ended change names: "school" of "the school in January". */
-const schoolWord = (change: StateChange) => /\b(?:school|college|university|uni|academy)\b/i.exec(change.thing ?? "")?.[0] ?? "\u0000";
+const schoolWord = (change: StateChange) => /\b(?:school|college|university|uni|academy)\b/i.exec(change.thing ?? "")?.[0];
 
 /** The attribute a state names when its value is another word: "religious" is the religion, whichever it was. */
 const STATE_ATTRIBUTES: Record<string, string> = {
