@@ -89,10 +89,14 @@ describe("changes of state, each class", () => {
     expect(now).not.toContain("User studies nursing at Monash.");
   });
 
-  it("leaving a job without naming a new one closes the employer; the profession stays", async () => {
+  it("leaving a job without naming a new one closes the employer and the occupation; the same work elsewhere keeps it", async () => {
     await session("leaver", 10, ["I'm a nurse at St. Vincent's."]);
+    expect(await current("leaver")).toEqual(expect.arrayContaining(["User works as a nurse.", "User works at St. Vincent's."]));
     await session("leaver", 40, ["I got let go from St. Vincent's."]);
-    const now = await current("leaver");
+    expect((await current("leaver")).filter((content) => /Vincent|nurse/.test(content))).toEqual([]);
+    await session("mover-on", 10, ["I'm a nurse at St. Vincent's."]);
+    await session("mover-on", 40, ["I quit St. Vincent's and I'm starting at another hospital in May."]);
+    const now = await current("mover-on");
     expect(now.filter((content) => /Vincent/.test(content))).toEqual([]);
     expect(now).toContain("User works as a nurse.");
   });
@@ -148,7 +152,7 @@ describe("changes of state beyond the usual verbs", () => {
 
   it("a parting said without 'break up', and a state that no longer holds", async () => {
     await session("parting", 10, ["I'm engaged to Luca.", "I'm Catholic."]);
-    expect(await current("parting")).toEqual(expect.arrayContaining(["User's partner is Luca.", "User is Catholic."]));
+    expect(await current("parting")).toEqual(expect.arrayContaining(["User is engaged to Luca.", "User is Catholic."]));
     await session("parting", 40, ["Luca and I went our separate ways in June.", "I don't consider myself religious these days."]);
     expect((await current("parting")).filter((content) => /Luca|Catholic/.test(content))).toEqual([]);
     await session("status", 10, ["I'm single."]);
@@ -198,5 +202,40 @@ describe("changes of state beyond the usual verbs", () => {
     await session("midwife", 10, ["I'm a nurse.", "Actually — I'm a midwife, not a nurse."]);
     expect(await current("midwife")).toContain("User works as a midwife.");
     expect(await current("midwife")).not.toContain("User works as a nurse.");
+  });
+
+  it("a job lost ends the occupation with the employer; a favourite ends by its value; a course that wrapped up", async () => {
+    await session("cook", 10, ["I'm a sous chef at Dishoom.", "My favourite band is Blur.", "I'm taking a pottery class on Tuesdays."]);
+    expect(await current("cook")).toEqual(
+      expect.arrayContaining([
+        "User works as a sous chef.",
+        "User works at Dishoom.",
+        "User's favorite band is Blur.",
+        "User is learning pottery class.",
+      ]),
+    );
+    await session("cook", 40, [
+      "They let me go from Dishoom on Friday.",
+      "Honestly Blur isn't really my thing any more.",
+      "The pottery course wrapped up last week.",
+    ]);
+    const now = await current("cook");
+    expect(now.filter((content) => /chef|Dishoom|favorite band|pottery/.test(content))).toEqual([]);
+    expect(now).toContain("User no longer likes Blur.");
+    const favourite = await factNamed("cook", "User's favorite band is Blur.");
+    expect((await historyOf(favourite.id)).join("\n")).toContain("User no longer likes Blur.");
+  });
+
+  it("someone else's pet, and what people assume, end nothing; a partner who called it off, a pet said gently to have died", async () => {
+    await session("keeper", 10, ["My cat Olive is 16.", "I'm engaged to Priya.", "My dog Pippin is a whippet."]);
+    expect(await current("keeper")).toEqual(
+      expect.arrayContaining(["User has a cat named Olive.", "User is engaged to Priya.", "User has a dog named Pippin."]),
+    );
+    await session("keeper", 40, ["My neighbour's cat died last night.", "People assume we're splitting up, but we're just busy."]);
+    expect(await current("keeper")).toEqual(expect.arrayContaining(["User has a cat named Olive.", "User is engaged to Priya."]));
+    await session("keeper", 70, ["Priya called off the engagement.", "Pippin crossed the rainbow bridge on Sunday."]);
+    const now = await current("keeper");
+    expect(now.filter((content) => /Priya|Pippin/.test(content))).toEqual([]);
+    expect(now).toContain("User has a cat named Olive.");
   });
 });

@@ -198,3 +198,108 @@ describe("the forms of a change beyond the usual verbs", () => {
     expect(said("My grandad Eric taught me chess.").current).toEqual(["User's grandfather is Eric."]);
   });
 });
+
+describe("the forms the fifth fact set showed, each said in other words and with a control", () => {
+  it("a job that ends ends the occupation too, unless the same work goes on elsewhere", () => {
+    expect(said("I'm a barber at Trim & Co.", "Got laid off from Trim & Co on Friday.").current).toEqual([]);
+    expect(said("I work as a welder.", "They let me go last week.").current).toEqual([]);
+    expect(said("I'm a nurse at St Luke's.", "I quit St Luke's and start at another hospital in May.").current).toEqual([
+      "User works as a nurse.",
+    ]);
+  });
+
+  it("a subject chat drops is the user's: a clause that opens in the past tense", () => {
+    expect(said("I'm a junior analyst at Aviva.", "Got promoted to senior analyst this week!").current).toContain(
+      "User works as a senior analyst.",
+    );
+    expect(said("I drive a Fiat Panda.", "Sold the Panda on Sunday.").current).toEqual([]);
+    expect(said("Tell me about Lisbon.").current).toEqual([]);
+  });
+
+  it("a new job said beside leaving the old, or without a verb", () => {
+    expect(said("I teach history.", "I left teaching and now work as a copywriter.").current).toEqual(["User works as a copywriter."]);
+    expect(said("I'm a clerk at Lloyds.", "Now that I've started at the dental practice I finish at four.").current).toContain(
+      "User works at the dental practice.",
+    );
+    expect(said("I'm a clerk at Lloyds.", "I started at the climbing gym last week.").current).toContain("User works at Lloyds.");
+    expect(said("I'm a clerk at Lloyds.", "I've started at the library on Saturdays too.").current).toContain("User works at Lloyds.");
+  });
+
+  it("someone else's loss, or what others assume, ends nothing of the user's", () => {
+    expect(said("My dog Bran is 11.", "My cousin's dog died on Tuesday.").current).toEqual(["User has a dog named Bran."]);
+    expect(said("My dog Bran is 11.", "Her dog passed away last night.").current).toEqual(["User has a dog named Bran."]);
+    expect(said("My dog Bran is 11.", "Our dog passed away last night.").current).toEqual([]);
+    expect(said("My husband Olu and I are fine.", "Everyone assumes we are splitting up since Olu moved for work.").current).toEqual([
+      "User's husband is Olu.",
+    ]);
+  });
+
+  it("a death said gently, a pet rehomed, a thing with a new owner", () => {
+    expect(said("My rabbit Clover is 8.", "Clover crossed the rainbow bridge on Monday.").current).toEqual([]);
+    expect(said("My grandma Edith is 93.", "Grandma is no longer with us.").current).toEqual([]);
+    expect(said("My grandma Edith is 93.", "Grandma is no longer with us at Christmas, she goes to my aunt's.").current).toEqual([
+      "User's grandmother is Edith.",
+    ]);
+    expect(said("I have a dog called Pretzel.", "Pretzel went to a new home with a family on a farm.").current).toEqual([]);
+    expect(said("I own a Brompton.", "My Brompton has a new owner now.").current).toEqual([]);
+    expect(said("Our cat Mango died before we met you.").current).toEqual([]);
+  });
+
+  it("partings: said by name of the partner, or as not being together any more", () => {
+    expect(said("I'm engaged to Marek.", "Marek called off the engagement last night.").current).toEqual([]);
+    expect(said("My sister Ola is lovely.", "Ola called off the engagement.").current).toEqual(["User's sister is named Ola."]);
+    expect(said("My girlfriend Kim is a chef.", "Kim and I are not together any more.").current).toEqual([]);
+    expect(said("My girlfriend Kim is a chef.", "My parents are not together any more.").current).toEqual(["User's girlfriend is Kim."]);
+  });
+
+  it("a thing that came to its end, a taste that lost its pull", () => {
+    expect(said("I'm taking a watercolour class on Mondays.", "The watercolour course has wrapped up.").current).toEqual([]);
+    expect(said("I'm taking a watercolour class on Mondays.", "The watercolour class ended early today.").current).toEqual([
+      "User is learning watercolour class.",
+    ]);
+    expect(said("I love ramen.", "Ramen has lost its appeal for me.").current).toEqual(["User no longer likes ramen."]);
+    expect(said("I love ramen.", "My brother says ramen has lost its appeal for him.").current).toEqual(["User loves ramen."]);
+  });
+
+  it("a pet known by its name, said to be another animal; an allergy list that ends where a verb starts", () => {
+    expect(said("I have two cats, Fig and Plum.", "Oops, Plum is actually a guinea pig.").current.sort()).toEqual([
+      "User has a cat named Fig.",
+      "User has a guinea pig named Plum.",
+    ]);
+    expect(said("I'm allergic to kiwi, learned that at a wedding.").current).toEqual(["User is allergic to kiwi."]);
+  });
+
+  it("ends said by their signs: since my last, hung up my …, a pensioner, qualified, written off", () => {
+    expect(said("I smoke cigars.", "It's been three weeks since my last cigar.").current).toEqual(["User quit cigars."]);
+    expect(said("I drink a lot of tea.", "It's been an hour since my last tea.").current).toEqual(["User drinks tea."]);
+    expect(said("I'm a firefighter.", "I hung up my helmet for good in June.").current).toEqual([]);
+    expect(said("I'm a firefighter.", "I hung up my helmet and made a cup of tea.").current).toEqual(["User works as a firefighter."]);
+    expect(said("I'm a postman for Royal Mail.", "I'm a pensioner these days.").current).toEqual(["User is retired."]);
+    expect(said("I'm studying physiotherapy.", "I qualified as a physiotherapist last month.").current).toContain(
+      "User works as a physiotherapist.",
+    );
+    expect(said("I drive a Kia Ceed.", "My son wrote off the Kia last night.").current).toEqual(["User drives a Kia Ceed."]);
+    expect(said("I drive a Kia Ceed.", "I wrote off the Kia on the A1.").current).toEqual([]);
+    expect(said("I haven't touched my guitar since May.").current).toEqual([]);
+  });
+
+  it("medicines taken and stopped; an allergy outgrown; a number put right; a membership cancelled; a move said another way", () => {
+    expect(said("I'm on citalopram for my anxiety.").current).toEqual(["User takes citalopram for anxiety."]);
+    expect(said("I'm on holiday in Crete.", "I'm on the night bus.").current).toEqual([]);
+    expect(said("I take atorvastatin every night.", "My GP took me off the atorvastatin.").current).toEqual([
+      "User no longer takes atorvastatin.",
+    ]);
+    expect(said("I take atorvastatin every night.", "I'm not on atorvastatin these days.").current).toEqual([
+      "User no longer takes atorvastatin.",
+    ]);
+    expect(said("I take atorvastatin every night.", "I'm not on atorvastatin today, I forgot it.").current).toEqual([
+      "User takes atorvastatin.",
+    ]);
+    expect(said("I'm allergic to peanuts.", "My son grew out of his peanut allergy.").current).toEqual(["User is allergic to peanuts."]);
+    expect(said("I'm allergic to peanuts.", "I've outgrown my peanut allergy!").current).toEqual([]);
+    expect(said("I'm 52.", "Sorry, I meant 25, not 52.").current).toEqual(["User is 25 years old."]);
+    expect(said("I'm 52.", "I walked 25 miles, not 52.").current).toEqual(["User is 52 years old."]);
+    expect(said("I do yoga twice a week.", "I cancelled my yoga classes last month.").current).toEqual([]);
+    expect(said("I live in Hull.", "We upped sticks to Bath in the spring.").current).toEqual(["User lives in Bath."]);
+  });
+});

@@ -206,7 +206,7 @@ export const FACT_CASES: FactCase[] = [
     topic: "change",
     sessions: [
       { say: "I'm a nurse at St. Mary's.", expect: { "profile:occupation": "nurse", "profile:employer": "St. Mary's" } },
-      { say: "I quit my job at St. Mary's.", retract: ["profile:employer"] },
+      { say: "I quit my job at St. Mary's.", retract: ["profile:employer", "profile:occupation"] },
     ],
   },
   {

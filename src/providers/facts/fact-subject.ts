@@ -41,6 +41,9 @@ const IDIOMS: Record<string, string[]> = {
   cigarette: ["smoke"],
   cigs: ["smoke"],
   fags: ["smoke"],
+  // A class, a course and lessons are one thing said three ways: "the pottery course wrapped up" ends "pottery class".
+  course: ["class"],
+  lesson: ["class"],
 };
 
 const ENDED =
@@ -68,7 +71,8 @@ export function subjectOf(fact: FactLike): FactSubject {
     // A relation key names its person last: `family:daughter:mia`, `pet:dog:rufus`.
     if (namespace !== "profile" && rest.length > 1) names.add((rest.at(-1) as string).replace(/_/g, " "));
   } else {
-    for (const field of ["object", "item", "habit", "subject", "activity", "thing"])
+    // A favourite is its value: "User's favorite band is Coldplay." is about Coldplay.
+    for (const field of ["object", "item", "habit", "subject", "activity", "thing", "value"])
       if (typeof value[field] === "string") phrases.push(value[field] as string);
     if (phrases.length === 0) phrases.push(rest.join(" ").replace(/_/g, " "));
   }
@@ -125,6 +129,7 @@ export function wordRoots(text: string): string[] {
     if (normal === "" || NOT_THE_THING.has(normal)) return [];
     if (IDIOMS[normal]) return IDIOMS[normal] as string[];
     const root = (term.root ?? normal).replace(/[^\p{L}\p{N}'-]/gu, "");
+    if (IDIOMS[root]) return IDIOMS[root] as string[];
     return root === "" || NOT_THE_THING.has(root) ? [] : [root];
   });
 }

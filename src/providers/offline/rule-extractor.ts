@@ -6,6 +6,7 @@ import { readClauses } from "./facts/clauses.js";
 import { correction } from "./facts/correction-rules.js";
 import { birthdays, family } from "./facts/family-rules.js";
 import { habitTrait, noteFact, rememberRequest, standingRule } from "./facts/instruction-rules.js";
+import { medications } from "./facts/medication-rules.js";
 import { possessions } from "./facts/possession-rules.js";
 import { age, allergies, diet, home, name, origin, religion, studies, work } from "./facts/profile-rules.js";
 import type { FactRule, RuleInput } from "./facts/rule.js";
@@ -21,6 +22,7 @@ const FACT_RULES: FactRule[] = [
   studies,
   diet,
   allergies,
+  medications,
   family,
   birthdays,
   favorites,

@@ -9,6 +9,7 @@ import { type FactRule, fact, type RuleInput } from "./rule.js";
 import { type StateChange, stateChanges } from "./state-changes.js";
 
 const PEOPLE = /^(?:family|pet)(?::|$)|^profile:partner$/;
+const PARTNERS = /^profile:partner$|^family:(?:partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse)(?::|$)/;
 
 /**
  * Changes of state (stateChanges) resolved against the user's current facts. What stays true
@@ -51,9 +52,15 @@ function factsOf(input: RuleInput, change: StateChange): ExtractedFact[] {
       const content = `User used to ${change.verb.lemma}${said ? ` ${said}` : ""}.`.replace(/\s+\./, ".");
       return [fact(input, { type: "preference", key: `hobby:${slug(thing)}`, value: { activity: thing, stopped: true }, content })];
     }
+    case "rehomed": {
+      const held = known.filter((item) => canonicalAttribute(item.key).startsWith("pet:") && names(item, change));
+      return retract(held, `${change.names.join(" and ")} went to a new home.`);
+    }
     case "death":
     case "breakup": {
-      const held = known.filter((item) => PEOPLE.test(canonicalAttribute(item.key)) && names(item, change));
+      // A parting ends a partner, never a sister or a dog of the same name.
+      const people = change.change === "breakup" ? PARTNERS : PEOPLE;
+      const held = known.filter((item) => people.test(canonicalAttribute(item.key)) && names(item, change));
       const who = change.names.join(" and ") || change.relations.join(" and ");
       const death = change.names.length > 0 ? `${who} died.` : `User's ${who} died.`;
       return retract(held, change.change === "death" ? death : `User and ${who || "their partner"} separated.`);
@@ -103,9 +110,17 @@ function factsOf(input: RuleInput, change: StateChange): ExtractedFact[] {
           ...retract(employer ? [employer] : [], "User retired."),
           fact(input, { key: "profile:occupation", value: "retired", content: "User is retired." }),
         ];
-      // The employer ends; the occupation is a profession the user keeps ("a nurse who quit St. Mary's").
-      if (!employer || (change.mentions && !mentions(employer, change.mentions))) return [];
-      return retract([employer], `User left ${change.mentions ?? "their job"}.`);
+      // Someone who says they left a named employer that is not the one held left an earlier job.
+      if (employer && change.mentions && !mentions(employer, change.mentions)) return [];
+      // "They let me go": the user no longer works as what they worked as either — unless the same
+      // message says the work goes on elsewhere ("same role at another hospital").
+      const occupation = KEEPS_WORKING.test(input.clause.message)
+        ? undefined
+        : known.find((item) => canonicalAttribute(item.key) === "profile:occupation" && item.value !== "retired");
+      return retract(
+        [employer, occupation].filter((item) => item !== undefined),
+        `User left ${change.mentions ?? "their job"}.`,
+      );
     }
     case "place-left": {
       const home = known.find((item) => canonicalAttribute(item.key) === "profile:location");
@@ -126,6 +141,10 @@ function factsOf(input: RuleInput, change: StateChange): ExtractedFact[] {
     }
   }
 }
+
+/** A job left for the same work elsewhere: the occupation stays. */
+const KEEPS_WORKING =
+  /\b(?:same (?:role|job|position|work)|still (?:a|an|working|work|teach|nurs)|another (?:hospital|school|firm|company|practice|clinic|agency|restaurant|team)|new (?:job|role|position|employer)|(?:joined|joining|starting at|start at|moved to|moving to|switched to)\s+\p{Lu})/iu;
 
 const isWork = (item: KnownFact) => /^profile:(?:occupation|employer)$/.test(canonicalAttribute(item.key));
 

@@ -39,9 +39,33 @@ export function readClauses(message: string): Clause[] {
     }
     const tagsOf = (word: string) => tags.get(bare(word)) ?? NO_TAGS;
     const expanded = doc.text();
-    for (const text of splitClauses(expanded)) clauses.push({ text, sentence: expanded, message, tagsOf, unasserted: isUnasserted(text) });
+    for (const part of splitClauses(expanded)) {
+      const text = withSubject(part, tagsOf);
+      clauses.push({ text, sentence: expanded, message, tagsOf, unasserted: isUnasserted(text) });
+    }
   }
   return clauses;
+}
+
+/** Adverbs chat puts before a verb whose subject it dropped: "Just got back", "Finally quit". */
+const DROPPED_SUBJECT_ADVERB = /^(?:(?:just|finally|recently|also|officially|actually|eventually|basically|already)\s+)*/i;
+
+/**
+ * Chat drops the subject of what the user did: "Got promoted to senior developer today", "Sold the
+ * Mazda", "Been vegan for years". A clause that opens with a verb in the past is the user's, and
+ * is read as "I got promoted …" so that every rule sees its subject; a present-tense opening is
+ * an imperative ("Tell me …") and stays as it is.
+ */
+function withSubject(clause: string, tagsOf: (word: string) => ReadonlySet<string>): string {
+  const adverbs = DROPPED_SUBJECT_ADVERB.exec(clause)?.[0] ?? "";
+  const rest = clause.slice(adverbs.length);
+  const first = /^\p{L}+/u.exec(rest)?.[0];
+  if (!first) return clause;
+  const tags = tagsOf(first);
+  const opensInThePast = tags.has("Verb") && (tags.has("PastTense") || /^got$/i.test(first)) && !tags.has("Gerund");
+  if (!opensInThePast) return clause;
+  const verb = /^been$/i.test(first) ? "have been" : first.toLowerCase();
+  return `I ${adverbs.toLowerCase()}${verb}${rest.slice(first.length)}`;
 }
 
 /** Sentences, not split after a title ("St. Mary's", "Dr. Lee"), whitespace collapsed. */
@@ -76,7 +100,7 @@ function isQuestion(sentence: string): boolean {
  * joined Stripe" stays one clause about the user.
  */
 function splitClauses(sentence: string): string[] {
-  return sentence
+  const parts = sentence
     .split(
       /\s*[:;]\s+|\s+[—–]\s+(?=(?:I|my|we|our)\b)|,?\s+(?:but|and|so|because|although|though|while|whereas)\s+(?=(?:I|my|we|our)\b)|,\s+(?=I\s)/i,
     )
@@ -87,7 +111,17 @@ function splitClauses(sentence: string): string[] {
         .trim(),
     )
     .filter((part) => part.length > 0);
+  // "Kim and I are not together": a name and "I" are one subject, not two statements.
+  return parts.flatMap((part, index) => {
+    if (JOINT_SUBJECT.test(part) && /^I (?:are|were|have|had)\b/.test(parts[index + 1] ?? "")) return [];
+    const previous = parts[index - 1];
+    return previous !== undefined && JOINT_SUBJECT.test(previous) && /^I (?:are|were|have|had)\b/.test(part)
+      ? [`${previous} and ${part}`]
+      : [part];
+  });
 }
+/** What can stand before "and I" as the other half of one subject: "Kim", "my husband". */
+const JOINT_SUBJECT = /^(?:\p{Lu}[\p{L}'-]+|(?:my|our) \p{L}+)$/u;
 
 /**
  * Conditionals, wishes, plans, futures and reported speech: "If I lived in Tokyo", "I would love
@@ -102,6 +136,9 @@ function isUnasserted(clause: string): boolean {
   ) {
     return true;
   }
-  const reported = /\b(?:said|says|saying|told|tells|thinks|thought|believes|claims|asked|reckons)\b/i.exec(clause);
+  const reported =
+    /\b(?:said|says|saying|told|tells|think|thinks|thought|believe|believes|claims?|asked|reckons?|assume|assumes|assumed|suppose|supposes|rumou?r|rumou?red|gossip|speculate|speculating|guess|guesses)\b/i.exec(
+      clause,
+    );
   return reported !== null && !/^(?:\S+\s+){0,2}I\b/.test(clause.slice(0, reported.index));
 }

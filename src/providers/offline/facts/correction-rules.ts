@@ -10,6 +10,9 @@ const INSTEAD =
   /\b(?:I meant|I mean|it is|it was|that is|make that|should be|should have said)?\s*(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*),?\s+(?:not|rather than|instead of)\s+(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u;
 /** "it's codeine I react to, not penicillin": a value in lower case, the wrong one after "not" (read only when held). */
 const LOWER_INSTEAD = /\bit (?:is|was)\s+([\p{L}-]+)(?: (?:that )?I \p{L}+(?: to)?)?,?\s+(?:not|rather than|instead of)\s+([\p{L}-]+)/iu;
+/** "I meant 43, not 34", "it's the 24th, not the 14th": a number or a day put right (read only when held). */
+const NUMBER_INSTEAD =
+  /(?:^|[\s,])(?:the )?(\d{1,4})(?:st|nd|rd|th)?,?\s+(?:not|rather than|instead of)\s+(?:the )?(\d{1,4})(?:st|nd|rd|th)?\b/i;
 /** "not Porto but Braga". */
 const NOT_BUT = /\bnot\s+(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*),?\s+but\s+(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u;
 /** "actually her name is Maya": a name put right without saying the wrong one. */
@@ -25,7 +28,7 @@ const NAME_IS = /\b(?:her|his|their|its|the) name is (\p{Lu}[\p{L}'-]+)/u;
 export const correction: FactRule = (input) => {
   const { sentence } = input.clause;
   if (!CUE.test(sentence) && !/\bI meant\b/i.test(sentence)) return [];
-  const instead = INSTEAD.exec(sentence) ?? LOWER_INSTEAD.exec(sentence);
+  const instead = INSTEAD.exec(sentence) ?? LOWER_INSTEAD.exec(sentence) ?? NUMBER_INSTEAD.exec(sentence);
   const notBut = instead ? null : NOT_BUT.exec(sentence);
   const bare = (words: string | undefined) => words?.replace(/[.,;:!?]+$/, "");
   const [right, wrong] = instead

@@ -1,8 +1,10 @@
 import * as chrono from "chrono-node";
+import { canonicalAttribute } from "../../../vocabulary/fact-attributes.js";
 import type { ExtractedFact } from "../../extraction.js";
 import type { Clause } from "./clauses.js";
 import { looksLikeName, nameKey, slug } from "./phrases.js";
 import { type FactRule, fact, type RuleInput, retraction } from "./rule.js";
+import { stateChanges } from "./state-changes.js";
 
 const PARTNERS = "partner|wife|husband|boyfriend|girlfriend|fiancé|fiance|fiancée|fiancee|spouse";
 /** Relatives of whom a user may have several: each is its own fact, keyed by name. */
@@ -124,14 +126,47 @@ export const family: FactRule = (input) => {
     const state = (status[1] as string).toLowerCase();
     facts.push(fact(input, { key: "profile:relationship_status", value: state, content: `User is ${state}.` }));
   }
-  const married = /\bI am (?:married to|engaged to|dating) (\p{Lu}[\p{L}'-]+)/u.exec(text);
-  const named =
-    married && looksLikeName(married[1] as string, input.clause)
-      ? [{ relation: "partner", name: married[1] as string }]
-      : namedRelations(input.clause);
-  for (const { relation, name } of named) facts.push(relationFact(input, relation, name));
+  const married = /\bI am (married to|engaged to|dating) (\p{Lu}[\p{L}'-]+)/u.exec(text);
+  if (married && looksLikeName(married[2] as string, input.clause)) {
+    // The tie is said as it is: an engagement called off ends "engaged to Priya", not a vaguer "partner".
+    const [tie, name] = [married[1] as string, married[2] as string];
+    facts.push(fact(input, { key: "profile:partner", value: { relation: "partner", name, tie }, content: `User is ${tie} ${name}.` }));
+    return facts;
+  }
+  // "Our dog Rex passed away": who the clause says died or parted is not written as current.
+  const ended = new Set(
+    stateChanges(input.clause)
+      .filter((change) => change.change === "death" || change.change === "breakup" || change.change === "rehomed")
+      .flatMap((change) => change.names.map(nameKey)),
+  );
+  for (const { relation, name } of namedRelations(input.clause))
+    if (!ended.has(nameKey(name))) facts.push(relationFact(input, relation, name));
+  const corrected = correctedPet(input);
+  if (corrected) {
+    facts.push(relationFact(input, corrected.animal, corrected.name));
+    for (const key of corrected.replaces) facts.push(...retraction(input, key, `${corrected.name} is a ${corrected.animal}.`));
+  }
   return facts;
 };
+
+/**
+ * "Salt is actually a rabbit": a pet the user named before, said to be another animal. A pet is
+ * known by its name, so the held pet of that name under another animal is replaced.
+ */
+function correctedPet(input: RuleInput): { name: string; animal: string; replaces: string[] } | undefined {
+  const said = new RegExp(`(?:^|\\b(?:but|and|so) |, )(${NAME}) is (?:actually |really |in fact )?an? (${PETS})\\b`, "u").exec(
+    input.clause.text,
+  );
+  if (!said) return undefined;
+  const [name, animal] = [said[1] as string, (said[2] as string).toLowerCase()];
+  const replaces = [...input.known.values()]
+    .map((held) => held.key)
+    .filter((key) => {
+      const [namespace, heldAnimal, named] = canonicalAttribute(key).split(":");
+      return namespace === "pet" && named === nameKey(name) && heldAnimal !== slug(animal);
+    });
+  return replaces.length > 0 ? { name, animal, replaces } : undefined;
+}
 
 function relationFact(input: RuleInput, relation: string, name: string): ExtractedFact {
   if (isA(PARTNERS, relation)) {

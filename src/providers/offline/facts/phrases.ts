@@ -51,7 +51,7 @@ const NOT_A_THING = new Set([
   "with",
 ]);
 const CLAUSE_END =
-  /\s+(?:because|but|since|when|while|though|although|so|and i|and my|which|if|as|for|with|at|in|on|last|next|after|before|over|than|instead|to|every|each|during|from|by|twice|once|(?:two|three|four|five|\d+) times|daily|weekly)(?:\s+|$)|[.,;:!?()"]/i;
+  /\s+(?:because|but|since|when|while|though|although|so|and i|and my|which|if|as|for|with|at|in|on|last|next|this|today|yesterday|tonight|after|before|over|than|instead|to|every|each|during|from|by|twice|once|(?:two|three|four|five|\d+) times|daily|weekly)(?:\s+|$)|[.,;:!?()"]/i;
 
 /** "… anymore" / "… any more": a negation that says something stopped, not that it never was. */
 export const saysAnymore = (text: string) => /\bany ?more\b/i.test(text);
@@ -107,6 +107,8 @@ export function properPhrase(raw: string): string | null {
   for (const word of words) {
     const abbreviation = /^(?:St|Dr|Mt)\.$/.test(word);
     const clean = abbreviation ? word : word.replace(/[,.;:!?]+$/, "");
+    // "Now that I'm in Valencia I barely …": the pronoun starts the next statement.
+    if (kept.length > 0 && clean === "I") break;
     if (/^\p{Lu}/u.test(clean) || (kept.length > 0 && NAME_CONNECTORS.has(clean))) kept.push(clean);
     else break;
     if (clean !== word) break; // punctuation ends the name

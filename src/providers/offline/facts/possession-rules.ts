@@ -24,10 +24,12 @@ export const possessions: FactRule = (input) => {
       text,
     );
   const raw = owns?.[1];
-  if (!raw || /^to\s/i.test(raw)) return [];
+  // "I have not touched the cello", "I have sold my bike": "have" is the auxiliary, not ownership.
+  const first = raw?.split(/\s+/)[0] ?? "";
+  if (!raw || /^to\s/i.test(raw) || /^(?:not|never|no longer)\b/i.test(raw) || input.clause.tagsOf(first).has("Verb")) return [];
   const thing = objectPhrase(raw.replace(/\s+(?:for|to|that|which|i|we)\b.*$/i, ""));
   if (!thing || thing.split(" ").length > 5) return [];
-  const verb = /\b(drive|ride|bought|use)\b/i.exec(owns?.[0] ?? "")?.[1]?.toLowerCase();
+  const verb = /\b(drive|ride|bought|use|own)\b/i.exec(owns?.[0] ?? "")?.[1]?.toLowerCase();
   // The owned thing is the phrase's head: "a red Mazda", not "feed a horse a carrot".
   const head = thing.split(" ").at(-1) as string;
   if (!OWNABLE.test(head) && !OWNABLE.test(thing.split(" ").slice(-2).join(" ")) && !(MAKE.test(thing) && verb !== undefined)) return [];

@@ -62,12 +62,18 @@ export const home: FactRule = (input) => {
       : /\b(?:I|we) (?:currently |now )?(?:rent|share) (?:a|an|the) (?:[\w-]+ )?(?:flat|apartment|house|room|studio|condo|place) in\s+(.+)$/i.exec(
           text,
         ));
-  const moved = /\b(?:I|we) (?:just |recently |finally |have |had )?(?:moved|relocated|moved back) to\s+(.+)$/i.exec(text);
+  const moved =
+    /\b(?:I|we) (?:just |recently |finally |have |had )?(?:moved|relocated|moved back|upped sticks|decamped|emigrated) to\s+(.+)$/i.exec(
+      text,
+    );
   const based = /\bI am (?:now |currently )?based in\s+(.+)$/i.exec(text);
   // Settled somewhere new, or home named: "now that I am settled in Glasgow", "home is Kyoto now".
   const settled = /\b(?:I|we) (?:am|are) (?:now |finally |all )?(?:settled|settling) in\s+(.+)$/i.exec(text);
+  // "Now that I'm in Valencia": "now that" says the place is the new state, not a visit.
+  const nowThat = /\bnow that (?:I|we) (?:am|are) (?:living |based |settled )?(?:in|out in|over in)\s+(\p{Lu}.+)$/iu.exec(text);
   const homeIs =
-    /\b(?:home|my home|our home) is (?:now )?(\p{Lu}.+)$/iu.exec(text) ?? /^(\p{Lu}[\p{L}' -]+?) is (?:my |our )?home now\b/u.exec(text);
+    /\b(?:home|my home|our home|my address|our address) is (?:now )?(?:in )?(\p{Lu}.+)$/iu.exec(text) ??
+    /^(\p{Lu}[\p{L}' -]+?) is (?:my |our )?home now\b/u.exec(text);
   // "We packed up and headed to Austin": a trip unless the message says the move is for good.
   const headed = RELOCATED.test(input.clause.message)
     ? /\b(?:I|we) (?:\w+ up and |finally |just )?(?:headed|went|came|emigrated|moved back|got) (?:over |back |out )?to\s+(.+)$/i.exec(text)
@@ -80,7 +86,7 @@ export const home: FactRule = (input) => {
     : null;
   // Chat drops the subject: "Moved to Toronto in the spring."
   const bareMove = /^(?:just |recently )?(?:moved|relocated) to\s+(.+)$/i.exec(text);
-  const raw = (lives ?? moved ?? based ?? bareMove ?? settled ?? homeIs ?? newHome ?? inNow ?? headed)?.[1];
+  const raw = (lives ?? moved ?? based ?? bareMove ?? settled ?? nowThat ?? homeIs ?? newHome ?? inNow ?? headed)?.[1];
   const place = raw ? firstProperPhrase(raw, input.clause) : null;
   if (!place) return [];
   return [fact(input, { key: "profile:location", value: place, content: `User lives in ${place}.` })];
@@ -117,7 +123,12 @@ function occupationPhrase(raw: string, tagsOf: (word: string) => ReadonlySet<str
   const phrase = objectPhrase(raw.replace(/^(?:an?|the)\s+/i, ""));
   if (!phrase) return null;
   const head = (phrase.split(" ").pop() as string).toLowerCase();
-  if (NOT_OCCUPATIONS.has(head)) return null;
+  // "a keen yogi", "an avid photographer", "an amateur baker": a pastime, not a job.
+  if (
+    NOT_OCCUPATIONS.has(head) ||
+    /^(?:keen|avid|big|huge|passionate|amateur|hobby|hobbyist|self-taught|aspiring|wannabe|weekend|casual|enthusiastic)\b/i.test(phrase)
+  )
+    return null;
   return OCCUPATIONS.has(head) || tagsOf(head).has("Actor") ? phrase.replace(/^(?:new|current)\s+/i, "") : null;
 }
 
@@ -135,6 +146,23 @@ function employerPhrase(raw: string, indefinite = false): string | null {
   return phrase ? `${article} ${phrase.split(" ").slice(0, 3).join(" ")}` : null;
 }
 
+/** Words that say a place is somewhere people work: "the GP practice", "a bakery in town". */
+const WORKPLACE =
+  /\b(?:practice|surgery|hospital|clinic|firm|company|agency|studio|startup|start-up|office|council|bank|bakery|restaurant|caf[eé]|shop|store|warehouse|factory|school|college|university|charity|lab|laboratory|newspaper|magazine|hotel|pharmacy|garage|salon)\b/i;
+
+/** Where "I started at …" starts work: a workplace by what it is, or an organisation by name — not "the gym", "9am" or "Leeds". */
+function workplace(raw: string, tagsOf: (word: string) => ReadonlySet<string>): string | null {
+  const named =
+    /^(?:the|a|an)\s+((?:[\p{L}&'-]+\s+){0,3}?[\p{L}&'-]+?)(?=\s+(?:down|round|in|on|at|near|last|this|and|so|where|which|I)\b|$)/iu.exec(
+      raw,
+    );
+  if (named && WORKPLACE.test(named[1] as string)) return `the ${named[1]}`;
+  const proper = properPhrase(raw);
+  if (!proper) return null;
+  const tags = tagsOf(proper.split(" ")[0] as string);
+  return ["Place", "Date", "Person", "Month", "WeekDay", "Time"].some((tag) => tags.has(tag)) ? null : proper;
+}
+
 const occupationFact = (input: RuleInput, occupation: string): ExtractedFact =>
   fact(input, {
     key: "profile:occupation",
@@ -146,7 +174,7 @@ const employerFact = (input: RuleInput, employer: string): ExtractedFact =>
 
 /** Retired, however it is put: "I am retired", "a man of leisure now", "done with work for good". */
 const RETIRED =
-  /\bI am (?:now |happily |officially |finally )?(?:retired\b|an? (?:man|woman|lady|gentleman) of leisure\b|done with work for good\b)/i;
+  /\bI am (?:now |happily |officially |finally )?(?:retired\b|an? (?:man|woman|lady|gentleman) of leisure\b|done with work for good\b|an? (?:pensioner|retiree)\b|on (?:my|a|the) pension\b|in retirement\b|enjoying (?:my )?retirement\b)|\bI (?:drew|have drawn|am drawing|started drawing|am collecting) my (?:first )?(?:state |work )?pension\b/i;
 /** Out of work: "I am unemployed", "between jobs", "job hunting again". */
 const NOT_WORKING =
   /\bI am (?:now |currently )?(?:unemployed|out of work|between jobs|job hunting|looking for (?:a )?(?:job|work))\b|^(?:so,? )?(?:back to )?job hunting(?: again)?$/i;
@@ -168,7 +196,8 @@ export const work: FactRule = (input) => {
   // "I quit my job": whatever the employer was.
   else if (left && /^my job\b/i.test(left[1] as string))
     facts.push(...retraction(input, "profile:employer", "User no longer works at their job."));
-  const worksAs = /\bI (?:work|am working) as\s+(.+)$/i.exec(text);
+  // "I left teaching and now work as a data analyst": the verb after "and" is the user's too.
+  const worksAs = /\bI(?:\b.*\band)? (?:now |currently |also )?(?:work|am working) as\s+(.+)$/i.exec(text);
   const worksAt =
     /\bI (?:work|am working|have worked) (?:at|for)\s+(.+?)(?:\s+as\s+(.+))?$/i.exec(text) ??
     /\bI (?:have been|am now|am) (?:at|with)\s+(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)(?=\s+(?:since|for \d|for (?:a|two|three|several|many) (?:years?|months?)|now\b))/u.exec(
@@ -186,8 +215,18 @@ export const work: FactRule = (input) => {
   // "Monday I start as a junior developer at Monzo", "I have jumped ship to a smaller firm".
   const startsAs = /\bI (?:start|am starting|will start|started) as\s+(.+?)(?:\s+(?:at|with|for)\s+(.+))?$/i.exec(text);
   const switched = /\bI (?:have |just )?(?:jumped ship|switched|moved over) to\s+(.+)$/i.exec(text);
+  // "Now that I've started at the GP practice": a new workplace, named or by what it is.
+  // "… on Fridays too", "a second job": work added beside the held one, which stays.
+  const startedAt = /\b(?:too|also|as well|on the side|second job|part-time)\b/i.test(text)
+    ? null
+    : /\bI (?:have |just |recently |finally )*(?:started|began) (?:work |working )?at\s+(.+)$/i.exec(text);
+  // Said without a verb: "— data analyst at an insurance firm now".
+  const nowAt = /(?:^|[—–:]\s*)(?:an? )?(\p{L}[\p{L} -]{1,40}?) at (.+?) now$/u.exec(text);
   const teaches = /\bI teach\s+(.+)$/i.exec(text);
-  const promoted = /\bI (?:just |finally )?(?:got|was|have been|am being) promoted to\s+(.+)$/i.exec(text);
+  const promoted =
+    /\bI (?:just |finally )?(?:got|was|have been|am being) promoted to\s+(.+)$|\bI (?:have |just |finally )?qualified as\s+(.+)$/i.exec(
+      text,
+    );
   const isAJob = isA ? occupationPhrase(isA[1] as string, tagsOf) : null;
   const occupation =
     (worksAs && objectPhrase((worksAs[1] as string).replace(/^(?:an?)\s+/i, ""))) ??
@@ -196,7 +235,8 @@ export const work: FactRule = (input) => {
     (newJob?.[1] && occupationPhrase(newJob[1], tagsOf)) ??
     (joined && occupationPhrase(joined[2] as string, tagsOf)) ??
     (startsAs && occupationPhrase(startsAs[1] as string, tagsOf)) ??
-    (promoted && occupationPhrase(promoted[1] as string, tagsOf)) ??
+    (promoted && occupationPhrase((promoted[1] ?? promoted[2]) as string, tagsOf)) ??
+    (nowAt && occupationPhrase(nowAt[1] as string, tagsOf)) ??
     null;
   const employer =
     (worksAt && employerPhrase(worksAt[1] as string, true)) ??
@@ -204,6 +244,8 @@ export const work: FactRule = (input) => {
     (newJob?.[2] && employerPhrase(newJob[2], true)) ??
     (joined && properPhrase(joined[1] as string)) ??
     (startsAs?.[2] && employerPhrase(startsAs[2], true)) ??
+    (startedAt && workplace(startedAt[1] as string, tagsOf)) ??
+    (nowAt && occupationPhrase(nowAt[1] as string, tagsOf) && employerPhrase(nowAt[2] as string, true)) ??
     (switched && /\b(?:firm|company|agency|studio|startup|practice|team|employer|business)\b/i.test(switched[1] as string)
       ? employerPhrase((switched[1] as string).replace(/,.*$/, ""), true)
       : null) ??
@@ -284,12 +326,32 @@ export const allergies: FactRule = (input) => {
     const what = (intolerant[1] as string).toLowerCase();
     return [fact(input, { key: `allergy:${slug(what)}`, value: `${what} intolerance`, content: `User is ${what} intolerant.` })];
   }
+  // "I have outgrown my egg allergy", "I am not allergic to penicillin any more": the allergy ends.
+  const outgrown =
+    /\bI (?:have |finally )?(?:outgrown|outgrew|grew out of|got over) (?:my |the )?(\p{L}+) allergy\b/iu.exec(text) ??
+    (saysAnymore(text) || /\bno longer\b/i.test(text) ? /\bI am (?:not|no longer) allergic to\s+(\p{L}+)/iu.exec(text) : null);
+  if (outgrown) {
+    const allergen = (outgrown[1] as string).toLowerCase();
+    const held = [...input.known.values()].filter(
+      (item) => item.key.startsWith("allergy:") && item.content.toLowerCase().includes(allergen.replace(/s$/, "")),
+    );
+    return held.map((item) =>
+      fact(input, {
+        key: item.key,
+        value: `User is no longer allergic to ${allergen}.`,
+        content: `User is no longer allergic to ${allergen}.`,
+        operation: "DELETE",
+      }),
+    );
+  }
   const allergy = /\bI have (?:an? )?(?:severe |mild |bad |serious |slight )?(\p{L}+) allergy\b/iu.exec(text);
   const allergic = /\bI am (?:very |severely |mildly )?allergic to\s+(.+)$/i.exec(text);
   const raw = allergy ? (allergy[1] as string) : allergic?.[1];
   if (!raw) return [];
-  const allergens = raw
-    .split(/\s*,\s*|\s+and\s+|\s+or\s+/)
+  const parts = raw.split(/\s*,\s*|\s+and\s+|\s+or\s+/);
+  // "allergic to shellfish, found out the hard way": the list ends where a verb starts a new statement.
+  const listed = parts.findIndex((part, index) => index > 0 && input.clause.tagsOf(part.split(/\s+/)[0] ?? "").has("Verb"));
+  const allergens = (listed === -1 ? parts : parts.slice(0, listed))
     .map((part) => objectPhrase(part))
     .filter((part): part is string => part !== null);
   return allergens.map((allergen) =>

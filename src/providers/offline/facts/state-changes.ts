@@ -1,15 +1,23 @@
 import nlp from "compromise";
 import {
+  CAME_TO_AN_END,
+  DEATH_IDIOM,
+  DISCOURSE,
   FOR_GOOD,
+  FOR_NOW,
+  HUNG_UP_FOR_GOOD,
   IS_RELATION,
   JOB,
   LAPSE,
   LIGHT,
+  LOST_ITS_PULL,
+  NEW_KEEPER,
   NOT_MINE,
   PARTNER_WORDS,
   RELATION_WORDS,
   RULED_OUT,
   SCHOOLING,
+  SINCE_MY_LAST,
   THING_END,
 } from "./change-words.js";
 import type { Clause } from "./clauses.js";
@@ -21,6 +29,7 @@ export type ChangeClass =
   | "cessation"
   | "past"
   | "death"
+  | "rehomed"
   | "breakup"
   | "sale"
   | "studies-ended"
@@ -61,7 +70,10 @@ const lastPhrase = (before: string) =>
 
 /** The thing a verb acts on, without light verbs, articles or the rest of the clause: "taking the bus since…" → "bus". */
 function thingOf(raw: string, clause?: Clause): string | undefined {
-  let text = raw.trim().replace(/^[,;:]\s*/, "");
+  let text = raw
+    .trim()
+    .replace(/^[,;:]\s*/, "")
+    .replace(DISCOURSE, "");
   // A subject that opens the sentence is capitalised for that reason alone: "Horror films don't…".
   const first = /^\p{Lu}[\p{Ll}'-]*/u.exec(text)?.[0];
   if (clause && first && text === raw.trim() && commonWord(first)) text = `${first.toLowerCase()}${text.slice(first.length)}`;
@@ -83,7 +95,17 @@ function namesIn(text: string, clause: Clause): string[] {
       .filter((word) => looksLikeName(word, clause))
   );
 }
-const relationsIn = (text: string) => [...text.matchAll(RELATION_WORDS)].map((match) => (match[1] as string).toLowerCase());
+/**
+ * The relation words of a text that are the user's: "my cat", "our dog", "Grandad", "the cat" —
+ * not "my neighbour's cat", "her dog" or "a friend's hamster", which are someone else's.
+ */
+const relationsIn = (text: string) =>
+  [...text.matchAll(RELATION_WORDS)]
+    .filter((match) => !SOMEONE_ELSES.test(text.slice(0, match.index)))
+    .map((match) => (match[1] as string).toLowerCase());
+/** What makes the relation word after it someone else's: a possessive other than the user's. */
+const SOMEONE_ELSES =
+  /(?:\b(?:his|her|their|your|its|a|an)\s+(?:\p{L}+\s+)?|\p{L}'s\s+(?:\p{L}+\s+)?|\bof (?:a|my|our|his|her) \p{L}+\s+)$/iu;
 
 /**
  * Reads the changes of state of one asserted clause from its verbs: compromise gives each verb's
@@ -99,11 +121,27 @@ const relationsIn = (text: string) => [...text.matchAll(RELATION_WORDS)].map((ma
  * // → [{ change: "cessation", thing: "smoking", … }]
  */
 export function stateChanges(clause: Clause): StateChange[] {
+  const read = READ.get(clause) ?? readChanges(clause);
+  READ.set(clause, read);
+  return read;
+}
+
+/** Each clause is read once, though more than one rule asks (the family rules ask who died). */
+const READ = new WeakMap<Clause, StateChange[]>();
+
+function readChanges(clause: Clause): StateChange[] {
   const found: StateChange[] = [];
   const whole = clause.text;
   let previousByUser = false;
   // The last thing of the user's named in the clause, for "it" after it: "Dropped my Kindle in the bath and it is dead".
   let lastOwned: string | undefined;
+  // "It has been six months since my last cigarette": what the user last had is what they stopped.
+  const sinceLast = SINCE_MY_LAST.exec(whole)?.[1];
+  const saying = verbPhrases(whole)[0];
+  if (sinceLast && saying) {
+    const thing = nlp(sinceLast.toLowerCase()).nouns().toPlural().text() || sinceLast.toLowerCase();
+    found.push({ change: "cessation", thing, names: [], relations: [], verb: saying });
+  }
   for (const verb of verbPhrases(whole)) {
     // "stop smoking" → the gerund is the thing; "give up" → a particle, no thing.
     // compromise sometimes keeps the gerund in the verb's text only: "have given up climbing" → "give up".
@@ -147,6 +185,15 @@ export function stateChanges(clause: Clause): StateChange[] {
       const thing = subjectThing();
       if (thing) add("sale", { thing });
     }
+    // "My Vespa has a new owner", "Biscuit went to a new home", "we rehomed Pip": gone to someone else.
+    if (!byUser && NEW_KEEPER.test(`${verb.lemma} ${verb.after}`)) {
+      // A name may be a pet's ("Pip") or a make ("my Vespa"): the user's facts tell which.
+      const names = namesIn(verb.before, clause);
+      if (names.length > 0) add("rehomed", { names, relations: relationsIn(verb.before) });
+      const thing = subjectThing();
+      if (thing) add("sale", { thing });
+      if (names.length > 0 || thing) continue;
+    }
     const sold = /\bsale of (?:the |my |our )?(.+)$/i.exec(verb.before);
     if (sold && /^(?:go through|complete|close|finalise|finalize)$/.test(verb.lemma)) {
       const thing = thingOf(sold[1] as string);
@@ -155,6 +202,15 @@ export function stateChanges(clause: Clause): StateChange[] {
     }
     // "Miso didn't make it (through the surgery)": said of someone else, a death.
     if (verb.head === "make" && verb.negative && !byUser && /^it(?:\s+through\b|$)/i.test(verb.after)) {
+      const names = namesIn(verb.before, clause);
+      const relations = relationsIn(verb.before);
+      if (names.length > 0 || relations.length > 0) {
+        add("death", { names, relations });
+        continue;
+      }
+    }
+    // Death in the words people use to soften it: "Mochi crossed the rainbow bridge", "Nan is no longer with us".
+    if (!byUser && (DEATH_IDIOM.test(`${verb.lemma} ${verb.after}`) || (verb.head === "be" && noLongerWithUs(verb)))) {
       const names = namesIn(verb.before, clause);
       const relations = relationsIn(verb.before);
       if (names.length > 0 || relations.length > 0) {
@@ -184,12 +240,18 @@ export function stateChanges(clause: Clause): StateChange[] {
     }
     // Break-up: "Sam and I called it quits", "I broke up with Jo", "we are getting divorced", and the partings of `parting`.
     // "It's over between us" is said of "it": "us" is the user and the partner.
-    const overBetweenUs = verb.head === "be" && /^over between us\b/i.test(complement);
+    const overBetweenUs =
+      verb.head === "be" &&
+      (/^over between us\b/i.test(complement) ||
+        // "We are not together any more", "Liam and I are no longer together".
+        (noMoreOf(verb, whole) && /^together\b/i.test(complement) && /\b(?:we|and I)\s*$/i.test(verb.before)));
     const parted = overBetweenUs || parting(verb, clause.sentence);
     if (parted || /^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) || /^break up\b/.test(verb.lemma)) {
       const quits = parted || verb.lemma !== "call" || /^it quits\b/i.test(verb.after);
       const ends = verb.lemma !== "end" || /^(?:things|it|our (?:relationship|marriage))\b/i.test(verb.after);
-      if (quits && ends && (byUser || overBetweenUs || /\bme\b/i.test(verb.after))) {
+      // "Priya called off the engagement": said of someone by name, it ends only a tie with that name (change-rules).
+      const byName = !byUser && parted && namesIn(verb.before, clause).length > 0;
+      if (quits && ends && (byUser || overBetweenUs || byName || /\bme\b/i.test(verb.after))) {
         // "Sam and I …" is split into two clauses before the rules read it: the partner is in the sentence.
         const pair = /(\p{Lu}[\p{L}'-]+) and (?:I|me)\b/u.exec(clause.sentence)?.[1];
         const names = [
@@ -209,6 +271,11 @@ export function stateChanges(clause: Clause): StateChange[] {
         : /^(?:is|are|was|were)\b/i.test(verb.text)
           ? `${verb.text.replace(/^\S+\s*/, "")} ${verb.after}`.trim()
           : "";
+    // A thing said to have come to its end: "the pottery course wrapped up", "the book club has ended".
+    if (subject && !verb.negative && CAME_TO_AN_END.test(`${verb.lemma} ${verb.after}`) && !FOR_NOW.test(whole)) {
+      add("cessation", { thing: subject });
+      continue;
+    }
     if (subject && RULED_OUT.test(predicate)) {
       add("cessation", { thing: subject });
       continue;
@@ -218,9 +285,16 @@ export function stateChanges(clause: Clause): StateChange[] {
     const noMore = verb.noLonger || (verb.negative && anyMore);
     if (
       subject &&
-      ((verb.head === "do" && verb.negative && /^it for (?:me|us)\b/i.test(verb.after)) || (noMore && NOT_MINE.test(predicate)))
+      ((verb.head === "do" && verb.negative && /^it for (?:me|us)\b/i.test(verb.after)) ||
+        (noMore && NOT_MINE.test(predicate)) ||
+        (verb.head === "lose" && LOST_ITS_PULL.test(verb.after)))
     ) {
       add("taste-ended", { thing: subject });
+      continue;
+    }
+    // "Hung up my white coat after 30 years": the job's clothes put away for good, not a coat on a hook.
+    if (byUser && verb.lemma === "hang up" && /^my\s/i.test(verb.after) && HUNG_UP_FOR_GOOD.test(clause.message)) {
+      add("job-left");
       continue;
     }
     // A job left, whoever says it: "they let me go", "(I) got made redundant", "finished my last shift".
@@ -304,10 +378,11 @@ export function stateChanges(clause: Clause): StateChange[] {
     }
     // Schooling that ended: "I graduated", "I finished law school", "I dropped out of college", "I quit my PhD".
     if (
-      /^(?:graduate|finish|complete|drop out|quit|leave)\b/.test(verb.lemma) &&
-      (verb.lemma.startsWith("graduate") || SCHOOLING.test(acted))
+      /^(?:graduate|finish|complete|drop out|quit|leave|qualify)\b/.test(verb.lemma) &&
+      (verb.lemma.startsWith("graduate") || verb.lemma.startsWith("qualify") || SCHOOLING.test(acted))
     ) {
-      add("studies-ended", { thing: thingOf(acted) ?? "studies" });
+      // "I qualified as a nurse": the training is what finished; the new job is the work rule's.
+      add("studies-ended", { thing: verb.head === "qualify" ? "their training" : (thingOf(acted) ?? "studies") });
       continue;
     }
     // A place left: "we left Queens in March".
@@ -318,7 +393,7 @@ export function stateChanges(clause: Clause): StateChange[] {
       continue;
     }
     // Selling or losing a thing: "I sold the Mazda", "we got rid of the caravan".
-    if (/^(?:sell|flog|offload|auction|get rid|give away|trade in|part with|scrap|total)\b/.test(verb.lemma)) {
+    if (/^(?:sell|flog|offload|auction|get rid|give away|trade in|part with|scrap|total|write off)\b/.test(verb.lemma)) {
       const thing = thingOf(verb.after.replace(/^of\s+/i, ""));
       if (thing && !/^(?:weight|track|interest|touch|count|sleep|time|money)$/i.test(thing)) add("sale", { thing });
       continue;
@@ -336,6 +411,13 @@ export function stateChanges(clause: Clause): StateChange[] {
     if (/^(?:come around|come round|grow)$/.test(verb.lemma) && /^(?:on|to)\s|^to (?:like|love|enjoy)\s/i.test(verb.after)) {
       const thing = thingOf(verb.after.replace(/^(?:on|to)\s+(?:like|love|enjoy)?\s*/i, ""));
       if (thing) add("taste-began", { thing });
+      continue;
+    }
+    // "I cancelled my gym membership": what the membership was for is given up.
+    const membership = /^(?:my|our|the) (.+?) (?:membership|subscription|lessons|classes|season ticket)\b/i.exec(verb.after)?.[1];
+    if (/^(?:cancel|end|let lapse)$/.test(verb.lemma) && membership) {
+      const thing = thingOf(membership);
+      if (thing) add("cessation", { thing });
       continue;
     }
     // Stopping a habit: "I stopped smoking", "I gave up on Japanese", "I kicked the habit" — not "I stopped by the shop".
@@ -388,6 +470,14 @@ function lost(verb: VerbPhrase, complement: string, byUser: boolean, message: st
     (forGood && /^(?:die|break|conk out)$/.test(verb.lemma) && !byUser)
   );
 }
+
+/** "no longer", or "not" with "any more" / "these days" in the clause. */
+const noMoreOf = (verb: VerbPhrase, clause: string) =>
+  verb.noLonger || (verb.negative && /\b(?:any ?more|these days|nowadays)\b/i.test(clause));
+
+/** "is no longer with us", "is not with us any more". */
+const noLongerWithUs = (verb: VerbPhrase) =>
+  (verb.noLonger || verb.negative) && /^(?:(?:no longer|not)\s+)?with us\b(?!\s+(?:at|on|in|for)\b)/i.test(verb.after);
 
 /**
  * A parting said without "break up": "we called off the engagement", "Aisha and I went our separate

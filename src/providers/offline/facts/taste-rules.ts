@@ -178,12 +178,18 @@ export const consumption: FactRule = (input) => {
   ];
 };
 
+/** Disciplines people "do" or "practise" as a pastime. */
+const DISCIPLINES =
+  "yoga|pilates|karate|judo|jiu[- ]jitsu|taekwondo|kung fu|aikido|kickboxing|boxing|tai chi|crossfit|parkour|ballet|salsa|tango|archery|fencing|rowing|gymnastics|calisthenics|meditation|weightlifting|powerlifting|triathlons?|spin|zumba|barre|aerobics|martial arts";
+
 /** Instruments, sports and games the user plays, "I go climbing", "I am into photography", "my hobby is …", "I am learning Spanish". */
 export const hobbies: FactRule = (input) => {
   const { text, tagsOf } = input.clause;
   const facts = [];
   const plays = /\bI (?:play|still play) (?!with\b|a\b|an\b|some\b|around\b|it\b)(.+)$/i.exec(text);
   const goes = /\bI (?:go|love going|often go|usually go) (\p{L}+ing)\b/iu.exec(text);
+  // "I do yoga twice a week", "I practise judo": disciplines one does, by name.
+  const does = new RegExp(`\\bI (?:do|practi[cs]e|train in|teach myself) (${DISCIPLINES})\\b`, "i").exec(text);
   const into = /\bI am (?:really |very |totally |super )?into (.+)$/i.exec(text);
   const hobby = /\bmy (?:favorite |favourite )?hobb(?:y is|ies are) (.+)$/i.exec(text);
   const tookUp =
@@ -203,6 +209,7 @@ export const hobbies: FactRule = (input) => {
     [goes, "goes"],
     [into, "is into"],
     [tookUp, "took up"],
+    [does, "does"],
   ] as const) {
     const activity = match ? objectPhrase(match[1] as string) : null;
     const tags = activity ? tagsOf(activity.split(" ")[0] as string) : undefined;
