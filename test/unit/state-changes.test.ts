@@ -302,4 +302,26 @@ describe("the forms the fifth fact set showed, each said in other words and with
     expect(said("I do yoga twice a week.", "I cancelled my yoga classes last month.").current).toEqual([]);
     expect(said("I live in Hull.", "We upped sticks to Bath in the spring.").current).toEqual(["User lives in Bath."]);
   });
+
+  it("tastes outgrown, come round to, or boring now; studies completed; homes said as living or as where home is", () => {
+    expect(said("I love grime.", "I've grown out of grime.").current).toEqual(["User no longer likes grime."]);
+    expect(said("I hate mushrooms.", "I've honestly come round to mushrooms.").current).toEqual(["User has come to like mushrooms."]);
+    expect(said("I love reality TV.", "Reality TV bores me these days.").current).toEqual(["User no longer likes reality TV."]);
+    expect(said("I love reality TV.", "My husband says reality TV bores him now.").current).toEqual(["User loves reality TV."]);
+    expect(said("I'm doing a certificate in bookkeeping.", "I completed my certificate in May.").current).toEqual([
+      "User finished certificate.",
+    ]);
+    expect(said("I live in Derby.", "I'm now living in Nottingham.").current).toEqual(["User lives in Nottingham."]);
+    expect(said("I live in Derby.", "Home these days is a narrowboat in Oxford.").current).toEqual(["User lives in Oxford."]);
+  });
+
+  it("retired said by what followed it; a thing given to someone or lost for good; whose friend died; a year out is no class", () => {
+    expect(said("I'm a plumber.", "Since retiring I've been gardening a lot.").current).toEqual(["User is retired."]);
+    expect(said("I have an iPad.", "I gave my iPad to my grandson.").current).toEqual([]);
+    expect(said("I have an iPad.", "My wife gave her iPad to our grandson.").current).toEqual(["User has an iPad."]);
+    expect(said("I have an iPad.", "Lost my iPad at the airport and never got it back.").current).toEqual([]);
+    expect(said("I have an iPad.", "I lost my iPad down the sofa for a day.").current).toEqual(["User has an iPad."]);
+    expect(said("My dad Ken lives in Leeds.", "My dad's neighbour passed away.").current).toEqual(["User's father is Ken."]);
+    expect(said("I'm taking a year out to travel.").current).toEqual([]);
+  });
 });

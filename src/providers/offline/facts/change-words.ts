@@ -9,7 +9,7 @@ export const RELATION_WORDS = new RegExp(`\\b(${RELATIONS})\\b`, "gi");
 export const IS_RELATION = new RegExp(`^(?:${RELATIONS})$`, "i");
 export const PARTNER_WORDS = /\b(?:partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|ex)\b/i;
 export const SCHOOLING =
-  /\b(?:school|college|university|uni|degree|phd|ph\.d|doctorate|masters?|bachelors?|studies|course|program(?:me)?|apprenticeship|thesis|bootcamp)\b/i;
+  /\b(?:school|college|university|uni|degree|phd|ph\.d|doctorate|masters?|bachelors?|studies|course|program(?:me)?|apprenticeship|thesis|bootcamp|diploma|certificate|certification|qualification|a-levels|gcses|training)\b/i;
 export const JOB = /\b(?:job|position|role|work|career|company|firm|employer|notice)\b/i;
 /** Verbs whose object is a light verb's: "taking the bus" is about the bus. */
 export const LIGHT =
@@ -38,6 +38,10 @@ export const FOR_NOW =
   /\b(?:early|late|today|tonight|this (?:morning|afternoon|evening|week)|for the (?:day|week|summer|winter|holidays?|break|season|year)|at \d|until|till|until further notice)\b/i;
 export const CAME_TO_AN_END =
   /^(?:wrap up|wrap(?= up\b)|end|finish|close down|shut down|fold|be over\b(?! (?:there|here|the|a|an|my)\b)|be cancell?ed|come to an end)(?:\s|$)/i;
+
+/** What says a lost thing stays lost: "never found it", "gone for good". */
+export const NEVER_FOUND =
+  /\b(?:never (?:found|got (?:it|them) back|turned up|saw (?:it|them) again)|for good|gone for good|no sign of (?:it|them))\b/i;
 
 /** What a taste is said to have lost, after "lose": "sushi has lost its appeal". */
 export const LOST_ITS_PULL = /^(?:all |some of |most of )?its (?:appeal|charm|shine|magic|allure|spark|novelty|pull)\b/i;

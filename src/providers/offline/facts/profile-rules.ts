@@ -54,7 +54,7 @@ export const home: FactRule = (input) => {
   }
   // "I live in Leeds", "I'm living with my parents back in Norwich", "I rent a one-bed flat in Hackney".
   const lives =
-    /\b(?:I|we) (?:currently |now |still )?(?:live|am living|are living|have lived|reside)(?: with (?:my|our) \w+(?: \w+)?)?(?: back| out| over)? in\s+(.+)$/i.exec(
+    /\b(?:I|we) (?:currently |now |still )?(?:live|am (?:now |currently )?living|are (?:now |currently )?living|have lived|reside)(?: with (?:my|our) \w+(?: \w+)?)?(?: back| out| over)? in\s+(.+)$/i.exec(
       text,
     ) ??
     (/\b(?:rent|let) (?:it |them )?out\b/i.test(text)
@@ -72,8 +72,9 @@ export const home: FactRule = (input) => {
   // "Now that I'm in Valencia": "now that" says the place is the new state, not a visit.
   const nowThat = /\bnow that (?:I|we) (?:am|are) (?:living |based |settled )?(?:in|out in|over in)\s+(\p{Lu}.+)$/iu.exec(text);
   const homeIs =
-    /\b(?:home|my home|our home|my address|our address) is (?:now )?(?:in )?(\p{Lu}.+)$/iu.exec(text) ??
-    /^(\p{Lu}[\p{L}' -]+?) is (?:my |our )?home now\b/u.exec(text);
+    /\b(?:home|my home|our home|my address|our address) (?:these days |nowadays |now )?is (?:now )?(?:in |an? [\p{L} -]{2,30}? in )?(\p{Lu}.+)$/iu.exec(
+      text,
+    ) ?? /^(\p{Lu}[\p{L}' -]+?) is (?:my |our )?home now\b/u.exec(text);
   // "We packed up and headed to Austin": a trip unless the message says the move is for good.
   const headed = RELOCATED.test(input.clause.message)
     ? /\b(?:I|we) (?:\w+ up and |finally |just )?(?:headed|went|came|emigrated|moved back|got) (?:over |back |out )?to\s+(.+)$/i.exec(text)
@@ -174,7 +175,7 @@ const employerFact = (input: RuleInput, employer: string): ExtractedFact =>
 
 /** Retired, however it is put: "I am retired", "a man of leisure now", "done with work for good". */
 const RETIRED =
-  /\bI am (?:now |happily |officially |finally )?(?:retired\b|an? (?:man|woman|lady|gentleman) of leisure\b|done with work for good\b|an? (?:pensioner|retiree)\b|on (?:my|a|the) pension\b|in retirement\b|enjoying (?:my )?retirement\b)|\bI (?:drew|have drawn|am drawing|started drawing|am collecting) my (?:first )?(?:state |work )?pension\b/i;
+  /\bI am (?:now |happily |officially |finally )?(?:retired\b|an? (?:man|woman|lady|gentleman) of leisure\b|done with work for good\b|an? (?:pensioner|retiree)\b|on (?:my|a|the) pension\b|in retirement\b|enjoying (?:my )?retirement\b)|\bsince (?:I )?retir(?:ing|ed)\b|\bI (?:drew|have drawn|am drawing|started drawing|am collecting) my (?:first )?(?:state |work )?pension\b/i;
 /** Out of work: "I am unemployed", "between jobs", "job hunting again". */
 const NOT_WORKING =
   /\bI am (?:now |currently )?(?:unemployed|out of work|between jobs|job hunting|looking for (?:a )?(?:job|work))\b|^(?:so,? )?(?:back to )?job hunting(?: again)?$/i;

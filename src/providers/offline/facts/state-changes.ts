@@ -11,6 +11,7 @@ import {
   LAPSE,
   LIGHT,
   LOST_ITS_PULL,
+  NEVER_FOUND,
   NEW_KEEPER,
   NOT_MINE,
   PARTNER_WORDS,
@@ -97,11 +98,14 @@ function namesIn(text: string, clause: Clause): string[] {
 }
 /**
  * The relation words of a text that are the user's: "my cat", "our dog", "Grandad", "the cat" —
- * not "my neighbour's cat", "her dog" or "a friend's hamster", which are someone else's.
+ * not "my neighbour's cat", "her dog" or "a friend's hamster", which are someone else's, nor
+ * "my mum's friend", who is not the mum.
  */
 const relationsIn = (text: string) =>
   [...text.matchAll(RELATION_WORDS)]
     .filter((match) => !SOMEONE_ELSES.test(text.slice(0, match.index)))
+    // "my mum's friend": the relation owns who is meant.
+    .filter((match) => !/^'s\b/.test(text.slice(match.index + match[0].length)))
     .map((match) => (match[1] as string).toLowerCase());
 /** What makes the relation word after it someone else's: a possessive other than the user's. */
 const SOMEONE_ELSES =
@@ -209,6 +213,19 @@ function readChanges(clause: Clause): StateChange[] {
         continue;
       }
     }
+    // "I gave my Kindle to my niece", "lost my Kindle on the train, never found it": the thing is gone.
+    const givenTo = byUser && verb.head === "give" && /^(?:my|our|the) .+? to (?:my|our|a|an|the|\p{Lu})/u.test(verb.after);
+    const lostForGood =
+      byUser &&
+      verb.head === "lose" &&
+      /^(?:my|our) /i.test(verb.after) &&
+      relationsIn(verb.after).length === 0 &&
+      NEVER_FOUND.test(clause.message);
+    if (givenTo || lostForGood) {
+      const thing = thingOf(verb.after.replace(/\s+to\s+.*$/i, ""));
+      if (thing) add("sale", { thing });
+      continue;
+    }
     // Death in the words people use to soften it: "Mochi crossed the rainbow bridge", "Nan is no longer with us".
     if (!byUser && (DEATH_IDIOM.test(`${verb.lemma} ${verb.after}`) || (verb.head === "be" && noLongerWithUs(verb)))) {
       const names = namesIn(verb.before, clause);
@@ -287,7 +304,9 @@ function readChanges(clause: Clause): StateChange[] {
       subject &&
       ((verb.head === "do" && verb.negative && /^it for (?:me|us)\b/i.test(verb.after)) ||
         (noMore && NOT_MINE.test(predicate)) ||
-        (verb.head === "lose" && LOST_ITS_PULL.test(verb.after)))
+        (verb.head === "lose" && LOST_ITS_PULL.test(verb.after)) ||
+        // "Marvel films bore me now": compromise reads "bore" as the past of "bear".
+        (/^(?:bore|bear)$/.test(verb.head) && /^(?:me|us)\b.*\b(?:now|these days|nowadays|any ?more)\b/i.test(verb.after)))
     ) {
       add("taste-ended", { thing: subject });
       continue;
@@ -401,15 +420,19 @@ function readChanges(clause: Clause): StateChange[] {
     // Tastes: "I have gone off sushi", "I am so over country music", "I came round to running".
     if (
       /^(?:go off|fall out|lose)$/.test(verb.lemma) ||
+      (verb.lemma === "grow out" && /^of\s/i.test(verb.after)) ||
       (verb.lemma === "be" && /^(?:so |totally |completely )?over\s+(?!it\b|here\b|there\b|the moon\b)/i.test(verb.after))
     ) {
-      const thing = thingOf(verb.after.replace(/^(?:so |totally |completely )?over\s+|^of love with\s+|^interest in\s+/i, ""));
+      const thing = thingOf(verb.after.replace(/^(?:so |totally |completely )?over\s+|^of love with\s+|^interest in\s+|^of\s+/i, ""));
       // "I've lost interest" names nothing: the clause beside it says what ("I haven't climbed in a year").
       if (thing && (verb.lemma !== "lose" || /^interest in\b/i.test(verb.after))) add("taste-ended", { thing });
       continue;
     }
-    if (/^(?:come around|come round|grow)$/.test(verb.lemma) && /^(?:on|to)\s|^to (?:like|love|enjoy)\s/i.test(verb.after)) {
-      const thing = thingOf(verb.after.replace(/^(?:on|to)\s+(?:like|love|enjoy)?\s*/i, ""));
+    // compromise may leave the particle after the verb: "have actually come | round to olives".
+    const cameRound = verb.head === "come" && /^(?:a)?round (?:on|to)\s/i.test(verb.after);
+    const roundAfter = cameRound ? verb.after.replace(/^(?:a)?round\s+/i, "") : verb.after;
+    if ((cameRound || /^(?:come around|come round|grow)$/.test(verb.lemma)) && /^(?:on|to)\s|^to (?:like|love|enjoy)\s/i.test(roundAfter)) {
+      const thing = thingOf(roundAfter.replace(/^(?:on|to)\s+(?:like|love|enjoy)?\s*/i, ""));
       if (thing) add("taste-began", { thing });
       continue;
     }

@@ -204,6 +204,11 @@ export const hobbies: FactRule = (input) => {
     /\bI (?:am|have been|just started|started|recently started|began) (?:learning|taking) (?!how\b|to\b|about\b)(.+?)(?:\s+lessons)?$/i.exec(
       text,
     );
+  // "taking a pottery class" is learning; "taking a year out", "taking the bus" are not.
+  const notTaught =
+    learning !== null &&
+    /\btaking (?:a|an|the|some|my|time|it)\b/i.test(learning[0]) &&
+    !/\b(?:class|classes|course|lessons?|workshop)\b/i.test(learning[1] as string);
   for (const [match, verb] of [
     [plays, "plays"],
     [goes, "goes"],
@@ -231,7 +236,7 @@ export const hobbies: FactRule = (input) => {
       facts.push(
         fact(input, { type: "preference", key: `language:${slug(language)}`, value: language, content: `User speaks ${language}.` }),
       );
-  const subject = learning ? objectPhrase(learning[1] as string) : null;
+  const subject = learning && !notTaught ? objectPhrase(learning[1] as string) : null;
   if (
     subject &&
     !/^(?:a )?(?:ton|lot|bunch|bit|little|thing|things|stuff|so much|much|more|new things|everything|something)$/i.test(subject)
