@@ -218,6 +218,7 @@ describe("the forms the fifth fact set showed, each said in other words and with
 
   it("a new job said beside leaving the old, or without a verb", () => {
     expect(said("I teach history.", "I left teaching and now work as a copywriter.").current).toEqual(["User works as a copywriter."]);
+    expect(said("I teach history.", "I love my pupils and work as hard as I can.").current).toContain("User teaches history.");
     expect(said("I'm a clerk at Lloyds.", "Now that I've started at the dental practice I finish at four.").current).toContain(
       "User works at the dental practice.",
     );

@@ -147,6 +147,15 @@ function employerPhrase(raw: string, indefinite = false): string | null {
   return phrase ? `${article} ${phrase.split(" ").slice(0, 3).join(" ")}` : null;
 }
 
+/**
+ * "I left teaching and now work as a data analyst": the verb after "and" is the user's too, when
+ * what follows is a job ("… and work as hard as I can" is not).
+ */
+function worksAsAfterAnd(text: string, tagsOf: (word: string) => ReadonlySet<string>): RegExpExecArray | null {
+  const joined = /\bI\b.*\band (?:now |currently |also )?(?:work|am working) as\s+(.+)$/i.exec(text);
+  return joined && occupationPhrase(joined[1] as string, tagsOf) ? joined : null;
+}
+
 /** Words that say a place is somewhere people work: "the GP practice", "a bakery in town". */
 const WORKPLACE =
   /\b(?:practice|surgery|hospital|clinic|firm|company|agency|studio|startup|start-up|office|council|bank|bakery|restaurant|caf[eé]|shop|store|warehouse|factory|school|college|university|charity|lab|laboratory|newspaper|magazine|hotel|pharmacy|garage|salon)\b/i;
@@ -197,8 +206,7 @@ export const work: FactRule = (input) => {
   // "I quit my job": whatever the employer was.
   else if (left && /^my job\b/i.test(left[1] as string))
     facts.push(...retraction(input, "profile:employer", "User no longer works at their job."));
-  // "I left teaching and now work as a data analyst": the verb after "and" is the user's too.
-  const worksAs = /\bI(?:\b.*\band)? (?:now |currently |also )?(?:work|am working) as\s+(.+)$/i.exec(text);
+  const worksAs = /\bI (?:now |currently |also )?(?:work|am working) as\s+(.+)$/i.exec(text) ?? worksAsAfterAnd(text, tagsOf);
   const worksAt =
     /\bI (?:work|am working|have worked) (?:at|for)\s+(.+?)(?:\s+as\s+(.+))?$/i.exec(text) ??
     /\bI (?:have been|am now|am) (?:at|with)\s+(\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)(?=\s+(?:since|for \d|for (?:a|two|three|several|many) (?:years?|months?)|now\b))/u.exec(
