@@ -125,10 +125,6 @@ export const relationsIn = (text: string) =>
 const SOMEONE_ELSES =
   /(?:\b(?:his|her|their|your|its|a|an)\s+(?:\p{L}+\s+)?|\p{L}'s\s+(?:\p{L}+\s+)?|\bof (?:a|my|our|his|her) \p{L}+\s+)$/iu;
 
-/** "no longer", or "not" with "any more" / "these days" in the clause. */
-export const noMoreOf = (verb: VerbPhrase, clause: string) =>
-  verb.noLonger || (verb.negative && /\b(?:any ?more|these days|nowadays)\b/i.test(clause));
-
 /** The employer a job-leaving verb names, if any: "from Walmart", "at the BBC". */
 export function employerLeft(after: string): Partial<StateChange> {
   const employer = /\b(?:from|at|with)\s+((?:the\s+)?\p{Lu}[\p{L}&'.-]*(?:\s+\p{Lu}[\p{L}&'.-]*)*)/u.exec(after)?.[1];

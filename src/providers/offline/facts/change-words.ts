@@ -32,10 +32,10 @@ export const FOR_GOOD =
 export const DEATH_IDIOM =
   /^(?:(?:cross|go over|go to|go across) (?:over )?(?:the )?rainbow bridge|pass on\b(?! (?:the|a|an|my|it|this|that|to)\b)|kick the bucket|lose (?:his|her|their) (?:battle|fight)|go to (?:heaven|be with)|be gone (?:now|for good)\b)/i;
 
-/** What is said of a thing that has ended of itself, as verb lemma and what follows: "wrapped up", "has ended", "is over". */
 /** What makes an ending a pause: "ended early today", "is over for the summer". */
 export const FOR_NOW =
   /\b(?:early|late|today|tonight|this (?:morning|afternoon|evening|week)|for the (?:day|week|summer|winter|holidays?|break|season|year)|at \d|until|till|until further notice)\b/i;
+/** What is said of a thing that has ended of itself, as verb lemma and what follows: "wrapped up", "has ended", "is over". */
 export const CAME_TO_AN_END =
   /^(?:wrap up|wrap(?= up\b)|end|finish|close down|shut down|fold|be over\b(?! (?:there|here|the|a|an|my)\b)|be cancell?ed|come to an end)(?:\s|$)/i;
 

@@ -1,4 +1,4 @@
-import { type ChangeReader, employerLeft, namesIn, noMoreOf, relationsIn, thingOf, type VerbReading } from "./change-reading.js";
+import { type ChangeReader, employerLeft, namesIn, relationsIn, thingOf, type VerbReading } from "./change-reading.js";
 import {
   CAME_TO_AN_END,
   DEATH_IDIOM,
@@ -124,12 +124,11 @@ function death({ verb, byUser, clause }: VerbReading) {
  * user, or by the partner's name ("Priya called off the engagement"), which ends only a tie with
  * that name (change-rules).
  */
-function breakUp({ verb, byUser, clause, complement }: VerbReading) {
+function breakUp({ verb, byUser, clause, complement, noMore }: VerbReading) {
   // "It's over between us" is said of "it": "us" is the user and the partner.
   const overBetweenUs =
     verb.head === "be" &&
-    (/^over between us\b/i.test(complement) ||
-      (noMoreOf(verb, clause.text) && /^together\b/i.test(complement) && /\b(?:we|and I)\s*$/i.test(verb.before)));
+    (/^over between us\b/i.test(complement) || (noMore && /^together\b/i.test(complement) && /\b(?:we|and I)\s*$/i.test(verb.before)));
   const parted = overBetweenUs || parting(verb, clause.sentence);
   if (!parted && !/^(?:break up|split up|split|divorce|separate|call|dump|end)$/.test(verb.lemma) && !/^break up\b/.test(verb.lemma))
     return undefined;

@@ -344,14 +344,7 @@ export const allergies: FactRule = (input) => {
     const held = [...input.known.values()].filter(
       (item) => item.key.startsWith("allergy:") && item.content.toLowerCase().includes(allergen.replace(/s$/, "")),
     );
-    return held.map((item) =>
-      fact(input, {
-        key: item.key,
-        value: `User is no longer allergic to ${allergen}.`,
-        content: `User is no longer allergic to ${allergen}.`,
-        operation: "DELETE",
-      }),
-    );
+    return held.flatMap((item) => retraction(input, item.key, `User is no longer allergic to ${allergen}.`));
   }
   const allergy = /\bI have (?:an? )?(?:severe |mild |bad |serious |slight )?(\p{L}+) allergy\b/iu.exec(text);
   const allergic = /\bI am (?:very |severely |mildly )?allergic to\s+(.+)$/i.exec(text);

@@ -28,6 +28,9 @@ export function stateChanges(clause: Clause): StateChange[] {
   return read;
 }
 
+/** The readers of what the user says of themselves: the forms anyone may say first. */
+const SAID_BY_ANYONE_THEN_USER: readonly ChangeReader[] = [...SAID_OF_ANYONE, ...SAID_BY_USER];
+
 /** Each clause is read once, though more than one rule asks (the family rules ask who died). */
 const READ = new WeakMap<Clause, StateChange[]>();
 
@@ -60,8 +63,7 @@ function readChanges(clause: Clause): StateChange[] {
     const reading = readingOf(verb, clause, byUser, () => lastOwned);
     const gone = lostThing(reading);
     if (gone) record(verb, [{ change: "sale", thing: gone }]);
-    const readers: readonly ChangeReader[] = byUser ? [...SAID_OF_ANYONE, ...SAID_BY_USER] : SAID_OF_ANYONE;
-    for (const read of readers) {
+    for (const read of byUser ? SAID_BY_ANYONE_THEN_USER : SAID_OF_ANYONE) {
       const changes = read(reading);
       if (changes === undefined) continue;
       record(verb, changes);
