@@ -8,7 +8,7 @@ import { pickSubset } from "../src/eval/longmemeval-subset.js";
 import { HALVES } from "../src/eval/retrieval-split.js";
 
 /**
- * `npm run eval:longmemeval -- <dir> [--ablate RECALL_GRAPH --values 0,1] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…]`:
+ * `npm run eval:longmemeval -- <dir> [--ablate RECALL_GRAPH --values 0,1] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…] [--import-dir DIR]`:
  * evidence recall of context windows on LongMemEval (shared/data/longmemeval-dev/README.md). Each
  * question's haystack is imported through the service as its own user, session by session at its
  * dates; then a context window is asked with the question as the query, at the question's date,
@@ -30,6 +30,7 @@ const { values, positionals } = parseArgs({
     types: { type: "string", default: "" },
     ablate: { type: "string", default: "" },
     values: { type: "string", default: "0,1" },
+    "import-dir": { type: "string", default: "" },
   },
 });
 const dir = positionals[0] ?? "../shared/data/longmemeval-dev";
@@ -54,6 +55,7 @@ const run = await ablateLongMemEval({
   budgets,
   ...(setting ? { setting } : {}),
   values: settingValues,
+  ...(values["import-dir"] ? { importDir: values["import-dir"] as string } : {}),
   log: (line) => console.log(line),
 });
 const wall = `wall time ${((Date.now() - started) / 60_000).toFixed(1)} min: import ${(run.importMs / 60_000).toFixed(1)} min, answering ${Object.entries(

@@ -55,11 +55,16 @@ export async function importHaystack(
     await serviceRequest(runtime, "POST", `/v1/sessions/${created.id}/end`);
     await waitForSettled(runtime.app, userId, { intervalMs: 100 });
   }
+  return { userId, turnByEvent: await turnsOfEvents(runtime, userId), lastTurnAt: new Date(previousEnd) };
+}
+
+/** The turn id of each of the user's events, as the import tagged them. */
+export async function turnsOfEvents(runtime: Runtime, userId: string): Promise<Map<string, string>> {
   const rows = await queryRows<{ id: string; turn_id: string }>(
     runtime.database.db,
     sql`SELECT id, data ->> 'turn_id' AS turn_id FROM session_events WHERE user_id = ${userId}`,
   );
-  return { userId, turnByEvent: new Map(rows.map((row) => [row.id, row.turn_id])), lastTurnAt: new Date(previousEnd) };
+  return new Map(rows.map((row) => [row.id, row.turn_id]));
 }
 
 /** One question's evidence recall by budget: by source events (as LoCoMo), verbatim text, and BM25 over raw turns. */
