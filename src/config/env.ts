@@ -172,6 +172,23 @@ export const EnvSchema = z.object({
    */
   CONTEXT_FOLLOWING_TURNS: z.coerce.number().int().min(0).max(100).default(5),
   /**
+   * Most tokens of a memory a context window packs whole; a longer one is packed as the sentences
+   * that hold the query's words (an excerpt, expandable by id). 0 packs every memory whole.
+   */
+  CONTEXT_EXCERPT_TOKENS: z.coerce.number().int().min(0).max(100_000).default(0),
+  /**
+   * How many of a context window's first statements (facts, the user's own turns) are shown with
+   * the user's nearest later turn on their subject, dated (what was said since a fact was
+   * stated). 0 turns it off.
+   */
+  CONTEXT_LATER_STATEMENTS: z.coerce.number().int().min(0).max(100).default(0),
+  /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */
+  CONTEXT_LATER_SIMILARITY: z.coerce.number().min(0).max(1).default(0.45),
+  /** The time a question names ("last month", "these days", "first") orders a window's memories. */
+  CONTEXT_QUESTION_TIME: booleanFromEnv.default(false),
+  /** A question over many occasions ("how many …") takes each session's best hit before any second. */
+  CONTEXT_SPREAD_SESSIONS: booleanFromEnv.default(false),
+  /**
    * Least share of a query's BM25 weight a memory must match to be a full-text candidate. Without
    * it, once a query's telling words run out, the text ranking fills with memories that match only
    * its common words (the two speakers' names, in a conversation between them) and short ones win

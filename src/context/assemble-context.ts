@@ -2,16 +2,28 @@ import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
 import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
+import { laterStatements } from "../memory/recall/later-statements.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
-import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
 import { NO_REDACTION } from "../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import { getSession } from "../sessions/session-store.js";
 import type { Clock } from "../util/clock.js";
+import { queryWords } from "./excerpts.js";
 import { sessionHistory } from "./history.js";
-import { demoteAssistantTurns, demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
+import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
+import {
+  demoteAssistantTurns,
+  demoteSuperseded,
+  memoryCandidates,
+  orderByQuestionTime,
+  spreadOverSessions,
+  withFollowingTurns,
+  withoutRedundant,
+} from "./memory-candidates.js";
+import { memoryItem } from "./memory-items.js";
 import { type CandidateSection, packSections } from "./pack.js";
+import { readQuestion } from "./question.js";
 import { explainContext } from "./receipts.js";
 import { type ContextRequest, type ContextWindow, memoryIdsIn } from "./schemas.js";
 import type { Tokenizer } from "./tokenizer.js";
@@ -31,7 +43,34 @@ export interface ContextDeps {
   followingTurns: number;
   /** Share of a well-ranked neighbour's fused score a recalled turn gains (CONTEXT_NEIGHBOUR_WEIGHT). */
   neighbourWeight: number;
+  /** How the window cuts and orders what recall offers (CONTEXT_EXCERPT_TOKENS…); defaults when absent. */
+  window?: Partial<WindowSettings>;
 }
+
+/** How a window cuts and orders what recall offers: the service's settings, the same for every request. */
+export interface WindowSettings {
+  /** Most tokens of a memory packed as an excerpt of the sentences that answer the query (CONTEXT_EXCERPT_TOKENS; 0: whole). */
+  excerptTokens: number;
+  /** How many of the window's first statements (facts, the user's turns) are shown with what the user said later on their subject (CONTEXT_LATER_STATEMENTS; 0: none). */
+  laterStatements: number;
+  /** Least cosine between a statement and a later turn for the turn to be "on its subject" (CONTEXT_LATER_SIMILARITY). */
+  laterSimilarity: number;
+  /** Most tokens of a later statement shown beside its statement. */
+  laterTokens: number;
+  /** The time a question names orders the memories: its span first, the newest or the earliest first (CONTEXT_QUESTION_TIME). */
+  questionTime: boolean;
+  /** A question over many occasions takes each session's best hit before any second (CONTEXT_SPREAD_SESSIONS). */
+  spreadSessions: boolean;
+}
+
+export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
+  excerptTokens: 0,
+  laterStatements: 0,
+  laterSimilarity: 0.45,
+  laterTokens: 40,
+  questionTime: false,
+  spreadSessions: false,
+};
 
 /**
  * Budget shares of the optional sections, of what the required ones leave (seed 000 §4.3.3:
@@ -75,15 +114,31 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     ),
     request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
+  const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
+  const read = readQuestion(request.query, now);
+  const question = {
+    ...read,
+    manySessions: settings.spreadSessions && read.manySessions,
+    time: settings.questionTime ? read.time : {},
+  };
   const expanded = withFollowingTurns(ranked, anchors, following);
-  const recalled = demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), request.query);
-  const asItem = (memory: (typeof recalled)[number]) => ({
-    // An episode whose statement was replaced never reads as current: it says so, when, and what holds now.
-    text: memory.superseded ? `- ${supersededMarker(memory.superseded)} ${memory.content}` : `- ${memory.content}`,
-    group: memory.validAt.toISOString().slice(0, 10),
-    memory_id: memory.id,
-    sources: memory.sources,
+  const ordered = orderByQuestionTime(
+    spreadOverSessions(demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), question), question),
+    question,
+  );
+  const later = await laterStatements(deps.db, scope, statementsToLookPast(ordered, settings.laterStatements), {
+    perStatement: 1,
+    minSimilarity: settings.laterSimilarity,
+    now,
   });
+  const { candidates: recalled, laterOf } = besideLaterStatements(ordered, later);
+  const rendering = {
+    tokenizer: deps.tokenizer,
+    asked: queryWords(request.query),
+    excerptTokens: settings.excerptTokens,
+    laterTokens: settings.laterTokens,
+  };
+  const asItem = (memory: (typeof recalled)[number]) => memoryItem(memory, rendering, laterOf.get(memory.id));
 
   const candidates: CandidateSection[] = [];
   const required = (kind: "system" | "tools" | "user_message", title: string, text: string | undefined, renderLast = false) => {

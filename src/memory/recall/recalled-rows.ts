@@ -23,6 +23,10 @@ export interface RecalledMemory {
   accessCount: number;
   validAt: Date;
   createdAt: Date;
+  /** When what it records was first said: its earliest source event (its `validAt` when it has none). */
+  firstStatedAt: Date;
+  /** When it was last said, first or again: its newest source event (a fact restated later is confirmed then). */
+  lastConfirmedAt: Date;
   /** Recall's score: the RRF score plus the neighbour boost. */
   score: number;
   /** RRF score over the channels' rankings. */
@@ -128,8 +132,11 @@ export async function recallByIds(
 const RECALLED_COLUMNS = sql`${m.id}, ${m.appId}, ${m.userId}, ${m.type}, ${m.subtype}, ${m.sessionId}, (${m.metadata} ->> 'seq')::int AS seq,
        ${m.metadata} ->> 'role' AS role,
        ${m.content}, ${m.importance}, ${m.accessCount}, ${m.lastAccessedAt}, ${m.reinforcementCount}, ${m.validAt}, ${m.createdAt},
-       (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
-          FROM memory_sources s WHERE s.memory_id = ${m.id}) AS sources`;
+       (SELECT json_build_object(
+                 'sources', json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq),
+                 'first', min(e.occurred_at), 'last', max(e.occurred_at))
+          FROM memory_sources s LEFT JOIN session_events e ON e.id = s.event_id
+         WHERE s.memory_id = ${m.id}) AS provenance`;
 
 /** The signals of a memory no channel ranked (a following turn, a replacement). */
 const UNRANKED = sql`0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage, NULL::int AS vector_rank, NULL::int AS text_rank`;
@@ -156,13 +163,14 @@ type RecalledRow = {
   vector_rank?: number | null;
   text_rank?: number | null;
   channels?: ChannelRank[];
-  sources: SourceRef[] | null;
+  provenance: { sources: SourceRef[] | null; first: string | null; last: string | null } | null;
   superseded?: unknown;
   exact_similarity?: number | null;
 };
 
 function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
   const accessCount = Number(row.access_count);
+  const validAt = new Date(row.valid_at);
   return {
     id: row.id,
     type: row.type,
@@ -183,8 +191,10 @@ function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
       clock,
     ),
     accessCount,
-    validAt: new Date(row.valid_at),
+    validAt,
     createdAt: new Date(row.created_at),
+    firstStatedAt: row.provenance?.first ? new Date(row.provenance.first) : validAt,
+    lastConfirmedAt: row.provenance?.last ? new Date(row.provenance.last) : validAt,
     score: Number(row.score),
     fused: Number(row.fused ?? row.score),
     neighbourBoost: Number(row.neighbour_boost ?? 0),
@@ -193,7 +203,7 @@ function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
     vectorRank: row.vector_rank == null ? null : Number(row.vector_rank),
     textRank: row.text_rank == null ? null : Number(row.text_rank),
     channels: row.channels ?? [],
-    sources: row.sources ?? [],
+    sources: row.provenance?.sources ?? [],
     superseded: toSuperseded(row.superseded),
   };
 }
