@@ -5,7 +5,8 @@ import { parseEnv } from "../src/config/env.js";
 
 /**
  * The examples run the whole service in-process on an in-memory database with the offline
- * providers, so they need no server, no network and no keys. Against a deployed service, use
+ * providers, so they need no server, no network and no keys; with `DATABASE_URL` set, on that
+ * Postgres instead (the examples test runs them on both). Against a deployed service, use
  * `createMemoryClient("https://…", { apiKey })` instead.
  */
 export async function startInProcess(): Promise<{
@@ -14,7 +15,12 @@ export async function startInProcess(): Promise<{
   settled: (userId: string) => Promise<void>;
 }> {
   const runtime = await startRuntime(
-    parseEnv({ DATA_DIR: "memory://", LOG_LEVEL: "error", REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "100ms" }),
+    parseEnv({
+      ...(process.env["DATABASE_URL"] ? { DATABASE_URL: process.env["DATABASE_URL"] } : { DATA_DIR: "memory://" }),
+      LOG_LEVEL: "error",
+      REPLAY_DEBOUNCE: "100ms",
+      REFLECTION_DEBOUNCE: "100ms",
+    }),
   );
   const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) =>
     Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
