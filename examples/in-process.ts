@@ -22,9 +22,19 @@ export async function startInProcess(): Promise<{
       REFLECTION_DEBOUNCE: "100ms",
     }),
   );
-  const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) =>
-    Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init));
-  const client = createMemoryClient("http://localhost", { fetch: fetchInProcess as typeof fetch });
+  const client = inProcessClient(runtime.app);
   const settled = (userId: string) => waitForSettled(runtime.app, userId, { intervalMs: 100 });
   return { runtime, client, settled };
+}
+
+/**
+ * A typed client whose requests go straight to the app (`app.request`), with no network between.
+ *
+ * @example
+ * const client = inProcessClient(runtime.app);
+ */
+export function inProcessClient(app: Runtime["app"]): ReturnType<typeof createMemoryClient> {
+  const fetchInProcess = (input: RequestInfo | URL, init?: RequestInit) =>
+    Promise.resolve(app.request(input instanceof Request ? input : String(input), init));
+  return createMemoryClient("http://localhost", { fetch: fetchInProcess as typeof fetch });
 }

@@ -39,4 +39,10 @@ describe("examples run offline", () => {
     for (const step of ["turn 2: the context window recalled turn 1", "popItem", "clearSession"]) expect(output).toContain(`ok: ${step}`);
     expect(output).toMatch(/## Relevant memories[\s\S]*I am vegan/);
   });
+
+  it("LangGraph store: a compiled graph writes notes and recalls them through its store", async () => {
+    const output = await run("examples/langgraph-store.ts");
+    for (const step of ["put", "search", "get", "listNamespaces", "delete"]) expect(output).toContain(`ok: ${step}:`);
+    expect(output).toMatch(/graph answer: my bike is a blue Gazelle\. \(rosa\/notes, score 0\.\d\d\)/);
+  });
 });

@@ -1,7 +1,7 @@
 import { Agent, type AgentInputItem, Runner, tool } from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createMemoryClient } from "../../client/index.js";
+import { inProcessClient } from "../../examples/in-process.js";
 import { callsTool, ScriptedModel, says } from "../../examples/scripted-agents-model.js";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { memoryContextFilter } from "../../integrations/openai-agents/context-filter.js";
@@ -14,11 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.close());
 
-const client = () =>
-  createMemoryClient("http://localhost", {
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
-      Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init))) as typeof fetch,
-  });
+const client = () => inProcessClient(runtime.app);
 
 const runnerWith = (model: ScriptedModel) => new Runner({ modelProvider: model.provider(), tracingDisabled: true });
 
