@@ -139,7 +139,9 @@ const withKeyNote = (reason: string, fact: ResolvedFact) => (fact.keyNote ? `${r
 async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
   const { tx, scope } = context;
   // Every version of the key that is not deleted, locked in id order (as every writer of several
-  // memories locks them: row-lock-order), then taken oldest first.
+  // memories locks them: row-lock-order), then taken oldest first; of two stated at the same instant
+  // (two writes in one millisecond) the one written later is the later statement, else a third write
+  // would take the replaced one for the current one and leave two current versions.
   const versions = (
     await tx
       .select()
@@ -147,7 +149,7 @@ async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
       .where(and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))))
       .orderBy(asc(memories.id))
       .for("update")
-  ).sort((a, b) => a.validAt.getTime() - b.validAt.getTime());
+  ).sort((a, b) => a.validAt.getTime() - b.validAt.getTime() || a.version - b.version);
   const prev = versions.filter((row) => row.validAt <= fact.validAt).at(-1);
   const next = versions.find((row) => row.validAt > fact.validAt);
   // Retracted ("I no longer live in Berlin") before this statement: the key held nothing then.
