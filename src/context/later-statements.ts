@@ -1,8 +1,22 @@
 import type { RecalledMemory } from "../memory/recall/hybrid-recall.js";
 import type { LaterStatement, StatementAnchor } from "../memory/recall/later-statements.js";
 
-/** A user's statement of the window — a fact, or a turn of the user's own — that what was said since may qualify. */
-const isStatement = (memory: RecalledMemory) => memory.type === "semantic" || (memory.subtype === "turn" && memory.role === "user");
+const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
+/** The speaker's own pronouns (a closed class): a sentence holding one says something of the speaker. */
+const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b/i;
+
+/** Whether a turn says something of its speaker: one of its sentences, not a question, speaks in the first person. */
+export function saysSomethingOfSpeaker(text: string): boolean {
+  return [...SENTENCES.segment(text)].some(({ segment }) => !segment.trim().endsWith("?") && FIRST_PERSON.test(segment));
+}
+
+/**
+ * A statement of the window that what was said since may qualify: a fact, or a turn in which the
+ * user says something of themselves (a question asked of the assistant states nothing that can
+ * change).
+ */
+const isStatement = (memory: RecalledMemory) =>
+  memory.type === "semantic" || (memory.subtype === "turn" && memory.role === "user" && saysSomethingOfSpeaker(memory.content));
 
 /**
  * The first `count` statements among the window's candidates, each with the moment past which the
