@@ -80,6 +80,7 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
       laterSimilarity: env.CONTEXT_LATER_SIMILARITY,
       questionTime: env.CONTEXT_QUESTION_TIME,
       spreadSessions: env.CONTEXT_SPREAD_SESSIONS,
+      sourceTurns: env.CONTEXT_SOURCE_TURNS,
     },
     // The statistics and query caches live as long as the process or isolate, across requests.
     recall: {

@@ -188,6 +188,8 @@ export const EnvSchema = z.object({
   CONTEXT_QUESTION_TIME: booleanFromEnv.default(false),
   /** A question over many occasions ("how many …") takes each session's best hit before any second. */
   CONTEXT_SPREAD_SESSIONS: booleanFromEnv.default(false),
+  /** How many of a context window's first facts bring the turns they were derived from (0: none). */
+  CONTEXT_SOURCE_TURNS: z.coerce.number().int().min(0).max(100).default(0),
   /**
    * Least share of a query's BM25 weight a memory must match to be a full-text candidate. Without
    * it, once a query's telling words run out, the text ranking fills with memories that match only

@@ -1,7 +1,7 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
-import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
+import { type RecallSettings, recallWithFollowingTurns, retentionAtQuery, sourceTurns } from "../memory/recall/hybrid-recall.js";
 import { laterStatements } from "../memory/recall/later-statements.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
 import type { Embedder } from "../providers/types.js";
@@ -20,6 +20,7 @@ import {
   spreadOverSessions,
   withFollowingTurns,
   withoutRedundant,
+  withSourceTurns,
 } from "./memory-candidates.js";
 import { memoryItem } from "./memory-items.js";
 import { type CandidateSection, packSections } from "./pack.js";
@@ -61,6 +62,8 @@ export interface WindowSettings {
   questionTime: boolean;
   /** A question over many occasions takes each session's best hit before any second (CONTEXT_SPREAD_SESSIONS). */
   spreadSessions: boolean;
+  /** How many of the window's first facts bring the turns they were derived from (CONTEXT_SOURCE_TURNS; 0: none). */
+  sourceTurns: number;
 }
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
@@ -70,6 +73,7 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   laterTokens: 40,
   questionTime: false,
   spreadSessions: false,
+  sourceTurns: 0,
 };
 
 /**
@@ -126,12 +130,18 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     spreadOverSessions(demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), question), question),
     question,
   );
-  const later = await laterStatements(deps.db, scope, statementsToLookPast(ordered, settings.laterStatements), {
-    perStatement: 1,
-    minSimilarity: settings.laterSimilarity,
-    now,
-  });
-  const { candidates: recalled, laterOf } = besideLaterStatements(ordered, later);
+  const clock = retentionAtQuery({ now }, deps.recall ?? {});
+  const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
+  // Both read past the ranking, side by side: on a server, on two connections.
+  const [later, turnsOfFacts] = await Promise.all([
+    laterStatements(deps.db, scope, statementsToLookPast(ordered, settings.laterStatements), {
+      perStatement: 1,
+      minSimilarity: settings.laterSimilarity,
+      now,
+    }),
+    sourceTurns(deps.db, scope, facts, clock),
+  ]);
+  const { candidates: recalled, laterOf } = besideLaterStatements(withoutRedundant(withSourceTurns(ordered, turnsOfFacts)), later);
   const rendering = {
     tokenizer: deps.tokenizer,
     asked: queryWords(request.query),
@@ -196,10 +206,12 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       ? {
           explanation: explainContext({
             ranked,
-            expanded,
+            expanded: withSourceTurns(expanded, turnsOfFacts),
             offered: recalled,
             packed: new Set(memoryIdsIn(packed.sections)),
             repeated: new Set(packed.repeated),
+            derivedFrom: new Map([...turnsOfFacts].flatMap(([fact, turns]) => turns.map((turn) => [turn.id, fact] as const))),
+            laterOf,
             now,
           }),
         }

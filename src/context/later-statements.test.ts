@@ -11,7 +11,13 @@ describe("statements and what the user said after them", () => {
       recalledTurn("question", { content: "user: Which paint is best for a bathroom ceiling?" }),
       recalledTurn("reply", { role: "assistant", content: "assistant: I would use a mould-resistant emulsion." }),
       recalledTurn("statement", { content: "user: We painted the hallway sage green. Does that go with oak?" }),
-      recalledTurn("fact", { type: "semantic", subtype: "profile", role: null, content: "User lives in Derby.", lastConfirmedAt: new Date(5) }),
+      recalledTurn("fact", {
+        type: "semantic",
+        subtype: "profile",
+        role: null,
+        content: "User lives in Derby.",
+        lastConfirmedAt: new Date(5),
+      }),
     ];
     expect(statementsToLookPast(recalled, 5)).toEqual([
       { id: "statement", after: new Date(0) },
@@ -24,7 +30,13 @@ describe("statements and what the user said after them", () => {
 
   it("shows a later statement beside its statement once, and drops its own place further down", () => {
     const recalled = ["a", "b", "c", "d"].map((id) => recalledTurn(id));
-    const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["a", [later("c")]], ["b", [later("c")]]]));
+    const { candidates, laterOf } = besideLaterStatements(
+      recalled,
+      new Map([
+        ["a", [later("c")]],
+        ["b", [later("c")]],
+      ]),
+    );
     expect(candidates.map((memory) => memory.id)).toEqual(["a", "b", "d"]);
     expect([...laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["a<-c"]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { recalledTurn } from "../../test/fixtures/recalled-memory.js";
 import type { RecalledMemory, TurnAnchor } from "../memory/recall/hybrid-recall.js";
-import { orderByQuestionTime, spreadOverSessions, withFollowingTurns } from "./memory-candidates.js";
+import { orderByQuestionTime, spreadOverSessions, withFollowingTurns, withSourceTurns } from "./memory-candidates.js";
 import { readQuestion } from "./question.js";
 
 const turn = (id: string, sessionId: string, seq: number): RecalledMemory => recalledTurn(id, { sessionId, seq });
@@ -80,5 +80,14 @@ describe("the order a question's reach and time give", () => {
     expect(ids(orderByQuestionTime(ranked, readQuestion("Which bike do I ride these days?", now)))).toEqual(["new", "old", "middle"]);
     expect(ids(orderByQuestionTime(ranked, readQuestion("Which bike did I ride originally?", now)))).toEqual(["old", "middle", "new"]);
     expect(orderByQuestionTime(ranked, readQuestion("Which bike do I ride?", now))).toEqual(ranked);
+  });
+});
+
+describe("the turns a fact was derived from", () => {
+  it("follow the fact, moving a lower-ranked turn up and leaving a higher-ranked one in place", () => {
+    const fact = recalledTurn("fact", { type: "semantic", subtype: "profile" });
+    const ranked = [recalledTurn("early"), fact, recalledTurn("middle"), recalledTurn("late")];
+    const placed = withSourceTurns(ranked, new Map([["fact", [recalledTurn("late"), recalledTurn("early"), recalledTurn("unranked")]]]));
+    expect(placed.map((memory) => memory.id)).toEqual(["early", "fact", "late", "unranked", "middle"]);
   });
 });

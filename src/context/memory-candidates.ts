@@ -28,6 +28,29 @@ export function withFollowingTurns(ranked: RecalledMemory[], anchors: TurnAnchor
 }
 
 /**
+ * Puts the turns each fact was derived from right after the fact (CONTEXT_SOURCE_TURNS): the
+ * fact's words found them, the turns say it in full. A turn already ranked higher stays where it
+ * is; one ranked lower moves up.
+ */
+export function withSourceTurns(ranked: RecalledMemory[], turnsOf: ReadonlyMap<string, readonly RecalledMemory[]>): RecalledMemory[] {
+  if (turnsOf.size === 0) return ranked;
+  const recalled = new Map(ranked.map((memory) => [memory.id, memory]));
+  const placed = new Set<string>();
+  const result: RecalledMemory[] = [];
+  for (const memory of ranked) {
+    if (placed.has(memory.id)) continue;
+    placed.add(memory.id);
+    result.push(memory);
+    for (const turn of turnsOf.get(memory.id) ?? []) {
+      if (placed.has(turn.id)) continue;
+      placed.add(turn.id);
+      result.push(recalled.get(turn.id) ?? turn);
+    }
+  }
+  return result;
+}
+
+/**
  * Drops an episode (turn or summary) whose source events are all covered by better-ranked
  * episodes — a turn quoted by a summary already chosen, say: its text is already in the window.
  * Facts, insights and traits say something else about the same events and are always kept.

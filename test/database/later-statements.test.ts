@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { sourceTurns } from "../../src/memory/recall/hybrid-recall.js";
 import { factSessions } from "../fixtures/fact-sessions.js";
-import { call, startTestRuntime } from "../fixtures/runtime.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 /**
  * A fact is read beside what the user said after it: every fact says when it was first stated and
@@ -48,7 +49,8 @@ describe("a fact beside what the user said later", () => {
     expect(mentions[0]?.content).toContain("harbour festival");
     expect(mentions[0]?.said_at).toBe(new Date(Date.UTC(2025, 0, 90, 10, 2)).toISOString());
     // Said before the last confirmation, or about something else: not a later mention.
-    for (const other of ["telescope", "sourdough", "lower back"]) expect(mentions.map((mention) => mention.content).join("\n")).not.toContain(other);
+    for (const other of ["telescope", "sourdough", "lower back"])
+      expect(mentions.map((mention) => mention.content).join("\n")).not.toContain(other);
 
     const read = await call<FactJson & { sources: unknown[] }>(runtime.app, "GET", `/v1/memories/${bristol?.id}`);
     expect(read.body.later_mentions?.[0]?.memory_id).toBe(mentions[0]?.memory_id);
@@ -75,5 +77,47 @@ describe("a fact beside what the user said later", () => {
     expect(window.body.prompt).toMatch(/2025-03-11/);
     if (fiat !== skoda) expect(fiat).toBeLessThan(skoda);
     else expect(items[skoda]).toMatch(/\[said later, on 2025-03-11: ".*electric Fiat.*"\]/);
+  });
+});
+
+describe("a turn found by the fact derived from it", () => {
+  it("reads the turns a fact came from, current ones only, for the fact", async () => {
+    const sessionId = await createSession(runtime.app, "ines");
+    const appended = await call<{ events: { id: string }[] }>(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [
+        message("user", "We adopted Pixel from the shelter in spring and she sleeps on my laptop."),
+        message("assistant", "Lovely!"),
+      ],
+    });
+    await waitForSettled(runtime.app, "ines");
+    const [said] = appended.body.events;
+    const created = await call<{ memory: { id: string } }>(runtime.app, "POST", "/v1/memories", {
+      user_id: "ines",
+      type: "semantic",
+      subtype: "profile",
+      key: "pets:cat",
+      value: { name: "Pixel" },
+      content: "User's cat is named Pixel.",
+      source_event_ids: [said?.id],
+    });
+    expect(created.status).toBe(201);
+    const fact = created.body.memory.id;
+    const turns = await sourceTurns(
+      runtime.database.db,
+      { appId: "default", userId: "ines" },
+      [{ id: fact, sources: [{ session_id: sessionId, event_id: said?.id as string, seq: 1 }] }],
+      { now: new Date(), lambda: 0.1 },
+    );
+    expect(turns.get(fact)?.map((turn) => turn.content)).toEqual([
+      "user: We adopted Pixel from the shelter in spring and she sleeps on my laptop.",
+    ]);
+    // Another user's fact naming the same event reads nothing: the turns are read in the asker's scope.
+    const foreign = await sourceTurns(
+      runtime.database.db,
+      { appId: "default", userId: "someone-else" },
+      [{ id: fact, sources: [{ session_id: sessionId, event_id: said?.id as string, seq: 1 }] }],
+      { now: new Date(), lambda: 0.1 },
+    );
+    expect(foreign.size).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import { followingTurns, type RecalledMemory, readHits } from "./recalled-rows.j
 
 export type { SourceRef } from "../provenance.js";
 export type { QueryVector } from "./engines/recall-index.js";
-export { followingTurns, type RecalledMemory, recallByIds } from "./recalled-rows.js";
+export { followingTurns, type RecalledMemory, recallByIds, sourceTurns } from "./recalled-rows.js";
 
 /** What a recall filters by: the present or a past moment (`asOf`), types, a window of world time. */
 export type RecallFilters = VisibilityFilters;

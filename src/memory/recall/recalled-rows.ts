@@ -110,6 +110,35 @@ export async function followingTurns(
   return rows.map((row) => toRecalled(row, clock));
 }
 
+/**
+ * The user's turns that recalled memories were derived from (a fact's or an insight's source
+ * turns), by the memory derived: a turn is found by what was made of it as well as by its own
+ * words ("User's dog is a beagle" finds the turn that said "our Biscuit howls at every van").
+ */
+export async function sourceTurns(
+  db: Database,
+  scope: { appId: string; userId: string },
+  derived: readonly { id: string; sources: readonly SourceRef[] }[],
+  clock: RetentionClock,
+): Promise<Map<string, RecalledMemory[]>> {
+  const pairs = derived.flatMap((memory) => memory.sources.map((source) => ({ derived_id: memory.id, event_id: source.event_id })));
+  if (pairs.length === 0) return new Map();
+  const { now } = clock;
+  const rows = await queryRows<RecalledRow & { derived_id: string }>(
+    db,
+    sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
+          SELECT p.derived_id, ${RECALLED_COLUMNS}, ${UNRANKED}
+            FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(derived_id uuid, event_id uuid)
+            JOIN memory_sources s ON s.event_id = p.event_id
+            JOIN memories m ON ${m.id} = s.memory_id
+           WHERE ${visibleAt(m, scope, { now })} AND ${m.subtype} = 'turn'
+        ) r`,
+  );
+  const found = new Map<string, RecalledMemory[]>();
+  for (const row of rows) found.set(row.derived_id, [...(found.get(row.derived_id) ?? []), toRecalled(row, clock)]);
+  return found;
+}
+
 /** Current memories by id, in the shape recall returns (to bring in what replaced a stale hit). */
 export async function recallByIds(
   db: Database,
