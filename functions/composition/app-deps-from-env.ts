@@ -85,6 +85,7 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
     // The statistics and query caches live as long as the process or isolate, across requests.
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      plan: env.RECALL_PLAN,
       retentionLambda: decay.lambda,
       statistics: new CorpusStatisticsCache(),
       queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),

@@ -205,6 +205,14 @@ export const EnvSchema = z.object({
    */
   RECALL_GRAPH: booleanFromEnv.default(false),
   /**
+   * How recall asks the database. `auto`: on a server, the rankings, their fusion, the rows, the
+   * turns that follow and what a context window reads ahead in one statement (one round trip;
+   * docs/recall.md), channel by channel on the embedded database; `channels`: a statement per
+   * step everywhere (the path before the composed plan, for comparison); `composed`: one statement
+   * wherever the engines can, the embedded database too.
+   */
+  RECALL_PLAN: z.enum(["auto", "channels", "composed"]).default("auto"),
+  /**
    * Share of the better fused score of its neighbours (the turns just before and after it in its
    * session) that a turn recalled for a context window gains: evidence runs over consecutive turns,
    * and a question's words often sit in only one of them. Search leaves it out: its results mix

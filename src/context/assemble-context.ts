@@ -1,16 +1,14 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
-import { type RecallSettings, recallWithFollowingTurns, retentionAtQuery, sourceTurns } from "../memory/recall/hybrid-recall.js";
-import { laterStatements } from "../memory/recall/later-statements.js";
+import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
 import type { Embedder } from "../providers/types.js";
 import { NO_REDACTION } from "../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../redaction/redact.js";
-import { getSession } from "../sessions/session-store.js";
 import type { Clock } from "../util/clock.js";
 import { queryWords } from "./excerpts.js";
-import { sessionHistory } from "./history.js";
+import { type SessionHistory, sessionHistory } from "./history.js";
 import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
 import {
   demoteAssistantTurns,
@@ -76,6 +74,15 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   sourceTurns: 0,
 };
 
+/** A window without a session: no history, nothing to own. */
+const NO_SESSION: SessionHistory = { owned: true, items: [] };
+
+/** A settled promise's value, or its reason thrown. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}
+
 /**
  * Budget shares of the optional sections, of what the required ones leave (seed 000 §4.3.3:
  * facts 0.2, memories 0.3, history 0.4; knowledge takes the design's remaining 0.1). Unused shares
@@ -101,24 +108,29 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const scope = { appId: request.app_id, userId: request.user_id };
   const now = deps.clock.now();
 
-  if (request.session_id) {
-    const session = await getSession(deps.db, request.session_id);
-    // Another user's session is reported as missing, never as forbidden.
-    if (session.userId !== request.user_id || session.appId !== request.app_id) throw notFound("session", request.session_id);
-  }
-
-  // Not awaited here: recall ranks by text while the query is being embedded.
+  const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
+  // Not awaited here: recall ranks by text while the query is being embedded (on a server: one
+  // statement once it is).
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
-  const [{ ranked, anchors, following }, history] = await Promise.all([
+  // Sent at once, side by side: the session with its history (one statement), and recall.
+  const [session, recall] = await Promise.allSettled([
+    request.session_id ? sessionHistory(deps.db, scope, request.session_id, request.history) : Promise.resolve(NO_SESSION),
     recallWithFollowingTurns(
       deps.db,
       { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now },
       { ...deps.recall, neighbourWeight: deps.neighbourWeight },
       deps.followingTurns,
+      {
+        laterStatements: { count: settings.laterStatements, perStatement: 1, minSimilarity: settings.laterSimilarity },
+        sourceTurns: settings.sourceTurns,
+      },
     ),
-    request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
-  const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
+  // The session first: another user's session is reported as missing, never as forbidden, whatever recall did.
+  const owned = settled(session);
+  if (!owned.owned) throw notFound("session", request.session_id as string);
+  const history = owned.items;
+  const { ranked, anchors, following, ...beyond } = settled(recall);
   const read = readQuestion(request.query, now);
   const question = {
     ...read,
@@ -130,16 +142,15 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     spreadOverSessions(demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), question), question),
     question,
   );
-  const clock = retentionAtQuery({ now }, deps.recall ?? {});
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
-  // Both read past the ranking, side by side: on a server, on two connections.
+  // Both read past the ranking, side by side; on a server usually from what recall read ahead.
   const [later, turnsOfFacts] = await Promise.all([
-    laterStatements(deps.db, scope, statementsToLookPast(ordered, settings.laterStatements), {
+    beyond.laterStatements(statementsToLookPast(ordered, settings.laterStatements), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
       now,
     }),
-    sourceTurns(deps.db, scope, facts, clock),
+    beyond.sourceTurns(facts),
   ]);
   const { candidates: recalled, laterOf } = besideLaterStatements(withoutRedundant(withSourceTurns(ordered, turnsOfFacts)), later);
   const rendering = {

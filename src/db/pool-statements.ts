@@ -36,6 +36,11 @@ export function registerServerPool(db: Database, pool: ServerPool, options: { pr
   pools.set(db, { pool, prepared: options.prepared });
 }
 
+/** Whether `db` is a server's (node-postgres, Neon, a Worker's connection): its statements cost a round trip each. */
+export function isServerDatabase(db: Database): boolean {
+  return pools.has(db);
+}
+
 /** Lets `queryRowsPrepared` on `db`, an embedded database (PGlite: one session), prepare its statements with `PREPARE`. */
 export function registerEmbeddedSession(db: Database): void {
   embeddedSessions.set(db, new Map());

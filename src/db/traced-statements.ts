@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { tracer, tracingRecorded } from "../telemetry/tracing.js";
 import { statementSummary } from "../util/statement-summary.js";
+import { observeStatement } from "./statement-waves.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: drivers' query signatures differ; arguments pass through untouched.
 type Query = (...args: any[]) => any;
@@ -11,30 +12,38 @@ const traced = new WeakSet<object>();
  * A span per statement, named by what the statement touches (`SELECT memories`, or a prepared
  * statement's name) and never by its values or parameters, as a child of the span in progress
  * (a request, a durable step): statements outside any span (the executor's queue polls) start no
- * trace of their own. Nothing is done while no SDK records spans. Patches `query` in place.
+ * trace of their own. Nothing is done while no SDK records spans. Each statement is also reported
+ * to the wave counter of the work that sent it (`statement-waves.ts`), if one counts. Patches
+ * `query` in place.
  */
 export function traceQueries<Client extends { query: Query }>(client: Client): Client {
   if (traced.has(client)) return client;
   traced.add(client);
   const query = client.query.bind(client) as Query;
   client.query = ((...args: unknown[]) => {
-    if (!tracingRecorded() || !trace.getActiveSpan()) return query(...args);
+    // A pool's own query runs on a client it checks out, callback style: it was traced (and
+    // counted) at the pool, whichever client serves it, one the pool handed out before included.
+    if (typeof args.at(-1) === "function") return query(...args);
+    if (!tracingRecorded() || !trace.getActiveSpan()) return observeStatement(query(...args), () => statementName(args[0]));
     const name = statementName(args[0]);
-    return tracer().startActiveSpan(
-      name,
-      { kind: SpanKind.CLIENT, attributes: { "db.system.name": "postgresql", "db.query.summary": name } },
-      async (span) => {
-        try {
-          return await query(...args);
-        } catch (error) {
-          const code = (error as { code?: unknown }).code;
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          if (typeof code === "string") span.setAttribute("db.response.status_code", code);
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
+    return observeStatement(
+      tracer().startActiveSpan(
+        name,
+        { kind: SpanKind.CLIENT, attributes: { "db.system.name": "postgresql", "db.query.summary": name } },
+        async (span) => {
+          try {
+            return await query(...args);
+          } catch (error) {
+            const code = (error as { code?: unknown }).code;
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            if (typeof code === "string") span.setAttribute("db.response.status_code", code);
+            throw error;
+          } finally {
+            span.end();
+          }
+        },
+      ),
+      () => name,
     );
   }) as Client["query"];
   return client;

@@ -1,17 +1,23 @@
 import type { SQL } from "drizzle-orm";
 import type { Database } from "../../db/database.js";
+import { isServerDatabase } from "../../db/pool-statements.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import { RETENTION_PRESETS, type RetentionClock } from "../lifecycle/retention.js";
 import { m, type VisibilityFilters, visibleAt } from "../visibility.js";
 import { type RecallEngines, recallChannels } from "./engines/channels.js";
-import { type QueryVector, type RecallRequest, rankChannel } from "./engines/recall-index.js";
+import { type QueryVector, type RecallChannel, type RecallRequest, rankChannel } from "./engines/recall-index.js";
 import { queryLexemes } from "./engines/sql-bm25/text-ranking.js";
 import { type FusedHit, fuseRankings } from "./fusion.js";
+import type { LaterStatement, LaterStatementOptions, StatementAnchor } from "./later-statements.js";
+import { type ComposedRecall, composable, composedRecall } from "./plan/composed-recall.js";
+import { laterStatementsOf, sourceTurnsOf, type TurnAnchor, type WindowReads } from "./plan/read-ahead.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
+import type { SourceRef } from "../provenance.js";
 import { followingTurns, type RecalledMemory, readHits } from "./recalled-rows.js";
 
 export type { SourceRef } from "../provenance.js";
 export type { QueryVector } from "./engines/recall-index.js";
+export type { TurnAnchor, WindowReads } from "./plan/read-ahead.js";
 export { followingTurns, type RecalledMemory, recallByIds, sourceTurns } from "./recalled-rows.js";
 
 /** What a recall filters by: the present or a past moment (`asOf`), types, a window of world time. */
@@ -31,8 +37,19 @@ export interface RecallQuery extends RecallFilters {
   candidates?: number;
 }
 
+/**
+ * How recall asks the database: `auto` ranks, fuses and reads rows in one statement where the
+ * database is a server and every channel's engines can (`composedRecall`), channel by channel
+ * elsewhere (the embedded database, whose resident engines rank in the process); `channels` always
+ * channel by channel (a statement per step, as before the composed plan); `composed` one
+ * statement wherever the engines can, the embedded database too (for tests that compare the two).
+ */
+export type RecallPlan = "auto" | "channels" | "composed";
+
 /** How a service recalls, the same for every query: its engines (and what they keep), and how hits are fused and scored. */
 export interface RecallSettings extends RecallEngines {
+  /** How recall asks the database (RECALL_PLAN); default `auto`. */
+  plan?: RecallPlan;
   /** Share of the better fused score of a turn's neighbours (seq ± 1) it gains (context windows: CONTEXT_NEIGHBOUR_WEIGHT); default 0. */
   neighbourWeight?: number;
   /** The scheduled decay's λ, at which a recalled memory's retention is computed (default: the default preset's). */
@@ -53,6 +70,8 @@ export interface RecallSettings extends RecallEngines {
  * const hits = await recallMemories(db, { appId: "default", userId: "ana", text: "pets", limit: 10, now: new Date() });
  */
 export async function recallMemories(db: Database, query: RecallQuery, settings: RecallSettings = {}): Promise<RecalledMemory[]> {
+  const composed = await recallInOneStatement(db, query, settings, { following: 0 });
+  if (composed) return composed.ranked;
   const fused = await fuseHits(db, query, settings);
   return readHits(db, fused.best, fused.visible, query.asOf ?? query.now, fused.exact, retentionAtQuery(query, settings));
 }
@@ -62,37 +81,75 @@ export function retentionAtQuery(query: { now: Date }, settings: RecallSettings)
   return { lambda: settings.retentionLambda ?? RETENTION_PRESETS.default.lambda, now: query.now };
 }
 
-/** A turn among recall's best hits, whose next turn in its session a context window brings along. */
-export interface TurnAnchor {
-  id: string;
-  sessionId: string;
-  seq: number;
+/** A context window's recall: the ranked memories, the turns after the best turn hits, and the reads past the ranking the window makes once it has ordered them. */
+export interface WindowRecall {
+  ranked: RecalledMemory[];
+  anchors: TurnAnchor[];
+  following: RecalledMemory[];
+  /** `laterStatements` of the statements the window picks (read ahead with the ranking when it could be). */
+  laterStatements(statements: readonly StatementAnchor[], options: LaterStatementOptions): Promise<Map<string, LaterStatement[]>>;
+  /** `sourceTurns` of the facts the window picks (read ahead with the ranking when it could be). */
+  sourceTurns(facts: readonly { id: string; sources: readonly SourceRef[] }[]): Promise<Map<string, RecalledMemory[]>>;
 }
 
 /**
- * Recall, and the turn after each of the `count` best turn hits (CONTEXT_FOLLOWING_TURNS): which
- * turns those are is known once the rankings are fused, so the two reads run side by side (on a
- * server, on two connections) instead of one after the other. An anchor may have been replaced
- * since it was ranked; its follower is then read but has nothing to follow in `ranked`.
+ * Recall, and the turn after each of the `count` best turn hits (CONTEXT_FOLLOWING_TURNS). On a
+ * server it is one statement (`composedRecall`), which also reads ahead what `ahead` says the
+ * window will look past the ranking for. Elsewhere, which turns follow is known once the
+ * rankings are fused, so the two reads run side by side (on two connections) instead of one after
+ * the other, and the window's later reads go to the database when it makes them. An anchor may
+ * have been replaced since it was ranked; its follower is then read but has nothing to follow in `ranked`.
  */
 export async function recallWithFollowingTurns(
   db: Database,
   query: RecallQuery,
   settings: RecallSettings,
   count: number,
-): Promise<{ ranked: RecalledMemory[]; anchors: TurnAnchor[]; following: RecalledMemory[] }> {
+  ahead: Omit<WindowReads, "following"> = {},
+): Promise<WindowRecall> {
+  const clock = retentionAtQuery(query, settings);
+  const reading = (composed: ComposedRecall | undefined) => ({
+    laterStatements: laterStatementsOf(db, query, composed?.later),
+    sourceTurns: sourceTurnsOf(db, query, clock, composed?.sources),
+  });
+  const composed = await recallInOneStatement(db, query, settings, { following: count, ...ahead });
+  if (composed) return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ...reading(composed) };
   const fused = await fuseHits(db, query, settings);
   const anchors = fused.best
     .flatMap((hit) =>
       hit.session_id !== null && hit.turn_seq !== null ? [{ id: hit.id, sessionId: hit.session_id, seq: hit.turn_seq }] : [],
     )
     .slice(0, count);
-  const clock = retentionAtQuery(query, settings);
   const [ranked, following] = await Promise.all([
     readHits(db, fused.best, fused.visible, query.asOf ?? query.now, fused.exact, clock),
     followingTurns(db, query, anchors, clock),
   ]);
-  return { ranked, anchors, following };
+  return { ranked, anchors, following, ...reading(undefined) };
+}
+
+/**
+ * Recall as one statement (`composedRecall`) when the settings and the database call for it and
+ * every channel's engines can; undefined otherwise, or when a plan could not rank after all.
+ */
+async function recallInOneStatement(
+  db: Database,
+  query: RecallQuery,
+  settings: RecallSettings,
+  reads: WindowReads,
+): Promise<ComposedRecall | undefined> {
+  const plan = settings.plan ?? "auto";
+  if (plan === "channels" || (plan === "auto" && !isServerDatabase(db))) return undefined;
+  const channels: RecallChannel[] = recallChannels(settings);
+  if (!composable(channels)) return undefined;
+  const vector = await query.vector;
+  const pool = query.candidates ?? Math.max(query.limit * 3, 20);
+  return composedRecall(
+    db,
+    { ...query, vector, pool, neighbourWeight: settings.neighbourWeight ?? 0 },
+    channels,
+    retentionAtQuery(query, settings),
+    reads,
+  );
 }
 
 /** The channels' rankings fused: the best `limit` hits, and the query vector when exact similarities are still to be read. */

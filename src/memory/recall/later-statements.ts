@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
 import type { SourceRef } from "../provenance.js";
 import { memoriesAs, visibleAt } from "../visibility.js";
@@ -55,18 +55,31 @@ export async function laterStatements(
   options: LaterStatementOptions,
 ): Promise<Map<string, LaterStatement[]>> {
   if (statements.length === 0 || options.perStatement <= 0) return new Map();
-  const u = memoriesAs("u");
   const anchors = JSON.stringify(statements.map((statement) => ({ id: statement.id, after: statement.after.toISOString() })));
-  const rows = await queryRows<{
-    statement_id: string;
-    id: string;
-    content: string;
-    valid_at: string | Date;
-    similarity: number;
-    sources: SourceRef[] | null;
-  }>(
+  const rows = await queryRows<LaterStatementRow>(
     db,
-    sql`WITH st AS (SELECT x.id, x.after FROM jsonb_to_recordset(${anchors}::jsonb) AS x(id uuid, after timestamptz)),
+    laterStatementsSql(scope, sql`SELECT x.id, x.after FROM jsonb_to_recordset(${anchors}::jsonb) AS x(id uuid, after timestamptz)`, options),
+  );
+  return laterStatementsOf(rows);
+}
+
+/** A later statement as `laterStatementsSql` returns it, with the statement it is later than. */
+export interface LaterStatementRow {
+  statement_id: string;
+  id: string;
+  content: string;
+  valid_at: string | Date;
+  similarity: number;
+  sources: SourceRef[] | null;
+}
+
+/**
+ * The statement behind `laterStatements`, for the statements `statements` names (a relation of
+ * `id` and `after`): each statement's best later turns, `statement_id` beside each.
+ */
+export function laterStatementsSql(scope: { appId: string; userId: string }, statements: SQL, options: LaterStatementOptions): SQL {
+  const u = memoriesAs("u");
+  return sql`WITH st AS (${statements}),
         anchor AS (
           SELECT st.id AS statement_id, a.embedding, a.embedding_model FROM st JOIN memories a ON a.id = st.id
            WHERE a.embedding IS NOT NULL
@@ -98,8 +111,11 @@ export async function laterStatements(
            WHERE c.similarity >= ${options.minSimilarity}
            ORDER BY c.similarity DESC
            LIMIT ${options.perStatement}
-        ) later`,
-  );
+        ) later`;
+}
+
+/** Rows of `laterStatementsSql` by statement, best first. */
+export function laterStatementsOf(rows: readonly LaterStatementRow[]): Map<string, LaterStatement[]> {
   const found = new Map<string, LaterStatement[]>();
   for (const row of rows) {
     const list = found.get(row.statement_id) ?? [];

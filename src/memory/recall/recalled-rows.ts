@@ -96,18 +96,22 @@ export async function followingTurns(
   clock: RetentionClock,
 ): Promise<RecalledMemory[]> {
   if (anchors.length === 0) return [];
-  const { now } = clock;
   const pairs = JSON.stringify(anchors.map((anchor) => ({ session_id: anchor.sessionId, seq: anchor.seq + 1 })));
   const rows = await queryRows<RecalledRow>(
     db,
-    sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
-          SELECT ${RECALLED_COLUMNS}, ${UNRANKED}
-            FROM jsonb_to_recordset(${pairs}::jsonb) AS p(session_id uuid, seq int)
-            JOIN memories m ON ${m.sessionId} = p.session_id AND (${m.metadata} ->> 'seq')::int = p.seq
-           WHERE ${visibleAt(m, scope, { now })} AND ${m.subtype} = 'turn'
-        ) r`,
+    followingTurnsSql(scope, clock.now, sql`SELECT * FROM jsonb_to_recordset(${pairs}::jsonb) AS p(session_id uuid, seq int)`),
   );
   return rows.map((row) => toRecalled(row, clock));
+}
+
+/** The rows of the turns `followers` names (a relation of `session_id` and `seq`), current at `now`, in the user's scope. */
+export function followingTurnsSql(scope: { appId: string; userId: string }, now: Date, followers: SQL): SQL {
+  return sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
+      SELECT ${RECALLED_COLUMNS}, ${UNRANKED}
+        FROM (${followers}) p
+        JOIN memories m ON ${m.sessionId} = p.session_id AND (${m.metadata} ->> 'seq')::int = p.seq
+       WHERE ${visibleAt(m, scope, { now })} AND ${m.subtype} = 'turn'
+    ) r`;
 }
 
 /**
@@ -123,17 +127,26 @@ export async function sourceTurns(
 ): Promise<Map<string, RecalledMemory[]>> {
   const pairs = derived.flatMap((memory) => memory.sources.map((source) => ({ derived_id: memory.id, event_id: source.event_id })));
   if (pairs.length === 0) return new Map();
-  const { now } = clock;
   const rows = await queryRows<RecalledRow & { derived_id: string }>(
     db,
-    sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
-          SELECT p.derived_id, ${RECALLED_COLUMNS}, ${UNRANKED}
-            FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(derived_id uuid, event_id uuid)
-            JOIN memory_sources s ON s.event_id = p.event_id
-            JOIN memories m ON ${m.id} = s.memory_id
-           WHERE ${visibleAt(m, scope, { now })} AND ${m.subtype} = 'turn'
-        ) r`,
+    sourceTurnsSql(scope, clock.now, sql`SELECT * FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(derived_id uuid, event_id uuid)`),
   );
+  return turnsByDerived(rows, clock);
+}
+
+/** The rows of the turns `pairs` names (a relation of `derived_id` and the `event_id` it came from), current at `now`, in the user's scope, each with `derived_id`. */
+export function sourceTurnsSql(scope: { appId: string; userId: string }, now: Date, pairs: SQL): SQL {
+  return sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
+      SELECT p.derived_id, ${RECALLED_COLUMNS}, ${UNRANKED}
+        FROM (${pairs}) p
+        JOIN memory_sources s ON s.event_id = p.event_id
+        JOIN memories m ON ${m.id} = s.memory_id
+       WHERE ${visibleAt(m, scope, { now })} AND ${m.subtype} = 'turn'
+    ) r`;
+}
+
+/** Source turns' rows by the memory derived from them. */
+export function turnsByDerived(rows: readonly (RecalledRow & { derived_id: string })[], clock: RetentionClock): Map<string, RecalledMemory[]> {
   const found = new Map<string, RecalledMemory[]>();
   for (const row of rows) found.set(row.derived_id, [...(found.get(row.derived_id) ?? []), toRecalled(row, clock)]);
   return found;
@@ -158,7 +171,8 @@ export async function recallByIds(
   return rows.map((row) => toRecalled(row, clock));
 }
 
-const RECALLED_COLUMNS = sql`${m.id}, ${m.appId}, ${m.userId}, ${m.type}, ${m.subtype}, ${m.sessionId}, (${m.metadata} ->> 'seq')::int AS seq,
+/** A recalled memory's columns, of the row `m`: what `toRecalled` reads, with its provenance. */
+export const RECALLED_COLUMNS = sql`${m.id}, ${m.appId}, ${m.userId}, ${m.type}, ${m.subtype}, ${m.sessionId}, (${m.metadata} ->> 'seq')::int AS seq,
        ${m.metadata} ->> 'role' AS role,
        ${m.content}, ${m.importance}, ${m.accessCount}, ${m.lastAccessedAt}, ${m.reinforcementCount}, ${m.validAt}, ${m.createdAt},
        (SELECT json_build_object(
@@ -170,7 +184,8 @@ const RECALLED_COLUMNS = sql`${m.id}, ${m.appId}, ${m.userId}, ${m.type}, ${m.su
 /** The signals of a memory no channel ranked (a following turn, a replacement). */
 const UNRANKED = sql`0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage, NULL::int AS vector_rank, NULL::int AS text_rank`;
 
-type RecalledRow = {
+/** A recalled memory as a statement returns it (as columns, or as the JSON of its row). */
+export type RecalledRow = {
   id: string;
   type: MemoryType;
   subtype: string | null;
@@ -197,7 +212,8 @@ type RecalledRow = {
   exact_similarity?: number | null;
 };
 
-function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
+/** A row as recall hands it on: retention computed at the query's time, dates parsed, signals as numbers. */
+export function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
   const accessCount = Number(row.access_count);
   const validAt = new Date(row.valid_at);
   return {

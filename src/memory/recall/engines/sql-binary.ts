@@ -1,9 +1,10 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { queryRowsWithSettings } from "../../../db/pool-statements.js";
 import { toVectorLiteral } from "../../../db/vector.js";
 import { m } from "../../visibility.js";
 import type { RankedHit } from "../fusion.js";
-import type { RecallIndex } from "./recall-index.js";
+import type { QueryVector, RecallIndex, RecallRequest } from "./recall-index.js";
+import { asRankedHits, NO_HITS, planOf } from "./sql-ranking.js";
 import { TURN_SEQ } from "./turn-seq.js";
 
 /** Binary-quantised candidates re-ranked per vector result kept, and at least this many. */
@@ -24,22 +25,26 @@ export const sqlBinaryIndex: RecallIndex = {
   async rank(request) {
     const vector = await request.vector;
     if (!vector) return { hits: [] };
-    const literal = toVectorLiteral(vector.values);
-    const hits = await queryRowsWithSettings<RankedHit>(
-      request.db,
-      { jit: "off" },
-      sql`SELECT id, session_id, turn_seq, created_at::text AS created_at, (row_number() OVER (ORDER BY distance))::int AS rank, (1 - distance)::float8 AS similarity FROM (
-          SELECT c.id, c.session_id, c.turn_seq, c.created_at, c.embedding <=> ${literal}::halfvec AS distance FROM (
-            SELECT ${m.id}, ${m.sessionId}, ${TURN_SEQ} AS turn_seq, ${m.createdAt}, ${m.embedding}
-              FROM memories m
-             WHERE ${request.visible} AND ${m.embeddingBits} IS NOT NULL AND ${m.embeddingModel} = ${vector.model}
-             ORDER BY ${m.embeddingBits} <~> binary_quantize(${literal}::halfvec)::varbit
-             LIMIT ${binaryCandidates(request.pool)}
-          ) c
-          ORDER BY distance
-          LIMIT ${request.pool}
-        ) nearest`,
-    );
+    const hits = await queryRowsWithSettings<RankedHit>(request.db, { jit: "off" }, asRankedHits(nearestByBits(request, vector)));
     return { hits };
   },
+  plan(request) {
+    return planOf(request, request.vector ? nearestByBits(request, request.vector) : NO_HITS, { jit: "off" });
+  },
 };
+
+/** The `pool` nearest visible memories by Hamming candidates re-ranked exactly, as a ranking (`created_at` a timestamp). */
+function nearestByBits(request: Pick<RecallRequest, "visible" | "pool">, vector: QueryVector): SQL {
+  const literal = toVectorLiteral(vector.values);
+  return sql`SELECT id, session_id, turn_seq, created_at, (row_number() OVER (ORDER BY distance, id))::int AS rank, (1 - distance)::float8 AS similarity FROM (
+      SELECT c.id, c.session_id, c.turn_seq, c.created_at, c.embedding <=> ${literal}::halfvec AS distance FROM (
+        SELECT ${m.id}, ${m.sessionId}, ${TURN_SEQ} AS turn_seq, ${m.createdAt}, ${m.embedding}
+          FROM memories m
+         WHERE ${request.visible} AND ${m.embeddingBits} IS NOT NULL AND ${m.embeddingModel} = ${vector.model}
+         ORDER BY ${m.embeddingBits} <~> binary_quantize(${literal}::halfvec)::varbit
+         LIMIT ${binaryCandidates(request.pool)}
+      ) c
+      ORDER BY distance, id
+      LIMIT ${request.pool}
+    ) nearest`;
+}

@@ -9,6 +9,7 @@ import {
   DEFAULT_COUNT_LIMITS,
   WORD_INDEX_MIN_CORPUS,
 } from "./corpus-statistics.js";
+import { textRankingPlan } from "./text-plan.js";
 import { rankByWords, smallCorpusStatistics, wordsToCount } from "./text-ranking.js";
 
 /** Most memories one query word brings to the full-text ranking of a large corpus (at least the pool). */
@@ -37,13 +38,31 @@ export interface SqlBm25Options {
  * const text = sqlBm25Index({ minTextCoverage: 0.3, statistics: new CorpusStatisticsCache() });
  */
 export function sqlBm25Index(options: SqlBm25Options = {}): RecallIndex {
-  return { name: "sql-bm25", rank: async (request) => ({ hits: await rankByText(request, options) }) };
+  return {
+    name: "sql-bm25",
+    rank: async (request) => ({ hits: await rankByText(request, options) }),
+    plan(request) {
+      const key = statisticsKeyOf(request);
+      const { statistics } = options;
+      return textRankingPlan(request, {
+        known: key ? statistics?.lookup(key) : undefined,
+        remember: (counted) => (key ? statistics?.remember(key, counted) : undefined),
+        minCoverage: options.minTextCoverage ?? 0,
+        maxCorpus: options.wordIndexMinCorpus ?? WORD_INDEX_MIN_CORPUS,
+        matchesPerWord: Math.max(TEXT_MATCHES_PER_WORD, request.pool),
+      });
+    },
+  };
+}
+
+/** The corpus a request searches, as the statistics cache knows it: none for a past moment or a window (their corpus is the query's own). */
+function statisticsKeyOf(request: Pick<RecallRequest, "appId" | "userId" | "types" | "asOf" | "window">): string | undefined {
+  return request.asOf || request.window ? undefined : `${request.appId}\u0000${request.userId}\u0000${request.types?.join(",") ?? ""}`;
 }
 
 async function rankByText(request: RecallRequest, options: SqlBm25Options) {
   const { db, visible, pool } = request;
-  const statisticsKey =
-    request.asOf || request.window ? undefined : `${request.appId}\u0000${request.userId}\u0000${request.types?.join(",") ?? ""}`;
+  const statisticsKey = statisticsKeyOf(request);
   const { statistics } = options;
   const known = statisticsKey ? statistics?.lookup(statisticsKey) : undefined;
   const minCoverage = options.minTextCoverage ?? 0;

@@ -172,12 +172,12 @@ export async function rankByWords(db: Queryable, ranking: TextRanking): Promise<
   return queryRows<RankedHit>(
     db,
     // created_at as text: it comes back exact (a Date would lose the microseconds).
-    sql`SELECT id, session_id, turn_seq, created_at::text AS created_at, (row_number() OVER (ORDER BY score DESC))::int AS rank,
+    sql`SELECT id, session_id, turn_seq, created_at::text AS created_at, (row_number() OVER (ORDER BY score DESC, id))::int AS rank,
                (matched / ${totalIdf}::float8)::float8 AS coverage FROM (
           SELECT c.*, c.matched * (${k1} + 1) / (1 + ${k1} * (1 - ${b} + ${b} * c.length / ${avgLength}::float8)) AS score
             FROM (${candidates}) c
            WHERE c.matched >= ${minCoverage}::float8 * ${totalIdf}::float8
-           ORDER BY score DESC
+           ORDER BY score DESC, id
            LIMIT ${pool}
         ) scored`,
   );
