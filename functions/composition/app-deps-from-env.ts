@@ -81,10 +81,13 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
       questionTime: env.CONTEXT_QUESTION_TIME,
       spreadSessions: env.CONTEXT_SPREAD_SESSIONS,
       sourceTurns: env.CONTEXT_SOURCE_TURNS,
+      askerFirst: env.CONTEXT_ASKER_FIRST,
+      kindRecall: env.CONTEXT_KIND_RECALL,
     },
     // The statistics and query caches live as long as the process or isolate, across requests.
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      coverageWeighted: env.RECALL_COVERAGE_WEIGHTED,
       retentionLambda: decay.lambda,
       statistics: new CorpusStatisticsCache(),
       queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),

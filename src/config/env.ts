@@ -192,6 +192,10 @@ export const EnvSchema = z.object({
   CONTEXT_SPREAD_SESSIONS: booleanFromEnv.default(false),
   /** How many of a context window's first facts bring the turns they were derived from (0: none). */
   CONTEXT_SOURCE_TURNS: z.coerce.number().int().min(0).max(100).default(0),
+  /** A question the user asks about themselves ("which gym do I go to?") puts the user's own turns ahead of the assistant's. */
+  CONTEXT_ASKER_FIRST: booleanFromEnv.default(false),
+  /** A question about a kind of thing (a taste, a habit, a goal) also recalls the user's own statements of that kind, nearest first. */
+  CONTEXT_KIND_RECALL: booleanFromEnv.default(false),
   /**
    * Least share of a query's BM25 weight a memory must match to be a full-text candidate. Without
    * it, once a query's telling words run out, the text ranking fills with memories that match only
@@ -199,6 +203,11 @@ export const EnvSchema = z.object({
    * by length. Chosen by cross-validation on LoCoMo dev (npm run eval:locomo -- --cv --setting RECALL_MIN_TEXT_COVERAGE).
    */
   RECALL_MIN_TEXT_COVERAGE: z.coerce.number().min(0).max(1).default(0.2),
+  /**
+   * A text hit counts in the fusion by the share of the query's BM25 weight it matches, so a
+   * memory holding only the query's commonest word does not count as much as one holding all.
+   */
+  RECALL_COVERAGE_WEIGHTED: booleanFromEnv.default(false),
   /**
    * The entity graph as a third recall channel beside vector and text: the entities a query names,
    * their neighbourhood to two hops, and the memories of the events that mention them (docs/graph.md).

@@ -1,6 +1,7 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
+import { kindChannel } from "../memory/recall/engines/sql-kinds.js";
 import { type RecallSettings, recallWithFollowingTurns, retentionAtQuery, sourceTurns } from "../memory/recall/hybrid-recall.js";
 import { laterStatements } from "../memory/recall/later-statements.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
@@ -64,6 +65,10 @@ export interface WindowSettings {
   spreadSessions: boolean;
   /** How many of the window's first facts bring the turns they were derived from (CONTEXT_SOURCE_TURNS; 0: none). */
   sourceTurns: number;
+  /** A question the user asks about themselves puts the user's own turns ahead of the assistant's (CONTEXT_ASKER_FIRST). */
+  askerFirst: boolean;
+  /** A question about a kind of thing (a taste, a habit, a goal) also recalls the user's statements of that kind (CONTEXT_KIND_RECALL). */
+  kindRecall: boolean;
 }
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
@@ -74,6 +79,8 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   questionTime: false,
   spreadSessions: false,
   sourceTurns: 0,
+  askerFirst: false,
+  kindRecall: false,
 };
 
 /**
@@ -107,22 +114,28 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     if (session.userId !== request.user_id || session.appId !== request.app_id) throw notFound("session", request.session_id);
   }
 
+  const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
+  const read = readQuestion(request.query, now);
+  const kinds = settings.kindRecall ? read.kinds : [];
   // Not awaited here: recall ranks by text while the query is being embedded.
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
   const [{ ranked, anchors, following }, history] = await Promise.all([
     recallWithFollowingTurns(
       deps.db,
-      { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now },
-      { ...deps.recall, neighbourWeight: deps.neighbourWeight },
+      { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now, kinds },
+      {
+        ...deps.recall,
+        neighbourWeight: deps.neighbourWeight,
+        ...(kinds.length > 0 ? { channels: [...(deps.recall?.channels ?? []), kindChannel] } : {}),
+      },
       deps.followingTurns,
     ),
     request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
-  const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
-  const read = readQuestion(request.query, now);
   const question = {
     ...read,
     manySessions: settings.spreadSessions && read.manySessions,
+    aboutAsker: settings.askerFirst && read.aboutAsker,
     time: settings.questionTime ? read.time : {},
   };
   const expanded = withFollowingTurns(ranked, anchors, following);
