@@ -3,14 +3,20 @@ import { StartupError } from "../errors.js";
 import { durationMs } from "../util/duration.js";
 import { REDACTION_KINDS, type RedactionKind } from "../vocabulary/redaction-kind.js";
 
+const DURATION = /^\d+(ms|s|m|h)$/;
+
 /** A duration such as "250ms", "2s", "5m" or "1h"; the unit is required so a value is never ambiguous. */
-const DurationSchema = z.string().regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
+const DurationSchema = z.string().regex(DURATION, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
 
 /** A duration between `min` and `max` (both duration strings), e.g. a timeout that must not be 0. */
 function boundedDuration(min: string, max: string) {
-  return DurationSchema.refine((value) => durationMs(value) >= durationMs(min) && durationMs(value) <= durationMs(max), {
-    message: `expected a duration from ${min} to ${max}`,
-  });
+  // zod runs a refinement after a failed check too: a value that is no duration is left to the regex's message.
+  return DurationSchema.refine(
+    (value) => !DURATION.test(value) || (durationMs(value) >= durationMs(min) && durationMs(value) <= durationMs(max)),
+    {
+      message: `expected a duration from ${min} to ${max}`,
+    },
+  );
 }
 
 /** `REDACT`: a comma-separated list of kinds (`email,phone,card,secret`), or `all`; unset redacts nothing. */
@@ -46,6 +52,13 @@ export const EnvSchema = z.object({
    * is left (it resumes at the next start). Keep it below the orchestrator's grace period.
    */
   SHUTDOWN_TIMEOUT: boundedDuration("1s", "10m").default("10s"),
+  /**
+   * After SIGTERM, how long the port keeps accepting connections (each answer closing its own)
+   * while load balancers, told by /readyz's 503, stop sending; then it closes. Part of
+   * SHUTDOWN_TIMEOUT. `0s` closes it at once: a connection a client opens at that instant can be
+   * reset by the kernel. SIGINT (a terminal) skips it.
+   */
+  SHUTDOWN_DELAY: boundedDuration("0s", "10m").default("5s"),
   /** How long a client may take to send a request's headers before its connection is closed (408). */
   HTTP_HEADERS_TIMEOUT: boundedDuration("1s", "10m").default("10s"),
   /** How long a client may take to send a whole request, body included, before its connection is closed (408). */
@@ -383,6 +396,14 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const env = result.data;
   if (durationMs(env.HTTP_HEADERS_TIMEOUT) > durationMs(env.HTTP_REQUEST_TIMEOUT)) {
     throw new StartupError("Invalid configuration: HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT");
+  }
+  // A stop waits out the delay, and lets idle keep-alive connections expire rather than close them under a request.
+  for (const name of ["SHUTDOWN_DELAY", "HTTP_KEEP_ALIVE_TIMEOUT"] as const) {
+    if (durationMs(env[name]) >= durationMs(env.SHUTDOWN_TIMEOUT)) {
+      throw new StartupError(
+        `Invalid configuration: ${name}: must be shorter than SHUTDOWN_TIMEOUT (${env.SHUTDOWN_TIMEOUT}), which bounds the whole stop`,
+      );
+    }
   }
   const missing = requiredSettings(env).filter(({ name }) => env[name] === undefined);
   if (missing.length > 0) {
