@@ -76,7 +76,7 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
     window: {
       ...DEFAULT_WINDOW_SETTINGS,
       excerptTokens: env.CONTEXT_EXCERPT_TOKENS,
-      laterStatements: env.CONTEXT_LATER_STATEMENTS,
+      laterShare: env.CONTEXT_LATER_SHARE,
       laterSimilarity: env.CONTEXT_LATER_SIMILARITY,
       questionTime: env.CONTEXT_QUESTION_TIME,
       spreadSessions: env.CONTEXT_SPREAD_SESSIONS,

@@ -192,11 +192,11 @@ export const EnvSchema = z.object({
    */
   CONTEXT_EXCERPT_TOKENS: z.coerce.number().int().min(0).max(100_000).default(60),
   /**
-   * How many of a context window's first statements (facts, the user's own turns) are shown with
-   * the user's nearest later turn on their subject, dated (what was said since a fact was
-   * stated). 0 turns it off.
+   * Share of a context window's budget that later statements may take: the window's first
+   * statements (facts, the user's own turns) are shown with the user's nearest later turn on their
+   * subject, dated (what was said since), as many as this share pays for. 0 turns it off.
    */
-  CONTEXT_LATER_STATEMENTS: z.coerce.number().int().min(0).max(100).default(0),
+  CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0),
   /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */
   CONTEXT_LATER_SIMILARITY: z.coerce.number().min(0).max(1).default(0.45),
   /** The time a question names ("last month", "these days", "first") orders a window's memories. */

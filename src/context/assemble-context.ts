@@ -53,8 +53,8 @@ export interface ContextDeps {
 export interface WindowSettings {
   /** Most tokens of a memory packed as an excerpt of the sentences that answer the query (CONTEXT_EXCERPT_TOKENS; 0: whole). */
   excerptTokens: number;
-  /** How many of the window's first statements (facts, the user's turns) are shown with what the user said later on their subject (CONTEXT_LATER_STATEMENTS; 0: none). */
-  laterStatements: number;
+  /** Share of the budget the later statements shown beside the window's first statements may take (CONTEXT_LATER_SHARE; 0: none). */
+  laterShare: number;
   /** Least cosine between a statement and a later turn for the turn to be "on its subject" (CONTEXT_LATER_SIMILARITY). */
   laterSimilarity: number;
   /** Most tokens of a later statement shown beside its statement. */
@@ -73,9 +73,9 @@ export interface WindowSettings {
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   excerptTokens: 0,
-  laterStatements: 0,
+  laterShare: 0,
   laterSimilarity: 0.45,
-  laterTokens: 40,
+  laterTokens: 30,
   questionTime: false,
   spreadSessions: false,
   sourceTurns: 0,
@@ -147,7 +147,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
   // Both read past the ranking, side by side: on a server, on two connections.
   const [later, turnsOfFacts] = await Promise.all([
-    laterStatements(deps.db, scope, statementsToLookPast(ordered, settings.laterStatements), {
+    laterStatements(deps.db, scope, statementsToLookPast(ordered, Math.floor((budget * settings.laterShare) / settings.laterTokens)), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
       now,
