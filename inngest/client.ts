@@ -66,8 +66,9 @@ export function createPipelineClient(options: PipelineClientOptions, deps: Pipel
   return new Inngest({
     id: APP_ID,
     isDev: options.mode === "embedded",
-    // The embedded executor drives runs step by step through the serve handler.
-    checkpointing: options.mode !== "embedded",
+    // Steps run eagerly, each checkpointed before the next: to Inngest Cloud, or to the embedded
+    // executor's checkpoint API (`src/executor/checkpoints.ts`), one serve call per run instead of per step.
+    checkpointing: true,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.eventKey ? { eventKey: options.eventKey } : {}),
     ...(options.signingKey ? { signingKey: options.signingKey } : {}),

@@ -4,6 +4,7 @@ import { asBackgroundWork } from "../db/connection-gate.js";
 import type { Database, Queryable } from "../db/database.js";
 import { currentTraceparent, inSpan, withTraceparent } from "../telemetry/tracing.js";
 import { withLogContext } from "../util/log-context.js";
+import { type ActiveRun, acceptCheckpoint } from "./checkpoints.js";
 import { backoffMs, parseTimeString } from "./durations.js";
 import { assertSupportedKey } from "./expressions.js";
 import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
@@ -74,6 +75,8 @@ export class LocalExecutor {
   private functions = new Map<string, RegisteredFunction>();
   private crons: Cron[] = [];
   private active = new Set<Promise<void>>();
+  /** The runs being driven now, by run id, for the checkpoints their serve calls send. */
+  private driven = new Map<string, ActiveRun>();
   private heartbeats = new Set<ReturnType<typeof setInterval>>();
   private running = false;
   /** Runs in flight hand themselves back to the queue at their next step (`stop({ releaseRuns: true })`). */
@@ -86,7 +89,7 @@ export class LocalExecutor {
 
   constructor(private readonly options: LocalExecutorOptions) {}
 
-  /** The Inngest SDK's `fetch`: answers the event API, refuses anything else loudly. */
+  /** The Inngest SDK's `fetch`: answers the event API and step checkpoints, refuses anything else loudly. */
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -95,6 +98,9 @@ export class LocalExecutor {
       const events = (Array.isArray(body) ? body : [body]) as InngestEvent[];
       const ids = await this.ingest(events);
       return Response.json({ ids, status: 200 });
+    }
+    if (request.method === "POST" && /^\/v1\/checkpoint\/[^/]+\/async$/.test(url.pathname)) {
+      return acceptCheckpoint(await request.json(), { db: this.options.db, active: this.driven, releasing: () => this.releasing });
     }
     return Response.json({ error: `the embedded executor does not serve ${request.method} ${url.pathname}` }, { status: 404 });
   };
@@ -247,6 +253,8 @@ export class LocalExecutor {
       Math.max(100, this.leaseMs / 3),
     );
     this.heartbeats.add(heartbeat);
+    const driven: ActiveRun = { claim };
+    this.driven.set(run.id, driven);
     try {
       // A span per claim of the run, in the trace of the event that created it.
       await withTraceparent(run.traceContext, () =>
@@ -258,6 +266,7 @@ export class LocalExecutor {
               invoke: this.options.invoke,
               retryBaseMs: this.options.retryBaseMs ?? 1000,
               stopping: () => this.releasing,
+              halted: () => driven.halted,
               ...(this.options.log ? { log: this.options.log } : {}),
             }),
           ),
@@ -280,6 +289,7 @@ export class LocalExecutor {
         this.options.log?.("could not re-queue the run; its lease will", { run: run.id, error: requeueError }),
       );
     } finally {
+      if (this.driven.get(run.id) === driven) this.driven.delete(run.id);
       clearInterval(heartbeat);
       this.heartbeats.delete(heartbeat);
     }

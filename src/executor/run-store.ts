@@ -190,6 +190,35 @@ export async function saveStep(
     .onConflictDoNothing();
 }
 
+/**
+ * Memoizes a step reported by a run still executing (the SDK's checkpoint), only while `claim`
+ * holds the run: false when it no longer does (cancelled, or its lease passed to another process),
+ * and then nothing is written. The run's row is share-locked for the statement, so a takeover
+ * cannot slip between the check and the insert. A step already memoized keeps its first outcome.
+ */
+export async function saveClaimedStep(
+  db: Database,
+  claim: Claim,
+  stepId: string,
+  name: string | undefined,
+  data: unknown,
+): Promise<boolean> {
+  const rows = await queryRows<{ held: boolean }>(
+    db,
+    sql`WITH held AS (
+          SELECT id FROM executor_runs WHERE id = ${claim.runId} AND status = 'running' AND claim_token = ${claim.token} FOR SHARE
+        ), saved AS (
+          INSERT INTO executor_steps (run_id, step_id, name, position, data)
+          SELECT id, ${stepId}, ${name ?? null}, (SELECT count(*) FROM executor_steps WHERE run_id = ${claim.runId}),
+                 ${JSON.stringify(storableJson(data ?? null))}::jsonb
+            FROM held
+          ON CONFLICT DO NOTHING
+        )
+        SELECT EXISTS (SELECT 1 FROM held) AS held`,
+  );
+  return rows[0]?.held === true;
+}
+
 export async function setAttempt(db: Database, claim: Claim, attempt: number): Promise<void> {
   await db.update(executorRuns).set({ attempt, updatedAt: sql`now()` }).where(heldBy(claim));
 }
