@@ -63,7 +63,7 @@ export async function benchBulkImport(runtime: Runtime, history: GeneratedSessio
   }
   const lastAppend = performance.now();
   const lastAppendAt = Date.now();
-  await waitForSettled(runtime.app, userId, { intervalMs: 100, timeoutMs: 600_000 });
+  await waitForSettled(runtime.app, userId, { intervalMs: 200, timeoutMs: 600_000 });
   const digestMs = performance.now() - lastAppend;
 
   const stages = await queryRows<{ function: string; runs: number; steps: number; last_finished_ms: number }>(

@@ -14,6 +14,17 @@ export interface PipelineDeps {
   llm: LanguageModel;
   embedder: Embedder;
   settings: PipelineSettings;
+  /**
+   * The system time of what replay and reflection derive from a session's chunk; by default the
+   * clock's reading. A simulation that posts a lived history at once and digests it afterwards
+   * (the LongMemEval import) stamps it at the session's end instead, as if it had been derived then.
+   */
+  derivedAt?: (session: { endedAt: string | null }) => Date;
+}
+
+/** When a chunk of `session` is derived, on the memory's clock (`PipelineDeps.derivedAt`). */
+export function derivationTime(deps: Pick<PipelineDeps, "clock" | "derivedAt">, session: { endedAt: string | null }): Date {
+  return deps.derivedAt ? deps.derivedAt(session) : deps.clock.now();
 }
 
 export interface PipelineSettings {

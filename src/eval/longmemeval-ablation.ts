@@ -39,7 +39,8 @@ export async function ablateLongMemEval(options: {
   try {
     const started = Date.now();
     const imports: HaystackImport[] = [];
-    const importer = await startRuntime(evaluationEnv(imported), { clock });
+    // Every session posted at its date, the memory derived after: stamped at each session's end.
+    const importer = await startRuntime(evaluationEnv(imported), { clock, deriveAtSessionEnd: true });
     try {
       for (const [index, question] of options.questions.entries()) {
         const at = Date.now();

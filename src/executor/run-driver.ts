@@ -7,6 +7,7 @@ import type { RegisteredFunction } from "./function-config.js";
 import {
   type Claim,
   finishRun,
+  loadClaimedSteps,
   loadSteps,
   type MemoizedStep,
   type RunRow,
@@ -14,7 +15,6 @@ import {
   requeueRun,
   saveStep,
   setAttempt,
-  stillClaimed,
 } from "./run-store.js";
 
 /** Sends one request to the app's serve handler (in-process `app.request`, or `fetch`). */
@@ -63,13 +63,13 @@ export async function driveRun(run: RunRow, fn: RegisteredFunction, options: Dri
   let attempt = run.attempt;
   const limit = options.maxRequestsPerClaim ?? 500;
   for (let request = 0; request < limit; request++) {
-    // Cancelled (the user was erased) or taken over after a lost lease: stop before the next step.
-    if (!(await stillClaimed(options.db, options.claim))) return;
     if (options.stopping?.()) {
       await releaseRun(options.db, options.claim);
       return;
     }
-    const steps = await loadSteps(options.db, run.id);
+    // Cancelled (the user was erased) or taken over after a lost lease: stop before the next step.
+    const steps = await loadClaimedSteps(options.db, options.claim);
+    if (!steps) return;
     const response = await callFunction(run, fn, steps, attempt, "step", options);
     // Stopped at a checkpoint: what it answers after that is the SDK halting, not the run's outcome.
     const halt = options.halted?.();

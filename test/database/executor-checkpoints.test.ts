@@ -121,4 +121,38 @@ describe("local executor with checkpointed steps", () => {
     expect(await memoized(harness)).toEqual([]);
     expect(await harness.runs("erased")).toEqual([]);
   });
+
+  it("holds a concurrency limit with the env scope across the functions that share its key", async () => {
+    let active = 0;
+    let peak = 0;
+    const work = async () => {
+      active++;
+      peak = Math.max(peak, active);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      active--;
+    };
+    const shared = { limit: 1, key: '"pair:" + event.data.key', scope: "env" as const };
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "left", triggers: [{ event: "test/left" }], concurrency: shared }, async ({ step }) =>
+        step.run("w", work),
+      ),
+      inngest.createFunction({ id: "right", triggers: [{ event: "test/right" }], concurrency: shared }, async ({ step }) =>
+        step.run("w", work),
+      ),
+      // The same key per function: these two may overlap with each other, never with themselves.
+      inngest.createFunction(
+        { id: "own", triggers: [{ event: "test/left" }], concurrency: { limit: 1, key: '"pair:" + event.data.key' } },
+        async ({ step }) => step.run("w", () => new Promise((resolve) => setTimeout(resolve, 10))),
+      ),
+    ]);
+    const events = Array.from({ length: 4 }, () => [
+      { name: "test/left", data: { key: "same" } },
+      { name: "test/right", data: { key: "same" } },
+    ]).flat();
+    await harness.inngest.send(events);
+    await harness.waitForRun("left", "completed", 4);
+    await harness.waitForRun("right", "completed", 4);
+    await harness.waitForRun("own", "completed", 4);
+    expect(peak).toBe(1);
+  });
 });
