@@ -10,8 +10,10 @@ import { connectDatabase } from "../src/db/connect.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { benchAnn, createScratchDatabase, formatRecallAt10 } from "./ann.js";
 import { benchAppend } from "./append.js";
+import { benchBulkImport, printBulkImport } from "./bulk-import.js";
 import { benchColdStart } from "./cold-start.js";
 import { benchEngines, printEngines } from "./engines.js";
+import { generateHistory } from "./generated-history.js";
 import { benchLoad, printLoad } from "./load.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchManyUsers } from "./many-users.js";
@@ -23,6 +25,9 @@ import { benchWritePath } from "./write-path.js";
 /**
  * `npm run bench -- --load [--clients 50] [--seconds 60] [--postgres URL]`: only the load test (mixed
  * append / context / search from many clients), on PGlite and, with `--postgres`, on that server too.
+ *
+ * `npm run bench -- --import [--postgres URL]`: only the bulk import (a generated history of 500 turns in 50
+ * sessions, digested through the pipeline), on PGlite and, with `--postgres`, on that server too.
  *
  * `npm run bench -- --many-users --postgres URL [--users 1000] [--per-user 1000] [--large-user 100000]`:
  * only the production-shape benchmark (many users under one HNSW index, one large user), on that server.
@@ -50,6 +55,8 @@ const { values } = parseArgs({
     load: { type: "boolean", default: false },
     clients: { type: "string", default: "50" },
     seconds: { type: "string", default: "60" },
+    /** Only the bulk import of a 500-turn history, on PGlite and (with --postgres) on Postgres. */
+    import: { type: "boolean", default: false },
     /** Only the production shape: many users under one HNSW index plus one large user (needs --postgres). */
     "many-users": { type: "boolean", default: false },
     users: { type: "string", default: "1000" },
@@ -116,6 +123,27 @@ if (values.load) {
       await bench.close();
     }
   }
+  process.exit(0);
+}
+
+/** A history of 500 turns in 50 sessions imported and digested, beside the embedder alone on its turns. */
+async function runBulkImport(postgresUrl?: string): Promise<void> {
+  const bench = await openBenchRuntime(postgresUrl);
+  try {
+    const report = await benchBulkImport(
+      bench.runtime,
+      generateHistory({ sessions: 50, turnsPerSession: 10, seed: 7 }),
+      "bulk-import-user",
+    );
+    printBulkImport(bench.label, report);
+    console.log(JSON.stringify({ bench: "bulk-import", database: postgresUrl ? "postgres" : "pglite", ...report }));
+  } finally {
+    await bench.close();
+  }
+}
+
+if (values.import) {
+  for (const postgresUrl of [undefined, ...(values.postgres ? [values.postgres] : [])]) await runBulkImport(postgresUrl);
   process.exit(0);
 }
 
@@ -224,6 +252,9 @@ try {
 } finally {
   await rm(coldDir, { recursive: true, force: true });
 }
+
+// A whole history digested, on a service of its own, before the rest fills the database.
+await runBulkImport(values.postgres);
 
 const { runtime, env, scratch, label, close } = await openBenchRuntime(values.postgres);
 try {

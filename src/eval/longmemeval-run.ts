@@ -23,9 +23,13 @@ export interface HaystackImport {
 
 /**
  * Imports a question's haystack as one user living it: each session at its own date (the clock
- * set to it), one event per turn with its role, ended, and its memory derived before the next one
- * starts. A session dated before the previous one's last turn (a few share a minute) starts right
- * after it instead, so the timeline never runs backwards.
+ * set to it), one event per turn with its role, then ended; every session is posted first and the
+ * memory derived once, after the last. The service must stamp what it derives at the end of its
+ * session (`startRuntime(…, { deriveAtSessionEnd: true })`): the memory is then the one a
+ * session-by-session import derives, each session at its end, as the user would have lived it
+ * (`test/database/bulk-import.test.ts` compares the two). A session dated before the previous
+ * one's last turn (a few share a minute) starts right after it instead, so the timeline never runs
+ * backwards.
  */
 export async function importHaystack(
   runtime: Runtime,
@@ -53,8 +57,8 @@ export async function importHaystack(
     previousEnd = startedAt.getTime() + Math.max(1, events.length) * TURN_SPACING_MS;
     clock.set(new Date(previousEnd));
     await serviceRequest(runtime, "POST", `/v1/sessions/${created.id}/end`);
-    await waitForSettled(runtime.app, userId, { intervalMs: 100 });
   }
+  await waitForSettled(runtime.app, userId, { intervalMs: 200 });
   return { userId, turnByEvent: await turnsOfEvents(runtime, userId), lastTurnAt: new Date(previousEnd) };
 }
 

@@ -37,7 +37,9 @@ function deepReflection(settings: Partial<PipelineSettings> = {}) {
   };
   // The SDK's own lines about the failures these tests cause on purpose stay out of the output.
   const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-  return createDeepReflection(createPipelineClient({ mode: "embedded", logger: quiet }, deps), { reflectionDebounce: "1s" });
+  // The function a session's end starts (the other one, debounced, serves reflection requests).
+  const [, ended] = createDeepReflection(createPipelineClient({ mode: "embedded", logger: quiet }, deps), { reflectionDebounce: "1s" });
+  return ended as NonNullable<typeof ended>;
 }
 
 /** The end of a session of `userId`, as the trigger event; the session's log holds the user's sentences (none: a session that is not stored). */
@@ -120,9 +122,11 @@ describe("deep reflection, step by step (@inngest/test)", () => {
 
     // A retry (POST /v1/pipeline/retry) forgets the failures; the same chunk is loaded, extracted and consolidated.
     expect(await releaseFailures(runtime.database.db, { appId: "default", userId: "flaky", stage: "reflection" })).toHaveLength(1);
-    const retried = await engine().execute({ steps: [answers("request-embeddings", { ids: ["e-1"] })] });
+    const retried = await engine().execute();
     expect(retried.result).toMatchObject({ session_id: sessionId, chunks: 1, operations: { "fact:ADD": 2 } });
-    expect(sent(retried.ctx).map(({ id }) => id)).toEqual(["request-embeddings"]);
+    // What it wrote is embedded by the run itself: the backfill is asked for nothing.
+    expect(ran(retried.ctx)).toContain("embed-reflected-0");
+    expect(sent(retried.ctx)).toEqual([]);
     expect((await jobsOf(sessionId)).map((job) => job.status)).toEqual(["failed", "failed", "completed"]);
     expect(await failuresOf(sessionId)).toEqual([]);
     // Everything is reflected now: a further run finds nothing and asks for nothing.
@@ -139,17 +143,22 @@ describe("deep reflection, step by step (@inngest/test)", () => {
     expect(await failuresOf(sessionId)).toEqual([{ attempts: 1, last_error: "400 invalid argument", parked: true }]);
   });
 
-  it("hands a long backlog to a new run after 20 chunks, and asks for embeddings once per run", async () => {
+  it("hands a long backlog to a new run after 20 chunks, and asks the backfill once per run for what it did not embed", async () => {
     const { sessionId, events } = await sessionEnd("long");
     const chunk = (index: number) => {
       const toSeq = (index + 1) * 5;
       return [
-        answers(`load-unreflected-${index}`, { toSeq, jobId: randomUUID() }),
+        answers(`load-unreflected-${index}`, { toSeq, jobId: randomUUID(), more: true }),
         answers(`extract-${toSeq}`, { facts: [], insights: [], traits: [] }),
         answers(`consolidate-${toSeq}`, { applied: true, counts: { "fact:ADD": 2, "insight:ADD": 1 } }),
       ];
     };
-    const sends = [answers("continue-reflection", { ids: ["e-1"] }), answers("request-embeddings", { ids: ["e-2"] })];
+    // The run's own embedding leaves rows behind (a batch failed): the backfill is asked for them.
+    const sends = [
+      answers("embed-reflected-0", { embedded: 0, remaining: true, failed: "embedder busy" }),
+      answers("continue-reflection", { ids: ["e-1"] }),
+      answers("request-embeddings", { ids: ["e-2"] }),
+    ];
     const engine = () => functionTestEngine({ function: deepReflection(), events });
 
     const full = await engine().execute({
