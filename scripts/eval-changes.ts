@@ -13,7 +13,7 @@ import { pickSubset } from "../src/eval/longmemeval-subset.js";
 import { ManualClock } from "../src/util/clock.js";
 
 /**
- * `npm run eval:changes -- [--set src/eval/changes/tuning.txt] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR]`:
+ * `npm run eval:changes -- [--set src/eval/changes/tuning.txt] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR] [--with NAME=VALUE,…]`:
  * changes of state said inside long real histories (docs/evaluation.md). Each case is said inside
  * its own LongMemEval development haystack (~500 turns): the first statement a quarter of the way
  * in, the change (or a control's mention) three quarters in, the question at the end. A window is
@@ -30,6 +30,8 @@ const { values } = parseArgs({
     data: { type: "string", default: "../shared/data/longmemeval-dev" },
     only: { type: "string", default: "" },
     "import-dir": { type: "string", default: "" },
+    /** Settings the answering service runs with, NAME=VALUE,… (the import keeps the defaults). */
+    with: { type: "string", default: "" },
   },
 });
 const budgets = (values.budgets as string).split(",").map(Number);
@@ -72,8 +74,14 @@ try {
     }
   }
   if (importDir) await copyKeptData(importDir, join(root, "answer"));
+  const answering = Object.fromEntries(
+    (values.with as string)
+      .split(",")
+      .filter(Boolean)
+      .map((pair) => pair.split("=", 2) as [string, string]),
+  );
   const runtime = await startRuntime(
-    evaluationEnv(importDir ? join(root, "answer") : join(root, "data"), url ? { DATABASE_URL: url } : {}),
+    evaluationEnv(importDir ? join(root, "answer") : join(root, "data"), { ...answering, ...(url ? { DATABASE_URL: url } : {}) }),
     { clock },
   );
   try {

@@ -76,16 +76,19 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
     window: {
       ...DEFAULT_WINDOW_SETTINGS,
       excerptTokens: env.CONTEXT_EXCERPT_TOKENS,
-      laterStatements: env.CONTEXT_LATER_STATEMENTS,
+      laterShare: env.CONTEXT_LATER_SHARE,
       laterSimilarity: env.CONTEXT_LATER_SIMILARITY,
       questionTime: env.CONTEXT_QUESTION_TIME,
       spreadSessions: env.CONTEXT_SPREAD_SESSIONS,
       sourceTurns: env.CONTEXT_SOURCE_TURNS,
+      askerFirst: env.CONTEXT_ASKER_FIRST,
+      kindRecall: env.CONTEXT_KIND_RECALL,
     },
     // The statistics and query caches live as long as the process or isolate, across requests.
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
       plan: env.RECALL_PLAN,
+      coverageWeighted: env.RECALL_COVERAGE_WEIGHTED,
       retentionLambda: decay.lambda,
       statistics: new CorpusStatisticsCache(),
       queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),

@@ -1,6 +1,7 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
+import { kindChannel } from "../memory/recall/engines/sql-kinds.js";
 import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
 import type { Embedder } from "../providers/types.js";
@@ -50,8 +51,8 @@ export interface ContextDeps {
 export interface WindowSettings {
   /** Most tokens of a memory packed as an excerpt of the sentences that answer the query (CONTEXT_EXCERPT_TOKENS; 0: whole). */
   excerptTokens: number;
-  /** How many of the window's first statements (facts, the user's turns) are shown with what the user said later on their subject (CONTEXT_LATER_STATEMENTS; 0: none). */
-  laterStatements: number;
+  /** Share of the budget the later statements shown beside the window's first statements may take (CONTEXT_LATER_SHARE; 0: none). */
+  laterShare: number;
   /** Least cosine between a statement and a later turn for the turn to be "on its subject" (CONTEXT_LATER_SIMILARITY). */
   laterSimilarity: number;
   /** Most tokens of a later statement shown beside its statement. */
@@ -62,16 +63,22 @@ export interface WindowSettings {
   spreadSessions: boolean;
   /** How many of the window's first facts bring the turns they were derived from (CONTEXT_SOURCE_TURNS; 0: none). */
   sourceTurns: number;
+  /** A question the user asks about themselves puts the user's own turns ahead of the assistant's (CONTEXT_ASKER_FIRST). */
+  askerFirst: boolean;
+  /** A question about a kind of thing (a taste, a habit, a goal) also recalls the user's statements of that kind (CONTEXT_KIND_RECALL). */
+  kindRecall: boolean;
 }
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   excerptTokens: 0,
-  laterStatements: 0,
+  laterShare: 0,
   laterSimilarity: 0.45,
-  laterTokens: 40,
+  laterTokens: 30,
   questionTime: false,
   spreadSessions: false,
   sourceTurns: 0,
+  askerFirst: false,
+  kindRecall: false,
 };
 
 /** A window without a session: no history, nothing to own. */
@@ -109,6 +116,10 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const now = deps.clock.now();
 
   const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
+  const read = readQuestion(request.query, now);
+  const kinds = settings.kindRecall ? read.kinds : [];
+  // How many of the window's first statements are shown with what was said later: their share of the budget.
+  const laterCount = Math.floor((budget * settings.laterShare) / settings.laterTokens);
   // Not awaited here: recall ranks by text while the query is being embedded (on a server: one
   // statement once it is).
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
@@ -117,11 +128,15 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     request.session_id ? sessionHistory(deps.db, scope, request.session_id, request.history) : Promise.resolve(NO_SESSION),
     recallWithFollowingTurns(
       deps.db,
-      { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now },
-      { ...deps.recall, neighbourWeight: deps.neighbourWeight },
+      { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now, kinds },
+      {
+        ...deps.recall,
+        neighbourWeight: deps.neighbourWeight,
+        ...(kinds.length > 0 ? { channels: [...(deps.recall?.channels ?? []), kindChannel] } : {}),
+      },
       deps.followingTurns,
       {
-        laterStatements: { count: settings.laterStatements, perStatement: 1, minSimilarity: settings.laterSimilarity },
+        laterStatements: { count: laterCount, perStatement: 1, minSimilarity: settings.laterSimilarity },
         sourceTurns: settings.sourceTurns,
       },
     ),
@@ -131,10 +146,10 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   if (!owned.owned) throw notFound("session", request.session_id as string);
   const history = owned.items;
   const { ranked, anchors, following, ...beyond } = settled(recall);
-  const read = readQuestion(request.query, now);
   const question = {
     ...read,
     manySessions: settings.spreadSessions && read.manySessions,
+    aboutAsker: settings.askerFirst && read.aboutAsker,
     time: settings.questionTime ? read.time : {},
   };
   const expanded = withFollowingTurns(ranked, anchors, following);
@@ -145,7 +160,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
   // Both read past the ranking, side by side; on a server usually from what recall read ahead.
   const [later, turnsOfFacts] = await Promise.all([
-    beyond.laterStatements(statementsToLookPast(ordered, settings.laterStatements), {
+    beyond.laterStatements(statementsToLookPast(ordered, laterCount), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
       now,

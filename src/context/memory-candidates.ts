@@ -92,11 +92,16 @@ export function demoteSuperseded(recalled: RecalledMemory[]): RecalledMemory[] {
  * Maya starts school, the user's turn beside it does. An assistant turn that speaks of what is
  * asked keeps its place (in a conversation between two people, the other speaker's "I painted a
  * sunrise" answers "what did she paint?"), and so does every assistant turn when the question asks
- * what the assistant said ("what did you recommend?").
+ * what the assistant said ("what did you recommend?"). A question the user asks about themselves
+ * ("which gym do I go to?") sinks every assistant turn: what the user is, has and does, the user
+ * said (when `aboutAsker` is read: CONTEXT_ASKER_FIRST).
  */
-export function demoteAssistantTurns(recalled: RecalledMemory[], question: Pick<QuestionReading, "asksAssistant">): RecalledMemory[] {
+export function demoteAssistantTurns(
+  recalled: RecalledMemory[],
+  question: Pick<QuestionReading, "asksAssistant" | "aboutAsker">,
+): RecalledMemory[] {
   if (question.asksAssistant) return recalled;
-  return reweighRanks(recalled, (memory) => (memory.role === "assistant" && memory.coverage === 0 ? 2 : 1));
+  return reweighRanks(recalled, (memory) => (memory.role === "assistant" && (memory.coverage === 0 || question.aboutAsker) ? 2 : 1));
 }
 
 /**

@@ -49,7 +49,8 @@ export async function ablateLongMemEval(options: {
     if (kept.size > 0)
       log(`reusing the import in ${imported}: ${options.questions.length - missing.length} of ${options.questions.length} questions`);
     if (missing.length > 0) {
-      const importer = await startRuntime(evaluationEnv(keptDataDir(imported)), { clock });
+      // Every session posted at its date, the memory derived after: stamped at each session's end.
+      const importer = await startRuntime(evaluationEnv(keptDataDir(imported)), { clock, deriveAtSessionEnd: true });
       try {
         for (const [index, question] of missing.entries()) {
           const at = Date.now();

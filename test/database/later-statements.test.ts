@@ -12,7 +12,7 @@ import { call, createSession, message, startTestRuntime, waitForSettled } from "
  */
 let runtime: Runtime;
 beforeAll(async () => {
-  runtime = await startTestRuntime({ CONTEXT_LATER_STATEMENTS: "6" });
+  runtime = await startTestRuntime({ CONTEXT_LATER_SHARE: "0.3" });
 });
 afterAll(() => runtime.close());
 

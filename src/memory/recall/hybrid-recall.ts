@@ -14,6 +14,7 @@ import { laterStatementsOf, sourceTurnsOf, type TurnAnchor, type WindowReads } f
 import type { QueryVectorCache } from "./query-vector-cache.js";
 import type { SourceRef } from "../provenance.js";
 import { followingTurns, type RecalledMemory, readHits } from "./recalled-rows.js";
+import type { StatementKind } from "./statement-kinds.js";
 
 export type { SourceRef } from "../provenance.js";
 export type { QueryVector } from "./engines/recall-index.js";
@@ -35,6 +36,8 @@ export interface RecallQuery extends RecallFilters {
   limit: number;
   /** Candidates taken from each channel before fusion. */
   candidates?: number;
+  /** The kinds of statement the question asks about (`kindsAskedAbout`): the kind channel ranks the user's statements of those kinds. */
+  kinds?: readonly StatementKind[];
 }
 
 /**
@@ -52,6 +55,8 @@ export interface RecallSettings extends RecallEngines {
   plan?: RecallPlan;
   /** Share of the better fused score of a turn's neighbours (seq ± 1) it gains (context windows: CONTEXT_NEIGHBOUR_WEIGHT); default 0. */
   neighbourWeight?: number;
+  /** A text hit counts in fusion by the share of the query's words it matches (RECALL_COVERAGE_WEIGHTED); default off. */
+  coverageWeighted?: boolean;
   /** The scheduled decay's λ, at which a recalled memory's retention is computed (default: the default preset's). */
   retentionLambda?: number;
   /** The vectors of users' recent queries (QUERY_CACHE_SIZE, QUERY_CACHE_TTL), used where the query is embedded. */
@@ -145,7 +150,7 @@ async function recallInOneStatement(
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   return composedRecall(
     db,
-    { ...query, vector, pool, neighbourWeight: settings.neighbourWeight ?? 0 },
+    { ...query, vector, pool, neighbourWeight: settings.neighbourWeight ?? 0, coverageWeighted: settings.coverageWeighted ?? false },
     channels,
     retentionAtQuery(query, settings),
     reads,
@@ -178,6 +183,7 @@ async function fuseHits(db: Database, query: RecallQuery, settings: RecallSettin
     Object.fromEntries(rankings.map((ranking) => [ranking.channel, ranking.hits])),
     settings.neighbourWeight ?? 0,
     query.limit,
+    settings.coverageWeighted ?? false,
   );
   const approximate = rankings.some((ranking) => ranking.channel === "vector" && ranking.approximate);
   const values = approximate ? (await vector)?.values : undefined;

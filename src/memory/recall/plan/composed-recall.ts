@@ -14,6 +14,7 @@ import {
   toRecalled,
   turnsByDerived,
 } from "../recalled-rows.js";
+import type { StatementKind } from "../statement-kinds.js";
 import { supersededSql } from "../superseded.js";
 import { fusedHitsSql, type PlannedChannel } from "./fusion-sql.js";
 import { type LaterAhead, readAheadFor, type SourcesAhead, type TurnAnchor, type WindowReads } from "./read-ahead.js";
@@ -29,6 +30,10 @@ export interface ComposedQuery extends VisibilityFilters {
   pool: number;
   /** Share of a neighbouring turn's fused score a turn gains. */
   neighbourWeight: number;
+  /** A text hit counts in fusion by its coverage (`fuseRankings`). */
+  coverageWeighted: boolean;
+  /** The kinds of statement the question asks about, for the kind channel. */
+  kinds?: readonly StatementKind[];
 }
 
 /** What one statement recalled: the ranked rows, the following turns, and what it read ahead for the window. */
@@ -77,6 +82,7 @@ export async function composedRecall(
     planned.map(({ channel, plan }): PlannedChannel => ({ channel, hits: plan?.hits })),
     query.neighbourWeight,
     query.limit,
+    query.coverageWeighted,
   );
   const relations = [...planned.flatMap(({ plan }) => plan?.relations ?? []), ...fused, ...rowRelations(query, reads)];
   const reports = planned.map(({ plan }) => plan?.report ?? sql`NULL::json`);
@@ -128,7 +134,7 @@ interface ComposedRow {
 }
 
 /** The first engine of the channel that can answer, as part of the statement; undefined when none can (no hits, as `rankChannel` gives). */
-function planChannel(channel: RecallChannel, query: Omit<ComposedQuery, "neighbourWeight" | "limit"> & { visible: SQL }) {
+function planChannel(channel: RecallChannel, query: Omit<ComposedQuery, "neighbourWeight" | "limit" | "coverageWeighted"> & { visible: SQL }) {
   const prefix = channel.name.replace(/[^A-Za-z0-9]/g, "_").toLowerCase();
   const request: PlanRequest = { ...query, relation: (local) => sql`${sql.identifier(`${prefix}_${local}`)}` };
   for (const engine of channel.engines) {

@@ -15,9 +15,10 @@ export interface PlannedChannel {
  * function gives, in the same floating-point steps: each channel's `1 / (60 + rank)` added in the
  * channels' order, similarity and coverage the best of 0 and the channels', a turn's boost
  * `neighbourWeight` × the better fused score of the turns at seq ± 1 of its session among the hits;
- * equal scores and times keep the order in which the channels first named the memories.
+ * equal scores and times keep the order in which the channels first named the memories. With
+ * `coverageWeighted`, a text hit counts by its coverage (`fuseRankings`' weight).
  */
-export function fusedHitsSql(channels: readonly PlannedChannel[], neighbourWeight: number, limit: number): SQL[] {
+export function fusedHitsSql(channels: readonly PlannedChannel[], neighbourWeight: number, limit: number, coverageWeighted = false): SQL[] {
   const lists = channels.flatMap(({ channel, hits }, order) =>
     hits
       ? [
@@ -36,11 +37,12 @@ export function fusedHitsSql(channels: readonly PlannedChannel[], neighbourWeigh
       ? sql`CASE WHEN f.session_id IS NOT NULL AND f.turn_seq IS NOT NULL
                  THEN greatest(coalesce(prior_turn.fused, 0), coalesce(next_turn.fused, 0)) * ${neighbourWeight}::float8 ELSE 0::float8 END`
       : sql`0::float8`;
+  const weight = coverageWeighted ? sql`CASE WHEN channel = 'text' THEN coalesce(coverage, 1::float8) ELSE 1::float8 END` : sql`1::float8`;
   return [
     sql`recall_hits AS (${all})`,
     sql`recall_fused AS MATERIALIZED (
       SELECT id, (array_agg(session_id))[1] AS session_id, (array_agg(turn_seq))[1] AS turn_seq, (array_agg(created_at))[1] AS created_at,
-             sum(1::float8 / (${sql.raw(String(RRF_K))} + rank) ORDER BY channel_order, rank) AS fused,
+             sum(${weight} / (${sql.raw(String(RRF_K))} + rank) ORDER BY channel_order, rank) AS fused,
              greatest(0::float8, coalesce(max(similarity), 0)) AS similarity,
              greatest(0::float8, coalesce(max(coverage), 0)) AS coverage,
              min(rank) FILTER (WHERE channel = 'vector') AS vector_rank,
