@@ -18,6 +18,7 @@ import { benchLoad, printLoad } from "./load.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchManyUsers } from "./many-users.js";
 import { benchRetrieval } from "./retrieval.js";
+import { benchRoundTrips, printRoundTrips } from "./round-trips.js";
 import { printTable, type Summary } from "./stats.js";
 import { benchTracing, type TracingReport } from "./tracing.js";
 import { benchWritePath } from "./write-path.js";
@@ -25,6 +26,11 @@ import { benchWritePath } from "./write-path.js";
 /**
  * `npm run bench -- --load [--clients 50] [--seconds 60] [--postgres URL]`: only the load test (mixed
  * append / context / search from many clients), on PGlite and, with `--postgres`, on that server too.
+ *
+ * `npm run bench -- --round-trips --postgres URL [--delay 20] [--retrieval-iterations 30]`: only context
+ * windows (a user of 200 turns, 1,000 tokens, history summarized) next to that Postgres and through a
+ * loopback proxy that answers `--delay` ms late, with the composed recall and channel by channel,
+ * alternating in one run; each with its sequential waits on the database.
  *
  * `npm run bench -- --import [--postgres URL]`: only the bulk import (a generated history of 500 turns in 50
  * sessions, digested through the pipeline), on PGlite and, with `--postgres`, on that server too.
@@ -55,6 +61,9 @@ const { values } = parseArgs({
     load: { type: "boolean", default: false },
     clients: { type: "string", default: "50" },
     seconds: { type: "string", default: "60" },
+    /** Only context windows next to Postgres and through a proxy `--delay` ms away (needs --postgres). */
+    "round-trips": { type: "boolean", default: false },
+    delay: { type: "string", default: "20" },
     /** Only the bulk import of a 500-turn history, on PGlite and (with --postgres) on Postgres. */
     import: { type: "boolean", default: false },
     /** Only the production shape: many users under one HNSW index plus one large user (needs --postgres). */
@@ -83,7 +92,7 @@ const iterations = Number(values.iterations);
 async function openBenchRuntime(postgresUrl?: string, overrides: Record<string, string> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), "memory-bench-"));
   const scratch = postgresUrl ? await createScratchDatabase(postgresUrl) : undefined;
-  const benchEnv = parseEnv({
+  const raw = {
     ...process.env,
     DATA_DIR: dataDir,
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
@@ -91,7 +100,8 @@ async function openBenchRuntime(postgresUrl?: string, overrides: Record<string, 
     RATE_LIMIT_PER_MINUTE: "0",
     RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
     ...overrides,
-  });
+  };
+  const benchEnv = parseEnv(raw);
   if (scratch) {
     const handle = await connectDatabase(databaseOptions(benchEnv));
     await migrateDatabase(handle);
@@ -101,6 +111,8 @@ async function openBenchRuntime(postgresUrl?: string, overrides: Record<string, 
   return {
     runtime,
     env: benchEnv,
+    /** The settings as given, for more services on the same database. */
+    raw,
     scratch,
     label: scratch ? `real Postgres (${scratch.name})` : `embedded default: PGlite (${dataDir})`,
     async close() {
@@ -109,6 +121,27 @@ async function openBenchRuntime(postgresUrl?: string, overrides: Record<string, 
       await scratch?.drop();
     },
   };
+}
+
+if (values["round-trips"]) {
+  if (!values.postgres) throw new Error("--round-trips needs --postgres URL: it measures a server's round trips");
+  // Every read past the ranking a window can make, on: the later statements, the facts' source turns, the kind channel.
+  const bench = await openBenchRuntime(values.postgres, {
+    CONTEXT_LATER_SHARE: "0.1",
+    CONTEXT_SOURCE_TURNS: "3",
+    CONTEXT_KIND_RECALL: "true",
+  });
+  try {
+    const report = await benchRoundTrips(bench.runtime, bench.raw, {
+      delayMs: Number(values.delay),
+      iterations: Number(values["retrieval-iterations"]),
+    });
+    printRoundTrips(bench.label, report);
+    console.log(JSON.stringify({ bench: "round-trips", ...report }));
+  } finally {
+    await bench.close();
+  }
+  process.exit(0);
 }
 
 if (values.load) {

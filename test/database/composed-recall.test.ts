@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { countStatementWaves } from "../../src/db/statement-waves.js";
 import { CorpusStatisticsCache } from "../../src/memory/recall/engines/sql-bm25/corpus-statistics.js";
+import { kindChannel } from "../../src/memory/recall/engines/sql-kinds.js";
 import {
   type RecalledMemory,
   type RecallQuery,
@@ -9,7 +11,7 @@ import {
   recallWithFollowingTurns,
 } from "../../src/memory/recall/hybrid-recall.js";
 import { embedQueryForRecall } from "../../src/memory/recall/query-vector.js";
-import { countStatementWaves } from "../../src/db/statement-waves.js";
+import { kindsAskedAbout } from "../../src/memory/recall/statement-kinds.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 /**
@@ -50,6 +52,7 @@ beforeAll(async () => {
     ["Kyoto was wonderful, the temples were quiet in the morning.", "Sounds like a great trip."],
     ["I sold the red bike and bought a green touring bike.", "Enjoy the new bike!"],
     ["My sister Ana visits us in Leeds next month.", "How nice."],
+    ["I really love bouldering at the climbing hall on Fridays.", "A great way to end the week."],
   ]);
   await waitForSettled(runtime.app, USER);
 });
@@ -78,7 +81,12 @@ function shape(memories: RecalledMemory[]) {
 async function queryOf(text: string, extra: Partial<RecallQuery> = {}, vector = true): Promise<RecallQuery> {
   const warnings: string[] = [];
   const embedded = vector
-    ? await embedQueryForRecall({ embedder: runtime.providers.embedder, ...(runtime.ann ? { ann: runtime.ann } : {}) }, { appId: "default", userId: USER, stage: "query" }, text, warnings)
+    ? await embedQueryForRecall(
+        { embedder: runtime.providers.embedder, ...(runtime.ann ? { ann: runtime.ann } : {}) },
+        { appId: "default", userId: USER, stage: "query" },
+        text,
+        warnings,
+      )
     : undefined;
   return { appId: "default", userId: USER, text, vector: embedded, limit: 12, now: NOW, ...extra };
 }
@@ -110,6 +118,16 @@ const QUERIES = [
 ];
 
 describe("recall in one statement and channel by channel", () => {
+  it("the kind channel and coverage-weighted fusion: the same ranking, every channel in the receipts", async () => {
+    const settings: RecallSettings = { minTextCoverage: 0.2, coverageWeighted: true, neighbourWeight: 0.5, channels: [kindChannel] };
+    for (const text of ["What do I enjoy doing after work?", "Which city do I love?", QUERIES[2] as string]) {
+      const query = { ...(await queryOf(text)), kinds: kindsAskedAbout(text) };
+      const [channels, composed] = await bothPlans(query, settings);
+      expect(shape(composed)).toEqual(shape(channels));
+      if (query.kinds.length > 0) expect(channels.some((memory) => memory.channels.some((place) => place.channel === "kind"))).toBe(true);
+    }
+  });
+
   it.each(QUERIES.map((text) => [text.slice(0, 40), text]))("search: the same ranking for %j", async (_label, text) => {
     const [channels, composed] = await bothPlans(await queryOf(text as string), { minTextCoverage: 0.2 });
     expect(shape(composed)).toEqual(shape(channels));
@@ -163,7 +181,12 @@ describe("recall in one statement and channel by channel", () => {
     for (const text of [QUERIES[1], QUERIES[2], QUERIES[5], QUERIES[6]] as string[]) {
       const query = await queryOf(text);
       for (let round = 0; round < 2; round++) {
-        const settings = (plan: "channels" | "composed") => ({ minTextCoverage: 0.2, wordIndexMinCorpus: 10, statistics: caches[plan], plan });
+        const settings = (plan: "channels" | "composed") => ({
+          minTextCoverage: 0.2,
+          wordIndexMinCorpus: 10,
+          statistics: caches[plan],
+          plan,
+        });
         const channels = await recallMemories(runtime.database.db, query, settings("channels"));
         const composed = await countStatementWaves(() => recallMemories(runtime.database.db, query, settings("composed")));
         // First the plan finds the corpus large and steps back to the channels, which count it; then one statement.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Runtime } from "../../functions/node-runtime.js";
 import { type DelayProxy, startDelayProxy } from "../../bench/delay-proxy.js";
+import type { Runtime } from "../../functions/node-runtime.js";
 import { countStatementWaves } from "../../src/db/statement-waves.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
@@ -12,13 +12,22 @@ import { call, createSession, message, startTestRuntime, waitForSettled } from "
  * (rankings, fusion, rows, following turns, later statements, source turns) once the query is embedded.
  */
 const USER = "rounds-user";
-const WINDOW_SETTINGS = { CONTEXT_LATER_STATEMENTS: "3", CONTEXT_SOURCE_TURNS: "2", LOG_LEVEL: "error" };
+/** Every read past the ranking a window makes, on: later statements, facts' source turns, the kind channel, coverage-weighted fusion. */
+const WINDOW_SETTINGS = {
+  CONTEXT_LATER_SHARE: "0.1",
+  CONTEXT_SOURCE_TURNS: "2",
+  CONTEXT_KIND_RECALL: "true",
+  CONTEXT_ASKER_FIRST: "true",
+  RECALL_COVERAGE_WEIGHTED: "true",
+  LOG_LEVEL: "error",
+};
 let database: TestDatabase;
 let seeder: Runtime;
 let proxy: DelayProxy;
 /** The service reaching the same database through a proxy that answers 20 ms late: each sequential wait costs a round trip. */
-/** The service reaching the same database through a proxy that answers 20 ms late: each sequential wait costs a round trip. */
 let far: Runtime;
+/** The same, asking the database channel by channel (RECALL_PLAN=channels, the path before the composed plan). */
+let farByChannels: Runtime;
 let sessionId: string;
 
 beforeAll(async () => {
@@ -41,15 +50,24 @@ beforeAll(async () => {
       message("assistant", "Good to know.", { occurred_at: "2025-02-10T10:00:30Z" }),
       message("user", "The road bike arrived, it is a green steel frame.", { occurred_at: "2025-02-10T10:01:00Z" }),
       message("assistant", "Enjoy the rides!", { occurred_at: "2025-02-10T10:01:30Z" }),
+      message("user", "I really love long rides on the road bike before work.", { occurred_at: "2025-02-10T10:02:00Z" }),
+      message("assistant", "Early rides are the best.", { occurred_at: "2025-02-10T10:02:30Z" }),
     ],
   });
   await waitForSettled(seeder.app, USER);
   const url = new URL(database.url as string);
   proxy = await startDelayProxy({ host: url.hostname, port: Number(url.port) }, 20);
   far = await startTestRuntime({ DATABASE_URL: proxy.url(database.url as string), EXECUTOR_ENABLED: "false", ...WINDOW_SETTINGS });
+  farByChannels = await startTestRuntime({
+    DATABASE_URL: proxy.url(database.url as string),
+    EXECUTOR_ENABLED: "false",
+    RECALL_PLAN: "channels",
+    ...WINDOW_SETTINGS,
+  });
 });
 afterAll(async () => {
   await far?.close();
+  await farByChannels?.close();
   await proxy?.close();
   await seeder?.close();
   await database?.drop();
@@ -58,26 +76,37 @@ afterAll(async () => {
 const windowRequest = (history: string) => ({
   user_id: USER,
   session_id: sessionId,
-  query: "What did I say about the road bike?",
+  // A question about a taste (the kind channel ranks too) and about the asker.
+  query: "What do I love about my road bike?",
   max_tokens: 1000,
   explain: true,
   history: { strategy: history, max_turns: 2 },
 });
 
-async function waitsOfOneWindow(history: string) {
-  const { result, ...counted } = await countStatementWaves(() => call(far.app, "POST", "/v1/context", windowRequest(history)));
+async function waitsOfOneWindow(history: string, runtime = far) {
+  const { result, ...counted } = await countStatementWaves(() => call(runtime.app, "POST", "/v1/context", windowRequest(history)));
   expect(result.status).toBe(200);
-  return counted;
+  const body = result.body as { sections: { name: string; items: { text: string }[] }[] };
+  return { ...counted, texts: body.sections.flatMap((section) => section.items.map((item) => item.text)) };
 }
 
 describe.runIf(onPostgres)("one context request's sequential waits on the database", () => {
   it.each(["none", "summarize"])("history %s: at most two on a server", async (history) => {
     // The first request embeds the query; the second finds its vector cached.
     for (const round of ["embedded", "cached"]) {
-      const { waves, rounds, sent } = await waitsOfOneWindow(history);
-      console.log(`history ${history}, query ${round}: ${waves} waves, ${rounds} rounds`, sent);
-      expect(waves).toBeLessThanOrEqual(2);
-      expect(rounds).toBeLessThanOrEqual(2);
+      const { waves, rounds, sent, texts } = await waitsOfOneWindow(history);
+      expect(waves, `${round} query: ${JSON.stringify(sent)}`).toBeLessThanOrEqual(2);
+      expect(rounds, `${round} query: ${JSON.stringify(sent)}`).toBeLessThanOrEqual(2);
+      expect(texts.some((text) => text.includes("long rides on the road bike"))).toBe(true);
     }
+  });
+
+  it("channel by channel the same window waits more often: the count can fail", async () => {
+    const composed = await waitsOfOneWindow("summarize");
+    const { waves, rounds, texts } = await waitsOfOneWindow("summarize", farByChannels);
+    expect(rounds).toBeGreaterThan(2);
+    expect(waves).toBeGreaterThan(2);
+    // The same window either way.
+    expect(texts).toEqual(composed.texts);
   });
 });

@@ -3,6 +3,7 @@ import type { Database } from "../../db/database.js";
 import { isServerDatabase } from "../../db/pool-statements.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import { RETENTION_PRESETS, type RetentionClock } from "../lifecycle/retention.js";
+import type { SourceRef } from "../provenance.js";
 import { m, type VisibilityFilters, visibleAt } from "../visibility.js";
 import { type RecallEngines, recallChannels } from "./engines/channels.js";
 import { type QueryVector, type RecallChannel, type RecallRequest, rankChannel } from "./engines/recall-index.js";
@@ -12,7 +13,6 @@ import type { LaterStatement, LaterStatementOptions, StatementAnchor } from "./l
 import { type ComposedRecall, composable, composedRecall } from "./plan/composed-recall.js";
 import { laterStatementsOf, sourceTurnsOf, type TurnAnchor, type WindowReads } from "./plan/read-ahead.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
-import type { SourceRef } from "../provenance.js";
 import { followingTurns, type RecalledMemory, readHits } from "./recalled-rows.js";
 import type { StatementKind } from "./statement-kinds.js";
 

@@ -58,7 +58,11 @@ export async function laterStatements(
   const anchors = JSON.stringify(statements.map((statement) => ({ id: statement.id, after: statement.after.toISOString() })));
   const rows = await queryRows<LaterStatementRow>(
     db,
-    laterStatementsSql(scope, sql`SELECT x.id, x.after FROM jsonb_to_recordset(${anchors}::jsonb) AS x(id uuid, after timestamptz)`, options),
+    laterStatementsSql(
+      scope,
+      sql`SELECT x.id, x.after FROM jsonb_to_recordset(${anchors}::jsonb) AS x(id uuid, after timestamptz)`,
+      options,
+    ),
   );
   return laterStatementsOf(rows);
 }
@@ -79,8 +83,9 @@ export interface LaterStatementRow {
  */
 export function laterStatementsSql(scope: { appId: string; userId: string }, statements: SQL, options: LaterStatementOptions): SQL {
   const u = memoriesAs("u");
+  // The anchors once, not once per later turn weighed (a CTE named once would be inlined).
   return sql`WITH st AS (${statements}),
-        anchor AS (
+        anchor AS MATERIALIZED (
           SELECT st.id AS statement_id, a.embedding, a.embedding_model FROM st JOIN memories a ON a.id = st.id
            WHERE a.embedding IS NOT NULL
           UNION ALL

@@ -129,7 +129,11 @@ export async function sourceTurns(
   if (pairs.length === 0) return new Map();
   const rows = await queryRows<RecalledRow & { derived_id: string }>(
     db,
-    sourceTurnsSql(scope, clock.now, sql`SELECT * FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(derived_id uuid, event_id uuid)`),
+    sourceTurnsSql(
+      scope,
+      clock.now,
+      sql`SELECT * FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(derived_id uuid, event_id uuid)`,
+    ),
   );
   return turnsByDerived(rows, clock);
 }
@@ -146,7 +150,10 @@ export function sourceTurnsSql(scope: { appId: string; userId: string }, now: Da
 }
 
 /** Source turns' rows by the memory derived from them. */
-export function turnsByDerived(rows: readonly (RecalledRow & { derived_id: string })[], clock: RetentionClock): Map<string, RecalledMemory[]> {
+export function turnsByDerived(
+  rows: readonly (RecalledRow & { derived_id: string })[],
+  clock: RetentionClock,
+): Map<string, RecalledMemory[]> {
   const found = new Map<string, RecalledMemory[]>();
   for (const row of rows) found.set(row.derived_id, [...(found.get(row.derived_id) ?? []), toRecalled(row, clock)]);
   return found;

@@ -33,7 +33,11 @@ export const sqlHnswIndex: RecallIndex = {
   async rank(request) {
     const vector = await request.vector;
     if (!vector?.annDimensions) return undefined;
-    const hits = await queryRowsWithSettings<RankedHit>(request.db, hnswSettings(request.pool), asRankedHits(nearestByIndex(request, vector)));
+    const hits = await queryRowsWithSettings<RankedHit>(
+      request.db,
+      hnswSettings(request.pool),
+      asRankedHits(nearestByIndex(request, vector)),
+    );
     return { hits };
   },
   plan(request) {

@@ -134,7 +134,10 @@ interface ComposedRow {
 }
 
 /** The first engine of the channel that can answer, as part of the statement; undefined when none can (no hits, as `rankChannel` gives). */
-function planChannel(channel: RecallChannel, query: Omit<ComposedQuery, "neighbourWeight" | "limit" | "coverageWeighted"> & { visible: SQL }) {
+function planChannel(
+  channel: RecallChannel,
+  query: Omit<ComposedQuery, "neighbourWeight" | "limit" | "coverageWeighted"> & { visible: SQL },
+) {
   const prefix = channel.name.replace(/[^A-Za-z0-9]/g, "_").toLowerCase();
   const request: PlanRequest = { ...query, relation: (local) => sql`${sql.identifier(`${prefix}_${local}`)}` };
   for (const engine of channel.engines) {

@@ -3,7 +3,13 @@ import { m } from "../../../visibility.js";
 import { BM25_B, BM25_K1, MAX_DOCUMENT_SHARE, MAX_QUERY_WORDS } from "../bm25.js";
 import type { PlanRequest, RankingPlan } from "../recall-index.js";
 import { TURN_SEQ } from "../turn-seq.js";
-import { type CorpusStatistics, DEFAULT_COUNT_LIMITS, type KnownStatistics, WORD_INDEX_MIN_CORPUS, wordMatch } from "./corpus-statistics.js";
+import {
+  type CorpusStatistics,
+  DEFAULT_COUNT_LIMITS,
+  type KnownStatistics,
+  WORD_INDEX_MIN_CORPUS,
+  wordMatch,
+} from "./corpus-statistics.js";
 
 /** What the text channel's plan needs to know of the corpus it ranks, and its settings. */
 export interface TextPlanCorpus {
@@ -198,7 +204,8 @@ const wordFrequencies = (rows: SQL, lexemes: SQL) =>
 function candidateColumns(): SQL {
   const slots = Array.from(
     { length: MAX_QUERY_WORDS },
-    (_, index) => sql`CASE WHEN (${m.contentTsv} @@ q.queries[${sql.raw(String(index + 1))}]) IS TRUE THEN q.idfs[${sql.raw(String(index + 1))}] ELSE 0 END`,
+    (_, index) =>
+      sql`CASE WHEN (${m.contentTsv} @@ q.queries[${sql.raw(String(index + 1))}]) IS TRUE THEN q.idfs[${sql.raw(String(index + 1))}] ELSE 0 END`,
   );
   return sql`${m.id}, ${m.sessionId}, ${TURN_SEQ} AS turn_seq, ${m.createdAt}, length(${m.contentTsv}) AS length, (${sql.join(slots, sql` + `)}) AS matched`;
 }
