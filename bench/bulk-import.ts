@@ -20,6 +20,27 @@ export interface BulkImportReport {
   memories: { type: string; count: number; embedded: number }[];
 }
 
+/**
+ * Posts a history the way `mnemo import` does: each session created at its date, its turns in one
+ * append (30 s apart), then ended. Returns the last session's id.
+ */
+export async function postHistory(runtime: Runtime, userId: string, history: GeneratedSession[]): Promise<string> {
+  let last = "";
+  for (const session of history) {
+    const created = await post(runtime, "/v1/sessions", { user_id: userId, started_at: session.startedAt.toISOString() });
+    last = created.id as string;
+    const events = session.turns.map((turn, index) => ({
+      type: "message",
+      role: turn.role,
+      content: turn.content,
+      occurred_at: new Date(session.startedAt.getTime() + index * 30_000).toISOString(),
+    }));
+    await post(runtime, `/v1/sessions/${last}/events`, { events });
+    await post(runtime, `/v1/sessions/${last}/end`);
+  }
+  return last;
+}
+
 async function post(runtime: Runtime, path: string, body?: unknown): Promise<{ id?: string }> {
   const response = await runtime.app.request(path, {
     method: "POST",
@@ -50,17 +71,7 @@ export async function benchBulkImport(runtime: Runtime, history: GeneratedSessio
   const embedderFloorMs = performance.now() - floorStarted;
 
   const postStarted = performance.now();
-  for (const session of history) {
-    const created = await post(runtime, "/v1/sessions", { user_id: userId, started_at: session.startedAt.toISOString() });
-    const events = session.turns.map((turn, index) => ({
-      type: "message",
-      role: turn.role,
-      content: turn.content,
-      occurred_at: new Date(session.startedAt.getTime() + index * 30_000).toISOString(),
-    }));
-    await post(runtime, `/v1/sessions/${created.id}/events`, { events });
-    await post(runtime, `/v1/sessions/${created.id}/end`);
-  }
+  await postHistory(runtime, userId, history);
   const lastAppend = performance.now();
   const lastAppendAt = Date.now();
   await waitForSettled(runtime.app, userId, { intervalMs: 200, timeoutMs: 600_000 });

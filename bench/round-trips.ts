@@ -2,6 +2,7 @@ import { type Runtime, startRuntime } from "../functions/node-runtime.js";
 import { waitForSettled } from "../functions/wait-for-settled.js";
 import { parseEnv } from "../src/config/env.js";
 import { countStatementWaves } from "../src/db/statement-waves.js";
+import { postHistory } from "./bulk-import.js";
 import { startDelayProxy } from "./delay-proxy.js";
 import { generateHistory } from "./generated-history.js";
 import { percentile, type Summary, summarize } from "./stats.js";
@@ -70,7 +71,7 @@ export async function benchRoundTrips(
   const target = new URL(databaseUrl);
   const proxy = await startDelayProxy({ host: target.hostname, port: Number(target.port || 5432) }, options.delayMs);
   try {
-    const lastSession = await seed(seeder, userId, generateHistory({ sessions, turnsPerSession: turns / sessions, seed: 11 }));
+    const lastSession = await postHistory(seeder, userId, generateHistory({ sessions, turnsPerSession: turns / sessions, seed: 11 }));
     await waitForSettled(seeder.app, userId, { intervalMs: 200, timeoutMs: 600_000 });
     const serve = async (plan: RoundTripArm["plan"], far: boolean) => {
       const runtime = await startRuntime(
@@ -137,34 +138,6 @@ export async function benchRoundTrips(
     for (const runtime of runtimes.reverse()) await runtime.close();
     await proxy.close();
   }
-}
-
-/** Posts the history as `mnemo import` does; returns the last session's id, whose history the windows show. */
-async function seed(runtime: Runtime, userId: string, history: ReturnType<typeof generateHistory>): Promise<string> {
-  let last = "";
-  for (const session of history) {
-    const created = await post(runtime, "/v1/sessions", { user_id: userId, started_at: session.startedAt.toISOString() });
-    last = created.id as string;
-    const events = session.turns.map((turn, index) => ({
-      type: "message",
-      role: turn.role,
-      content: turn.content,
-      occurred_at: new Date(session.startedAt.getTime() + index * 30_000).toISOString(),
-    }));
-    await post(runtime, `/v1/sessions/${last}/events`, { events });
-    await post(runtime, `/v1/sessions/${last}/end`);
-  }
-  return last;
-}
-
-async function post(runtime: Runtime, path: string, body?: unknown): Promise<{ id?: string }> {
-  const response = await runtime.app.request(path, {
-    method: "POST",
-    headers: json,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (response.status >= 300) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as { id?: string };
 }
 
 export function printRoundTrips(label: string, report: RoundTripsReport): void {
