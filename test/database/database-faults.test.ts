@@ -145,8 +145,10 @@ describe.runIf(onPostgres)("database faults on a real Postgres", () => {
   });
 
   it("terminated backends between context windows: the recall's named statement is prepared again on the new connections", async () => {
-    // One connection: the statements it prepared are the ones pg_prepared_statements lists.
-    runtime = await startTestRuntime({ ...RECOVERING, DATABASE_POOL_MAX: "1" });
+    // One connection: the statements it prepared are the ones pg_prepared_statements lists. Recall
+    // channel by channel: the composed plan (RECALL_PLAN=auto) reads its rows in its one simple
+    // query and prepares nothing; the channels' read of the rows is the named statement here.
+    runtime = await startTestRuntime({ ...RECOVERING, DATABASE_POOL_MAX: "1", RECALL_PLAN: "channels" });
     const started = runtime;
     await call(started.app, "POST", "/v1/memories", { user_id: "prepared", type: "insight", content: "Prepared likes tandem bicycles." });
     const context = () => call(started.app, "POST", "/v1/context", { user_id: "prepared", query: "tandem bicycles", max_tokens: 300 });
