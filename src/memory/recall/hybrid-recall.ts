@@ -69,7 +69,8 @@ export interface RecallSettings extends RecallEngines {
  * (`recallChannels`); the rankings are fused by RRF in the process, and one last statement reads
  * the rows of the best hits. The text channel needs no vector, so it runs while the query is still
  * embedded. Each statement runs on its own, so the embedded database is free for other requests in
- * between.
+ * between. On a server (`RecallSettings.plan`), all of it is one statement once the query is
+ * embedded (`composedRecall`): one round trip instead of three in sequence.
  *
  * @example
  * const hits = await recallMemories(db, { appId: "default", userId: "ana", text: "pets", limit: 10, now: new Date() });
