@@ -54,7 +54,7 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
 
           try {
             const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
-              withUsageScope(usage, () => extractChunk(deps, backlog, deps.clock.now()).catch(toStepError)),
+              withUsageScope(usage, () => extractChunk({ db: deps.db, extractor: deps.llm }, backlog, deps.clock.now()).catch(toStepError)),
             );
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
               const outcome = await withUsageScope(usage, () => consolidateChunk(deps, backlog, extraction, { now: deps.clock.now() }));
