@@ -49,8 +49,8 @@ const sentencesOf = (text: string) => text.split(/(?<=[.!?…])\s+|\n+/);
  * strings are indexed first (they are few), then each evaluation text is read once.
  *
  * @example
- * findOverlaps([{ file: "a.test.ts", line: 3, text: "I have a red kite" }], [{ source: "set", text: "Oh, I have a red kite too." }]);
- * // → [{ words: "i have a red kite", … }] only with SHARED_RUN ≤ 5; with 6, none
+ * findOverlaps([{ file: "a.test.ts", line: 3, text: "Then I flew a red kite over the dunes" }], [{ source: "set", text: "I flew a red kite over the bay." }]);
+ * // → [{ words: "i flew a red kite over", equal: false, … }]
  */
 export function findOverlaps(tests: readonly TestString[], evaluation: Iterable<EvaluationText>): Overlap[] {
   const runs = new Map<string, TestString[]>();
