@@ -249,6 +249,7 @@ describe("changes of state, against what the memory holds", () => {
   it("selling, separating and dying end what names the same thing or one", () => {
     const skoda = held("owns:skoda", { thing: "Skoda" }, "User drives a Skoda.");
     expect(read("I sold the Skoda.", [skoda])).toEqual(["DELETE owns:skoda: User no longer has Skoda."]);
+    expect(read("We got rid of the Skoda.", [skoda])).toEqual(["DELETE owns:skoda: User no longer has Skoda."]);
     expect(read("I sold my piano.", [skoda])).toEqual([]);
     const partner = held("profile:partner", { relation: "partner", name: "Teodor" }, "User's husband is Teodor.");
     expect(read("I broke up with Teodor.", [partner])).toEqual(["DELETE profile:partner: User separated from Teodor."]);

@@ -6,8 +6,8 @@ import type { Clause } from "./clauses.js";
 import { gerund, thirdPerson } from "./conjugation.js";
 import type { FactParts } from "./fact-text.js";
 import { looksLikeName, objectPhrase, properPhrase, slug } from "./phrases.js";
-import { type FactRule, fact, type RuleInput, userVerbs } from "./rule.js";
-import { asserts, completed, type VerbPhrase, verbPhrases } from "./verb-phrases.js";
+import { clauseVerbs, type FactRule, fact, type RuleInput, userVerbs } from "./rule.js";
+import { asserts, completed, type VerbPhrase } from "./verb-phrases.js";
 import {
   ATTITUDE_VERBS,
   alternation,
@@ -167,7 +167,7 @@ const WHO = `(?:(?:my|our) (${alternation([...KIN_WORDS, ...SPECIES_WORDS])})(?:
  */
 export function endedPeople(clause: Clause): { names: string[]; relations: string[] }[] {
   const found: { names: string[]; relations: string[] }[] = [];
-  for (const verb of verbPhrases(clause.text)) {
+  for (const verb of clauseVerbs(clause)) {
     if (!is(ENDING_VERBS.death, verb.lemma) || verb.negative || !completed(verb)) continue;
     const who = new RegExp(`${WHO}\\s*$`, "iu").exec(verb.before.replace(/\s+(?:just|sadly|finally|recently)$/i, ""));
     if (!who) continue;

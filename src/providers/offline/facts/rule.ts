@@ -61,13 +61,23 @@ export function retraction(input: RuleInput, key: string, parts: FactParts, ment
   return built.problems.length > 0 ? [] : fact(input, { ...parts, key: held.key, value: built.content, operation: "DELETE" });
 }
 
+/** Each clause's verbs, parsed once though every reader asks. */
+const PARSED = new WeakMap<Clause, VerbPhrase[]>();
+
+/** The verbs of a clause (verb-phrases.ts), parsed once per clause. */
+export function clauseVerbs(clause: Clause): VerbPhrase[] {
+  const parsed = PARSED.get(clause) ?? verbPhrases(clause.text);
+  PARSED.set(clause, parsed);
+  return parsed;
+}
+
 /**
  * The verbs of a clause whose subject is the user: "I" or "we" before them, a dropped subject, or
  * the subject of the verb before when "and" joins them ("I left Fenwick and joined Orla").
  */
 export function userVerbs(clause: Clause): VerbPhrase[] {
   let previous = false;
-  return verbPhrases(clause.text).filter((verb) => {
+  return clauseVerbs(clause).filter((verb) => {
     const joined = previous && /(?:\band|\bor|\bthen|,)\s*$/i.test(verb.before);
     previous = saidOfUser(verb.before) || joined;
     return previous;

@@ -100,7 +100,8 @@ export const RELATIONSHIP_STATES = words("single married divorced widowed separa
 export const ENDING_VERBS = {
   cessation: words("stop quit give_up drop cut_out"),
   leaving: words("leave quit resign retire"),
-  parting: words("sell give_away get_rid"),
+  // "got rid of" parses as the lemma "rid".
+  parting: words("sell give_away rid"),
   separation: words("break_up split_up split divorce separate"),
   death: words("die pass_away"),
   studies: words("graduate finish drop_out"),
