@@ -19,7 +19,7 @@ const COUNT = "(?:two|three|four|five|2|3|4|5)";
  * coordination of names after a counted plural ("two dogs, Rolo and Kiwi"); the relation word is
  * one of the closed classes of kin and animals (word-classes.ts).
  */
-export function namedRelations(clause: Clause): { relation: string; name: string }[] {
+function namedRelations(clause: Clause): { relation: string; name: string }[] {
   const { text } = clause;
   const several = new RegExp(
     `\\b(?:I|we) (?:have|have got|got|adopted|keep) ${COUNT} (?:[\\p{L}-]+ )?(${ANIMAL}|${KIN})s?,? (?:called |named )?(${NAME}(?:(?:,| and|, and) ${NAME})+)`,

@@ -1,4 +1,6 @@
-import { PARENT_WORDS, PARTNER_WORDS, RELATIVE_WORDS, SPECIES_WORDS } from "../facts/word-classes.js";
+import { isSpecies, PARENT_WORDS, PARTNER_WORDS, RELATIVE_WORDS, SPECIES_WORDS } from "../facts/word-classes.js";
+
+export { isSpecies };
 
 /** A capitalised name of up to three words, with an optional title: "Maya", "Mr. Ortiz", "Lund University". */
 export const NAME = String.raw`(?:(?:Mr|Mrs|Ms|Dr|Prof|Coach|Aunt|Uncle)\.?\s+)?\p{Lu}[\p{L}'-]*(?:\s+(?:de\s+|da\s+|van\s+|von\s+|of\s+)?\p{Lu}[\p{L}'-]*){0,2}`;
@@ -32,8 +34,6 @@ const alternatives = (words: readonly string[]) => [...words].sort((a, b) => b.l
 /** The relation words and species as one regular-expression alternation, longest first. */
 export const RELATION_WORD = alternatives([...Object.keys(RELATION_WORDS), ...SPECIES]);
 export const SPECIES_WORD = alternatives(SPECIES);
-
-export const isSpecies = (word: string) => SPECIES.includes(word.toLowerCase());
 
 /** The predicate a relation word means (`pet` for an animal). */
 export function predicateOf(word: string): string {
