@@ -61,6 +61,11 @@ export interface RuntimeOverrides {
   providers?: Partial<Providers>;
   /** The memory's clock (a simulation moves it by hand); default from CLOCK_OFFSET or the system. */
   clock?: Clock;
+  /**
+   * Replay and reflection stamp what they derive at the end of its session instead of the clock's
+   * reading: a simulation posts a lived history at once, each session at its date, and digests it after.
+   */
+  deriveAtSessionEnd?: boolean;
   /** The database, already being opened (`functions/node.ts` opens it while the rest loads); default from env. */
   database?: Promise<DatabaseHandle>;
   /** The metrics the registered OpenTelemetry SDK collects, served at /metrics (`startNodeTelemetry`). */
@@ -88,6 +93,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     ...(embedded ? { executor: embedded.transport, serveOrigin: embedded.serveOrigin } : {}),
     ...(overrides.providers ? { providers: overrides.providers } : {}),
     ...(overrides.clock ? { clock: overrides.clock } : {}),
+    ...(overrides.deriveAtSessionEnd ? { deriveAtSessionEnd: true } : {}),
   });
   embedded?.mount(services.inngestHandler);
   const recall = await startRecallEngines(env, database, services.providers.embedder, logger);

@@ -14,6 +14,17 @@ export interface PipelineDeps {
   llm: LanguageModel;
   embedder: Embedder;
   settings: PipelineSettings;
+  /**
+   * The system time of what replay and reflection derive from a session's chunk; by default the
+   * clock's reading. A simulation that posts a lived history at once and digests it afterwards
+   * (the LongMemEval import) stamps it at the session's end instead, as if it had been derived then.
+   */
+  derivedAt?: (session: { endedAt: string | null }) => Date;
+}
+
+/** When a chunk of `session` is derived, on the memory's clock (`PipelineDeps.derivedAt`). */
+export function derivationTime(deps: Pick<PipelineDeps, "clock" | "derivedAt">, session: { endedAt: string | null }): Date {
+  return deps.derivedAt ? deps.derivedAt(session) : deps.clock.now();
 }
 
 export interface PipelineSettings {
@@ -66,8 +77,9 @@ export function createPipelineClient(options: PipelineClientOptions, deps: Pipel
   return new Inngest({
     id: APP_ID,
     isDev: options.mode === "embedded",
-    // The embedded executor drives runs step by step through the serve handler.
-    checkpointing: options.mode !== "embedded",
+    // Steps run eagerly, each checkpointed before the next: to Inngest Cloud, or to the embedded
+    // executor's checkpoint API (`src/executor/checkpoints.ts`), one serve call per run instead of per step.
+    checkpointing: true,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.eventKey ? { eventKey: options.eventKey } : {}),
     ...(options.signingKey ? { signingKey: options.signingKey } : {}),

@@ -8,8 +8,8 @@ import { createPipelineSweep } from "./functions/pipeline-sweep.js";
 /** Every pipeline function, bound to one client; served at `/api/inngest`. */
 export function createPipelineFunctions(inngest: PipelineClient, settings: PipelineSettings) {
   return [
-    createFastReplay(inngest, settings),
-    createDeepReflection(inngest, settings),
+    ...createFastReplay(inngest, settings),
+    ...createDeepReflection(inngest, settings),
     createEmbedBackfill(inngest),
     createPipelineSweep(inngest, settings),
     createDecay(inngest, settings),

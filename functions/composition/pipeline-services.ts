@@ -33,6 +33,8 @@ export interface PipelinePlatform {
   providers?: Partial<Providers>;
   /** Replaces the clock CLOCK_OFFSET implies (a simulation moves it by hand). */
   clock?: Clock;
+  /** A simulation's choice: replay and reflection stamp what they derive at the end of its session (`PipelineDeps.derivedAt`). */
+  deriveAtSessionEnd?: boolean;
 }
 
 /** The providers, the Inngest client with its functions and serve handler, and the notifier that feeds it. */
@@ -75,7 +77,16 @@ export async function pipelineServices(env: Env, platform: PipelinePlatform): Pr
       ...(platform.executor ? { fetch: platform.executor.fetch, baseUrl: platform.executor.baseUrl } : {}),
       ...inngestConnection(env, platform.logger),
     },
-    { db: platform.db, clock, llm: metered.llm, embedder: metered.embedder, settings },
+    {
+      db: platform.db,
+      clock,
+      llm: metered.llm,
+      embedder: metered.embedder,
+      settings,
+      ...(platform.deriveAtSessionEnd
+        ? { derivedAt: (session: { endedAt: string | null }) => (session.endedAt ? new Date(session.endedAt) : clock.now()) }
+        : {}),
+    },
   );
   const functions = createPipelineFunctions(inngest, settings);
   const inngestHandler = serveInngest({

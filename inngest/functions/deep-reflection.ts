@@ -4,7 +4,8 @@ import { finishJob, startChunkJob } from "../../src/pipeline/jobs.js";
 import { loadReflectionChunk } from "../../src/pipeline/reflection-backlog.js";
 import { withUsageScope } from "../../src/providers/usage-scope.js";
 import { tokensSpent, usageDay } from "../../src/usage/usage-store.js";
-import type { PipelineClient } from "../client.js";
+import { derivationTime, type PipelineClient } from "../client.js";
+import { embedInline } from "./embed-inline.js";
 import { USER_KEY } from "./keys.js";
 import { toStepError } from "./provider-errors.js";
 import { countingFailures } from "./stage-failures.js";
@@ -12,24 +13,38 @@ import { countingFailures } from "./stage-failures.js";
 const MAX_CHUNKS_PER_RUN = 20;
 
 /**
+ * One reflection of a user at a time, whichever of the two functions runs it (Inngest's env scope):
+ * consolidation applies a user's sessions in the order they were reflected.
+ */
+const USER_REFLECTION = { limit: 1, key: `"reflection:" + ${USER_KEY}`, scope: "env" as const };
+
+/**
  * Deep reflection: when a session ends or its unreflected importance crosses the
  * threshold, extract facts, insights and trait evidence from the events past the reflection
- * watermark and consolidate them into the user's memory. Extraction output is validated before
- * anything is written; consolidation and the watermark move in one transaction, so each event is
- * reflected exactly once; one run per user at a time. A run that fails for good counts against
- * the session (dead letters).
+ * watermark and consolidate them into the user's memory. Requests wait for the debounce period
+ * (`deep-reflection`); a session's end is reflected at once (`deep-reflection-ended`) and cancels
+ * the request still waiting. Extraction output is validated before anything is written;
+ * consolidation and the watermark move in one transaction, so each event is reflected exactly once;
+ * one run per user at a time. A run that fails for good counts against the session (dead letters).
  */
 export function createDeepReflection(inngest: PipelineClient, settings: { reflectionDebounce: string }) {
-  return inngest.createFunction(
+  // One trigger each, typed as either so that one handler serves both (both name the session and its user).
+  const triggers = (trigger: typeof reflectionRequested | typeof sessionEnded): [typeof reflectionRequested | typeof sessionEnded] => [
+    trigger,
+  ];
+  const configs = [
     {
       id: "deep-reflection",
       name: "Deep reflection: facts, insights, traits",
-      triggers: [sessionEnded, reflectionRequested],
-      debounce: { key: "event.data.session_id", period: settings.reflectionDebounce as `${number}s`, timeout: "5m" },
-      concurrency: { limit: 1, key: USER_KEY },
-      retries: 4,
+      triggers: triggers(reflectionRequested),
+      debounce: { key: "event.data.session_id", period: settings.reflectionDebounce as `${number}s`, timeout: "5m" as const },
+      // The end reflects the whole session at once: a request still waiting is not needed.
+      cancelOn: [{ event: sessionEnded, match: "data.session_id" }],
     },
-    async ({ event, step, runId, deps }) => {
+    { id: "deep-reflection-ended", name: "Deep reflection of an ended session", triggers: triggers(sessionEnded) },
+  ];
+  return configs.map((config) =>
+    inngest.createFunction({ ...config, concurrency: USER_REFLECTION, retries: 4 }, async ({ event, step, runId, deps }) => {
       // A session's end and a reflection request both name the session and its user.
       const { session_id: sessionId, app_id, user_id } = event.data;
       const payload = { session_id: sessionId, app_id, user_id };
@@ -54,10 +69,14 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
 
           try {
             const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
-              withUsageScope(usage, () => extractChunk({ db: deps.db, extractor: deps.llm }, backlog, deps.clock.now()).catch(toStepError)),
+              withUsageScope(usage, () =>
+                extractChunk({ db: deps.db, extractor: deps.llm }, backlog, derivationTime(deps, backlog.session)).catch(toStepError),
+              ),
             );
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
-              const outcome = await withUsageScope(usage, () => consolidateChunk(deps, backlog, extraction, { now: deps.clock.now() }));
+              const outcome = await withUsageScope(usage, () =>
+                consolidateChunk(deps, backlog, extraction, { now: derivationTime(deps, backlog.session) }),
+              );
               if (!outcome.applied) {
                 // Another run reflected this range first; its result stands.
                 await finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: outcome.reason } });
@@ -74,13 +93,20 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
             );
             throw error;
           }
+          // The log ended at this chunk when it was loaded; later events come with a request of their
+          // own (importance, the session's end) or the sweep.
+          if (!backlog.more) break;
           if (chunk === MAX_CHUNKS_PER_RUN - 1)
             await step.sendEvent("continue-reflection", reflectionRequested.create({ ...payload, reason: "manual" }));
         }
-        // Insights and facts carry their embeddings; traits and historical versions are filled here.
-        if (totals.chunks > 0) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
+        // Insights and facts carry their embeddings; traits and historical versions get theirs here,
+        // and the backfill is asked only for what is left.
+        if (totals.chunks > 0) {
+          const inline = await embedInline(step, deps, { appId: app_id, userId: user_id, reflected: true }, "embed-reflected");
+          if (inline.askBackfill) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
+        }
         return { session_id: sessionId, ...totals };
       });
-    },
+    }),
   );
 }

@@ -2,14 +2,16 @@ import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import { asBackgroundWork } from "../db/connection-gate.js";
 import type { Database, Queryable } from "../db/database.js";
+import { recordExecutorRun } from "../telemetry/metrics.js";
 import { currentTraceparent, inSpan, withTraceparent } from "../telemetry/tracing.js";
 import { withLogContext } from "../util/log-context.js";
-import { backoffMs, parseTimeString } from "./durations.js";
-import { assertSupportedKey } from "./expressions.js";
-import { type FunctionConfig, type RegisteredFunction, SyncResponseSchema } from "./function-config.js";
+import { type ActiveRun, acceptCheckpoint } from "./checkpoints.js";
+import { backoffMs } from "./durations.js";
+import { type RegisteredFunction, SyncResponseSchema, toRegistered } from "./function-config.js";
 import { driveRun, type Invoke } from "./run-driver.js";
 import {
   type Claim,
+  cancelRuns,
   claimDueRun,
   enqueueRun,
   type InngestEvent,
@@ -74,6 +76,8 @@ export class LocalExecutor {
   private functions = new Map<string, RegisteredFunction>();
   private crons: Cron[] = [];
   private active = new Set<Promise<void>>();
+  /** The runs being driven now, by run id, for the checkpoints their serve calls send. */
+  private driven = new Map<string, ActiveRun>();
   private heartbeats = new Set<ReturnType<typeof setInterval>>();
   private running = false;
   /** Runs in flight hand themselves back to the queue at their next step (`stop({ releaseRuns: true })`). */
@@ -83,10 +87,11 @@ export class LocalExecutor {
   private wokenWhileAwake = false;
   private loop: Promise<void> | undefined;
   private nextPruneAt = 0;
+  private nextLeaseSweepAt = 0;
 
   constructor(private readonly options: LocalExecutorOptions) {}
 
-  /** The Inngest SDK's `fetch`: answers the event API, refuses anything else loudly. */
+  /** The Inngest SDK's `fetch`: answers the event API and step checkpoints, refuses anything else loudly. */
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -95,6 +100,9 @@ export class LocalExecutor {
       const events = (Array.isArray(body) ? body : [body]) as InngestEvent[];
       const ids = await this.ingest(events);
       return Response.json({ ids, status: 200 });
+    }
+    if (request.method === "POST" && /^\/v1\/checkpoint\/[^/]+\/async$/.test(url.pathname)) {
+      return acceptCheckpoint(await request.json(), { db: this.options.db, active: this.driven, releasing: () => this.releasing });
     }
     return Response.json({ error: `the embedded executor does not serve ${request.method} ${url.pathname}` }, { status: 404 });
   };
@@ -162,11 +170,18 @@ export class LocalExecutor {
       const stamped = { ...event, id, ts: typeof event["ts"] === "number" ? event["ts"] : Date.now(), data: event.data ?? {} };
       ids.push(id);
       const triggered = [...this.functions.values()].filter((fn) => fn.eventTriggers.includes(event.name));
-      if (triggered.length === 0) continue;
+      const cancelling = [...this.functions.values()].flatMap((fn) =>
+        (fn.cancelOn ?? []).filter((cancel) => cancel.event === event.name).map((cancel) => ({ fn, path: cancel.path })),
+      );
+      if (triggered.length === 0 && cancelling.length === 0) continue;
       const { accepts } = this.options;
       // Whoever sent the event (an append's request, a step) is the trace its runs continue.
       const traceContext = currentTraceparent();
       await this.options.db.transaction(async (tx) => {
+        for (const { fn, path } of cancelling) {
+          const cancelled = await cancelRuns(tx, fn.id, path, valueAt(stamped.data, path));
+          for (let count = 0; count < cancelled; count++) recordExecutorRun({ function: fn.id, status: "cancelled" });
+        }
         if (accepts && !(await accepts(tx, stamped.data))) return;
         for (const fn of triggered) await enqueueRun(tx, fn, stamped, { traceContext });
       });
@@ -198,8 +213,13 @@ export class LocalExecutor {
     while (this.running) {
       this.wokenWhileAwake = false;
       try {
-        const expired = await requeueExpiredLeases(this.options.db);
-        if (expired > 0) this.options.log?.("took over runs whose lease ran out", { count: expired });
+        // A lease runs out `leaseMs` after its last renewal: looking a few times per lease is enough,
+        // not at every wake-up (each finished run and each event wakes the loop).
+        if (Date.now() >= this.nextLeaseSweepAt) {
+          this.nextLeaseSweepAt = Date.now() + Math.max(100, this.leaseMs / 6);
+          const expired = await requeueExpiredLeases(this.options.db);
+          if (expired > 0) this.options.log?.("took over runs whose lease ran out", { count: expired });
+        }
         if (this.options.retentionMs !== undefined && Date.now() >= this.nextPruneAt) {
           this.nextPruneAt = Date.now() + PRUNE_EVERY_MS;
           const pruned = await pruneFinishedRuns(this.options.db, this.options.retentionMs);
@@ -247,6 +267,8 @@ export class LocalExecutor {
       Math.max(100, this.leaseMs / 3),
     );
     this.heartbeats.add(heartbeat);
+    const driven: ActiveRun = { claim };
+    this.driven.set(run.id, driven);
     try {
       // A span per claim of the run, in the trace of the event that created it.
       await withTraceparent(run.traceContext, () =>
@@ -258,6 +280,7 @@ export class LocalExecutor {
               invoke: this.options.invoke,
               retryBaseMs: this.options.retryBaseMs ?? 1000,
               stopping: () => this.releasing,
+              halted: () => driven.halted,
               ...(this.options.log ? { log: this.options.log } : {}),
             }),
           ),
@@ -280,6 +303,7 @@ export class LocalExecutor {
         this.options.log?.("could not re-queue the run; its lease will", { run: run.id, error: requeueError }),
       );
     } finally {
+      if (this.driven.get(run.id) === driven) this.driven.delete(run.id);
       clearInterval(heartbeat);
       this.heartbeats.delete(heartbeat);
     }
@@ -306,41 +330,9 @@ export class LocalExecutor {
   }
 }
 
-function toRegistered(config: FunctionConfig): RegisteredFunction {
-  const step = Object.values(config.steps)[0];
-  if (!step) throw new Error(`function ${config.id} has no step to call`);
-  const eventTriggers: string[] = [];
-  const cronTriggers: string[] = [];
-  for (const trigger of config.triggers) {
-    if ("cron" in trigger) cronTriggers.push(trigger.cron);
-    else if (trigger.expression) throw new Error(`${config.id}: trigger expressions are not supported by the embedded executor`);
-    else eventTriggers.push(trigger.event);
-  }
-  if (Array.isArray(config.concurrency) && config.concurrency.length > 1) {
-    throw new Error(`${config.id}: the embedded executor supports one concurrency constraint, not ${config.concurrency.length}`);
-  }
-  const concurrency = Array.isArray(config.concurrency)
-    ? config.concurrency[0]
-    : typeof config.concurrency === "number"
-      ? { limit: config.concurrency }
-      : config.concurrency;
-  if (concurrency?.key) assertSupportedKey(concurrency.key, `${config.id} concurrency`);
-  if (config.debounce?.key) assertSupportedKey(config.debounce.key, `${config.id} debounce`);
-  return {
-    id: config.id,
-    url: step.runtime.url,
-    maxAttempts: (step.retries?.attempts ?? 3) + 1,
-    eventTriggers,
-    cronTriggers,
-    ...(config.debounce
-      ? {
-          debounce: {
-            ...(config.debounce.key ? { key: config.debounce.key } : {}),
-            periodMs: parseTimeString(config.debounce.period),
-            ...(config.debounce.timeout ? { timeoutMs: parseTimeString(config.debounce.timeout) } : {}),
-          },
-        }
-      : {}),
-    ...(concurrency ? { concurrency: { limit: concurrency.limit, ...(concurrency.key ? { key: concurrency.key } : {}) } } : {}),
-  };
+/** The string at `path` under an event's data (what `cancelOn`'s match compares), if any. */
+function valueAt(data: Record<string, unknown>, path: string[]): string | undefined {
+  let value: unknown = data;
+  for (const part of path) value = value && typeof value === "object" ? (value as Record<string, unknown>)[part] : undefined;
+  return value === undefined || value === null ? undefined : typeof value === "string" ? value : JSON.stringify(value);
 }

@@ -1,11 +1,13 @@
 import { z } from "zod";
 import type { Database } from "../db/database.js";
 import { recordExecutorRetry, recordExecutorRun } from "../telemetry/metrics.js";
+import type { Halt } from "./checkpoints.js";
 import { backoffMs, sleepUntil } from "./durations.js";
 import type { RegisteredFunction } from "./function-config.js";
 import {
   type Claim,
   finishRun,
+  loadClaimedSteps,
   loadSteps,
   type MemoizedStep,
   type RunRow,
@@ -13,7 +15,6 @@ import {
   requeueRun,
   saveStep,
   setAttempt,
-  stillClaimed,
 } from "./run-store.js";
 
 /** Sends one request to the app's serve handler (in-process `app.request`, or `fetch`). */
@@ -37,8 +38,13 @@ export interface DriverOptions {
   retryBaseMs: number;
   /** Safety bound on requests per claim, so a misbehaving function cannot spin forever. */
   maxRequestsPerClaim?: number;
-  /** Asked before each step: true hands the run back to the queue instead (the process is stopping). */
+  /** Asked before each call: true hands the run back to the queue instead (the process is stopping). */
   stopping?: () => boolean;
+  /**
+   * Whether the run's serve call was stopped at a checkpoint during the last call (its steps run
+   * eagerly, each checkpointed before the next): handed back (`release`) or no longer ours (`lost`).
+   */
+  halted?: () => Halt | undefined;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -48,21 +54,30 @@ const RELEASED: Next = { kind: "released" };
 /**
  * Drives one claimed run through the SDK protocol (inngest/inngest docs/SDK_SPEC.md): call the
  * function with every memoized step, memoize what it reports, and call again until it returns.
- * Each step result is written to Postgres before the next call, so a crash resumes after the
+ * Within one call the SDK runs step after step, checkpointing each (written to Postgres) before the
+ * next; a call ends at a step's error, a sleep, parallel steps or the SDK's time limit per call.
+ * Either way a step's result is stored before the next step runs, so a crash resumes after the
  * last completed step. Retries, sleeps and backoff hand the run back to the queue with a due time.
  */
 export async function driveRun(run: RunRow, fn: RegisteredFunction, options: DriverOptions): Promise<void> {
   let attempt = run.attempt;
   const limit = options.maxRequestsPerClaim ?? 500;
   for (let request = 0; request < limit; request++) {
-    // Cancelled (the user was erased) or taken over after a lost lease: stop before the next step.
-    if (!(await stillClaimed(options.db, options.claim))) return;
     if (options.stopping?.()) {
       await releaseRun(options.db, options.claim);
       return;
     }
-    const steps = await loadSteps(options.db, run.id);
-    const response = await callFunction(run, fn, steps, attempt, "step", options.invoke);
+    // Cancelled (the user was erased) or taken over after a lost lease: stop before the next step.
+    const steps = await loadClaimedSteps(options.db, options.claim);
+    if (!steps) return;
+    const response = await callFunction(run, fn, steps, attempt, "step", options);
+    // Stopped at a checkpoint: what it answers after that is the SDK halting, not the run's outcome.
+    const halt = options.halted?.();
+    if (halt) {
+      await response.body?.cancel();
+      if (halt === "release") await releaseRun(options.db, options.claim);
+      return;
+    }
     const outcome = await handleResponse(run, fn, response, attempt, options);
     if (outcome.kind === "released") return;
     attempt = outcome.attempt;
@@ -76,7 +91,7 @@ async function callFunction(
   steps: { stepId: string; step: MemoizedStep }[],
   attempt: number,
   stepId: string,
-  invoke: Invoke,
+  options: Pick<DriverOptions, "invoke" | "claim">,
 ): Promise<Response> {
   const url = new URL(fn.url);
   url.searchParams.set("fnId", fn.id);
@@ -92,10 +107,15 @@ async function callFunction(
       disable_immediate_execution: false,
       use_api: false,
       stack: { stack: steps.map((step) => step.stepId), current: steps.length },
+      // With these the SDK runs the steps it reaches one after another in this call, checkpointing
+      // each to the executor's API (`checkpoints.ts`) before the next, instead of returning after
+      // one; the claim token stands for the queue item, so each checkpoint names its claim.
+      fn_id: fn.id,
+      qi_id: options.claim.token,
     },
     version: 2,
   };
-  return invoke(url.toString(), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return options.invoke(url.toString(), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 }
 
 async function handleResponse(
@@ -172,9 +192,14 @@ async function handleOp(
     case "StepPlanned": {
       // Parallel steps: run the planned step on its own, then memoize what it reports.
       const steps = await loadSteps(db, run.id);
-      const planned = await callFunction(run, fn, steps, attempt, op.id, options.invoke);
+      const planned = await callFunction(run, fn, steps, attempt, op.id, options);
       return handleResponse(run, fn, planned, attempt, options);
     }
+    case "RunComplete":
+      // The last answer of a run whose steps were checkpointed: the function's return value.
+      await finishRun(db, claim, { status: "completed", output: op.data ?? null });
+      recordExecutorRun({ function: fn.id, status: "completed" });
+      return RELEASED;
     case "Sleep":
       await saveStep(db, run.id, op.id, op.displayName, { data: null });
       await requeueRun(db, claim, new Date(sleepUntil(op.name ?? "0s", Date.now())), 0);

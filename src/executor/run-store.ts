@@ -20,6 +20,21 @@ function dataField(event: InngestEvent, field: "app_id" | "user_id"): string | n
   return typeof value === "string" ? value : null;
 }
 
+/**
+ * How a key shared across functions (env or account scope) is stored: `env:<value>`. The claim
+ * counts such a key across functions; any other key counts within its function (a per-function
+ * value that happens to start with `env:` is then also counted across functions: stricter, never looser).
+ */
+const SHARED_KEY = "env:";
+
+/** The key a run counts against, or null when its function has no concurrency limit. */
+function concurrencyKey(fn: RegisteredFunction, event: InngestEvent): string | null {
+  if (!fn.concurrency) return null;
+  const value = fn.concurrency.key ? evaluateKey(fn.concurrency.key, event) : null;
+  if (fn.concurrency.shared) return `${SHARED_KEY}${value ?? ""}`;
+  return value;
+}
+
 const heldBy = (claim: Claim) =>
   and(eq(executorRuns.id, claim.runId), eq(executorRuns.status, "running"), eq(executorRuns.claimToken, claim.token));
 
@@ -44,7 +59,7 @@ export async function enqueueRun(
     events: [event],
     appId: dataField(event, "app_id"),
     userId: dataField(event, "user_id"),
-    concurrencyKey: fn.concurrency?.key ? evaluateKey(fn.concurrency.key, event) : null,
+    concurrencyKey: concurrencyKey(fn, event),
     concurrencyLimit: fn.concurrency && fn.concurrency.limit > 0 ? fn.concurrency.limit : null,
     maxAttempts: fn.maxAttempts,
     traceContext: options.traceContext ?? null,
@@ -78,6 +93,22 @@ export async function enqueueRun(
     });
 }
 
+/**
+ * Cancels `functionId`'s runs not yet finished whose triggering event holds `value` at `path` under
+ * `data` (`cancelOn`): queued ones never start, a running one stops before its next step (its claim
+ * is gone). Returns how many.
+ */
+export async function cancelRuns(db: Queryable, functionId: string, path: string[], value: string | undefined): Promise<number> {
+  const match = path.length === 0 ? sql`` : sql` AND event #>> ${`{data,${path.join(",")}}`}::text[] = ${value ?? null}`;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE executor_runs SET status = 'cancelled', debounce_key = NULL, lease_until = NULL, finished_at = now(), updated_at = now()
+         WHERE function_id = ${functionId} AND status IN ('queued', 'running')${match}
+        RETURNING id`,
+  );
+  return rows.length;
+}
+
 /** One advisory lock for claiming, so two processes never both count a concurrency key as free. */
 const CLAIM_LOCK = sql`SELECT pg_advisory_xact_lock(hashtextextended('mnemo:executor:claim', 0))`;
 
@@ -88,29 +119,38 @@ const CLAIM_LOCK = sql`SELECT pg_advisory_xact_lock(hashtextextended('mnemo:exec
  * processes. Returns null when nothing is due.
  */
 export async function claimDueRun(db: Database, token: string, leaseMs: number): Promise<RunRow | null> {
-  const claimedId = await db.transaction(async (tx) => {
+  const [claimed] = await db.transaction(async (tx) => {
     await tx.execute(CLAIM_LOCK);
-    const rows = await queryRows<{ id: string }>(
-      tx,
-      sql`UPDATE executor_runs SET status = 'running', claim_token = ${token}, debounce_key = NULL,
-                 lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
-           WHERE id = (
-             SELECT r.id FROM executor_runs r
-              WHERE r.status = 'queued' AND r.run_at <= now()
-                AND (r.concurrency_limit IS NULL OR r.concurrency_limit > (
-                      SELECT count(*) FROM executor_runs x
-                       WHERE x.status = 'running' AND x.function_id = r.function_id
-                         AND x.concurrency_key IS NOT DISTINCT FROM r.concurrency_key))
-              ORDER BY r.run_at
-              LIMIT 1
-              FOR UPDATE SKIP LOCKED)
-          RETURNING id`,
-    );
-    return rows[0]?.id;
+    // The runs running now are counted once per key (they are few: a process drives a handful),
+    // not once per queued run the claim looks at: a key at its limit with many runs queued behind
+    // it (a user's reflections during an import) made every claim count them again for each one.
+    return tx
+      .update(executorRuns)
+      .set({
+        status: "running",
+        claimToken: token,
+        debounceKey: null,
+        leaseUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
+        updatedAt: sql`now()`,
+      })
+      .where(
+        sql`${executorRuns.id} = (
+          WITH busy AS MATERIALIZED (
+            SELECT function_id, concurrency_key, count(*) AS n FROM executor_runs WHERE status = 'running' GROUP BY function_id, concurrency_key
+          )
+          SELECT r.id FROM executor_runs r
+           WHERE r.status = 'queued' AND r.run_at <= now()
+             AND (r.concurrency_limit IS NULL OR r.concurrency_limit > coalesce((
+                   SELECT sum(b.n) FROM busy b
+                    WHERE b.concurrency_key IS NOT DISTINCT FROM r.concurrency_key
+                      AND (b.function_id = r.function_id OR starts_with(r.concurrency_key, ${SHARED_KEY}))), 0))
+           ORDER BY r.run_at
+           LIMIT 1
+           FOR UPDATE SKIP LOCKED)`,
+      )
+      .returning();
   });
-  if (!claimedId) return null;
-  const [run] = await db.select().from(executorRuns).where(eq(executorRuns.id, claimedId));
-  return run ?? null;
+  return claimed ?? null;
 }
 
 /** Extends a claim's lease; false when the run is no longer this claim's (its lease ran out and another took it, or it was cancelled). */
@@ -190,6 +230,36 @@ export async function saveStep(
     .onConflictDoNothing();
 }
 
+/**
+ * Memoizes a step reported by a run still executing (the SDK's checkpoint), only while `claim`
+ * holds the run: false when it no longer does (cancelled, or its lease passed to another process),
+ * and then nothing is written. A takeover committed while the statement runs may still see the
+ * step stored: harmless, the step did finish, and whoever resumes the run skips it. A step already
+ * memoized keeps its first outcome.
+ */
+export async function saveClaimedStep(
+  db: Database,
+  claim: Claim,
+  stepId: string,
+  name: string | undefined,
+  data: unknown,
+): Promise<boolean> {
+  const rows = await queryRows<{ held: boolean }>(
+    db,
+    sql`WITH held AS (
+          SELECT id FROM executor_runs WHERE id = ${claim.runId} AND status = 'running' AND claim_token = ${claim.token}
+        ), saved AS (
+          INSERT INTO executor_steps (run_id, step_id, name, position, data)
+          SELECT id, ${stepId}, ${name ?? null}, (SELECT count(*) FROM executor_steps WHERE run_id = ${claim.runId}),
+                 ${JSON.stringify(storableJson(data ?? null))}::jsonb
+            FROM held
+          ON CONFLICT DO NOTHING
+        )
+        SELECT EXISTS (SELECT 1 FROM held) AS held`,
+  );
+  return rows[0]?.held === true;
+}
+
 export async function setAttempt(db: Database, claim: Claim, attempt: number): Promise<void> {
   await db.update(executorRuns).set({ attempt, updatedAt: sql`now()` }).where(heldBy(claim));
 }
@@ -246,10 +316,22 @@ export async function releaseRun(db: Database, claim: Claim): Promise<void> {
     .where(heldBy(claim));
 }
 
-/** Whether the claim still holds its run: false once it was cancelled or its lease passed to another process. */
-export async function stillClaimed(db: Database, claim: Claim): Promise<boolean> {
-  const [row] = await db.select({ id: executorRuns.id }).from(executorRuns).where(heldBy(claim));
-  return row !== undefined;
+/**
+ * The run's memoized steps, in order, if `claim` still holds it (null once it was cancelled or its
+ * lease passed to another process): the check and the read in one statement, before each call.
+ */
+export async function loadClaimedSteps(db: Database, claim: Claim): Promise<{ stepId: string; step: MemoizedStep }[] | null> {
+  const rows = await queryRows<{ held: boolean; step_id: string | null; data: unknown; error: unknown }>(
+    db,
+    sql`SELECT true AS held, s.step_id, s.data, s.error
+          FROM executor_runs r LEFT JOIN executor_steps s ON s.run_id = r.id
+         WHERE r.id = ${claim.runId} AND r.status = 'running' AND r.claim_token = ${claim.token}
+         ORDER BY s.position`,
+  );
+  if (rows.length === 0) return null;
+  return rows
+    .filter((row) => row.step_id !== null)
+    .map((row) => ({ stepId: row.step_id as string, step: row.error !== null ? { error: row.error } : { data: row.data } }));
 }
 
 /**

@@ -34,4 +34,34 @@ describe("pipeline notifier", () => {
     await Promise.all([1, 2, 3].map((seq) => notifier.eventsAppended(progress("s1", seq))));
     expect(sent).toHaveLength(3);
   });
+
+  it("folds an append still waiting to be announced into the session's end, which answers its caller", async () => {
+    const sent: { name: string; data: Record<string, unknown> }[] = [];
+    const notifier = createPipelineNotifier(async (events) => void sent.push(...events), 60_000);
+    await notifier.eventsAppended(progress("s1", 1));
+    const waiting = notifier.eventsAppended(progress("s1", 5));
+    await notifier.sessionEnded(progress("s1", 5));
+    await waiting;
+    expect(sent.map((event) => [event.name, event.data["last_seq"]])).toEqual([
+      ["memory/session.events-appended", 1],
+      ["memory/session.ended", 5],
+    ]);
+  });
+
+  it("sends a session's end after the appends already on their way", async () => {
+    const sent: string[] = [];
+    let release = () => {};
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const notifier = createPipelineNotifier(async (events) => {
+      if (events[0]?.name === "memory/session.events-appended") await slow;
+      sent.push(events[0]?.name as string);
+    }, 0);
+    const appended = notifier.eventsAppended(progress("s1", 3));
+    const ended = notifier.sessionEnded(progress("s1", 3));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sent).toEqual([]);
+    release();
+    await Promise.all([appended, ended]);
+    expect(sent).toEqual(["memory/session.events-appended", "memory/session.ended"]);
+  });
 });

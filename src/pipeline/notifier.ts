@@ -41,6 +41,19 @@ interface Window {
  */
 export function createPipelineNotifier(send: Send, windowMs: number): PipelineNotifier {
   const windows = new Map<string, Window>();
+  /** Appends' sends still on their way, per session: a session's end goes after them. */
+  const sending = new Map<string, Set<Promise<unknown>>>();
+  const tracked = (sessionId: string, promise: Promise<unknown>): Promise<unknown> => {
+    const inFlight = sending.get(sessionId) ?? new Set();
+    sending.set(sessionId, inFlight);
+    inFlight.add(promise);
+    const done = () => {
+      inFlight.delete(promise);
+      if (inFlight.size === 0 && sending.get(sessionId) === inFlight) sending.delete(sessionId);
+    };
+    promise.then(done, done);
+    return promise;
+  };
 
   const flush = (sessionId: string) => {
     const window = windows.get(sessionId) as Window;
@@ -50,7 +63,7 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
     }
     const { pending, waiters, failures } = window;
     windows.set(sessionId, { waiters: [], failures: [] });
-    send([sessionEventsAppended.create(pending)]).then(
+    tracked(sessionId, send([sessionEventsAppended.create(pending)])).then(
       () => {
         for (const resolve of waiters) resolve();
       },
@@ -69,7 +82,7 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
           windows.set(progress.session_id, { waiters: [], failures: [] });
           setTimeout(() => flush(progress.session_id), windowMs);
         }
-        await send([sessionEventsAppended.create(progress)]);
+        await tracked(progress.session_id, send([sessionEventsAppended.create(progress)]));
         return;
       }
       if (!window.pending || window.pending.last_seq < progress.last_seq) window.pending = progress;
@@ -79,7 +92,26 @@ export function createPipelineNotifier(send: Send, windowMs: number): PipelineNo
       });
     },
     async sessionEnded(progress) {
-      await send([sessionEnded.create(progress)]);
+      // The end announces the session up to its last event: an append still waiting to be announced
+      // would only start a replay (after its debounce) with nothing left to do.
+      // Its callers are answered by the end's send instead.
+      const window = windows.get(progress.session_id);
+      const folded = { waiters: [] as (() => void)[], failures: [] as ((error: unknown) => void)[] };
+      if (window?.pending && window.pending.last_seq <= progress.last_seq) {
+        delete window.pending;
+        folded.waiters = window.waiters.splice(0);
+        folded.failures = window.failures.splice(0);
+      }
+      // After the appends already on their way: an append announced after the end (by another
+      // request's emit, still in flight) would start a replay the end's cancellation never sees.
+      await Promise.allSettled([...(sending.get(progress.session_id) ?? [])]);
+      try {
+        await send([sessionEnded.create(progress)]);
+      } catch (error) {
+        for (const reject of folded.failures) reject(error);
+        throw error;
+      }
+      for (const resolve of folded.waiters) resolve();
     },
     async rederive(sessions) {
       if (sessions.length === 0) return;

@@ -3,11 +3,14 @@ import { type Database, queryRows } from "../db/database.js";
 import { sessionEvents, sessions } from "../db/schema/index.js";
 
 export interface ReflectionChunk {
-  session: { id: string; appId: string; userId: string };
+  /** `endedAt`: when the session ended (ISO), null while it is open. */
+  session: { id: string; appId: string; userId: string; endedAt: string | null };
   fromSeq: number;
   toSeq: number;
   /** `speaker`: the participant's name when the event gives one (`data.speaker`). */
   events: { id: string; seq: number; role: string; content: string; occurredAt: string; speaker?: string | null }[];
+  /** Events past `toSeq` were in the log when the chunk was loaded: another chunk follows. */
+  more: boolean;
 }
 
 /** The next events past the reflection watermark (`reflected_seq`), at most `maxEvents`. */
@@ -19,6 +22,7 @@ export async function loadReflectionChunk(db: Database, sessionId: string, maxEv
       userId: sessions.userId,
       reflectedSeq: sessions.reflectedSeq,
       lastSeq: sessions.lastSeq,
+      endedAt: sessions.endedAt,
     })
     .from(sessions)
     .where(eq(sessions.id, sessionId));
@@ -39,10 +43,11 @@ export async function loadReflectionChunk(db: Database, sessionId: string, maxEv
   const last = rows[rows.length - 1];
   if (!last) return null;
   return {
-    session: { id: session.id, appId: session.appId, userId: session.userId },
+    session: { id: session.id, appId: session.appId, userId: session.userId, endedAt: session.endedAt?.toISOString() ?? null },
     fromSeq: session.reflectedSeq,
     toSeq: last.seq,
     events: rows.map((row) => ({ ...row, occurredAt: row.occurredAt.toISOString() })),
+    more: last.seq < session.lastSeq,
   };
 }
 

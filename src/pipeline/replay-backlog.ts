@@ -13,13 +13,16 @@ export interface BacklogEvent {
 }
 
 export interface ReplayChunk {
-  session: { id: string; appId: string; userId: string };
+  /** `endedAt`: when the session ended (ISO), null while it is open. */
+  session: { id: string; appId: string; userId: string; endedAt: string | null };
   /** The watermark when the chunk was loaded; the write only happens if it is still current. */
   fromSeq: number;
   /** First seq of the chunk: chunks are fixed ranges of `maxEvents` seqs. */
   chunkStart: number;
   toSeq: number;
   events: BacklogEvent[];
+  /** Events past `toSeq` were in the log when the chunk was loaded: another chunk follows. */
+  more: boolean;
 }
 
 /** First seq of the replay chunk that holds `seq` (chunks are fixed ranges: 1-40, 41-80, … for 40). */
@@ -40,6 +43,7 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
       userId: sessions.userId,
       replayedSeq: sessions.replayedSeq,
       lastSeq: sessions.lastSeq,
+      endedAt: sessions.endedAt,
     })
     .from(sessions)
     .where(eq(sessions.id, sessionId));
@@ -71,10 +75,11 @@ export async function loadReplayChunk(db: Database, sessionId: string, maxEvents
     importance: row.importance,
   }));
   return {
-    session: { id: session.id, appId: session.appId, userId: session.userId },
+    session: { id: session.id, appId: session.appId, userId: session.userId, endedAt: session.endedAt?.toISOString() ?? null },
     fromSeq: session.replayedSeq,
     chunkStart,
     toSeq: (events[events.length - 1] as BacklogEvent).seq,
     events,
+    more: (events[events.length - 1] as BacklogEvent).seq < session.lastSeq,
   };
 }

@@ -160,9 +160,10 @@ describe("cascading retraction: POST /v1/sessions/:id/events/:seq/redact", () =>
       runtime.database.db,
       {
         jobId: randomUUID(),
-        session: { id: sessionId, ...scope },
+        session: { id: sessionId, ...scope, endedAt: null },
         fromSeq: Number(watermark?.replayed_seq),
         chunkStart: 1,
+        more: false,
         toSeq: 1,
         events: [
           { id: event.id, seq: 1, role: "user", speaker: "user", content: said.content, occurredAt: event.occurred_at, importance: 0.5 },

@@ -203,6 +203,40 @@ describe("local executor", () => {
     ).rejects.toThrow(/trigger expressions are not supported/);
   });
 
+  it("cancels the runs an event matches through cancelOn, and refuses a cancellation it cannot match", async () => {
+    const ran: string[] = [];
+    harness = await startHarness((inngest) => [
+      inngest.createFunction(
+        {
+          id: "waiting",
+          triggers: [{ event: "test/work" }],
+          debounce: { key: "event.data.key", period: "1h" as "1s" },
+          cancelOn: [{ event: "test/stop", match: "data.key" }],
+        },
+        async ({ event }) => void ran.push(String(event.data.key)),
+      ),
+    ]);
+    await harness.inngest.send([
+      { name: "test/work", data: { key: "a" } },
+      { name: "test/work", data: { key: "b" } },
+    ]);
+    await harness.inngest.send({ name: "test/stop", data: { key: "a" } });
+    const runs = await harness.runs("waiting");
+    expect(runs.map((run) => [run.event["data"], run.status]).sort()).toEqual([
+      [{ key: "a" }, "cancelled"],
+      [{ key: "b" }, "queued"],
+    ]);
+    expect(ran).toEqual([]);
+    await expect(
+      startHarness((inngest) => [
+        inngest.createFunction(
+          { id: "odd", triggers: [{ event: "test/x" }], cancelOn: [{ event: "test/y", if: "event.data.n > async.data.n" }] },
+          async () => null,
+        ),
+      ]),
+    ).rejects.toThrow(/supports cancelOn with match/);
+  });
+
   it("resumes a run after a restart without redoing its completed steps", async () => {
     const calls = { prepare: 0, finish: 0 };
     let releaseFirstProcess: (() => void) | undefined;

@@ -180,9 +180,10 @@ describe("deep reflection", () => {
     const again = await consolidateChunk(
       { db: runtime.database.db, embedder: runtime.providers.embedder },
       {
-        session: { id: sessionId, appId: "default", userId: "nat" },
+        session: { id: sessionId, appId: "default", userId: "nat", endedAt: null },
         fromSeq: 0,
         toSeq: 1,
+        more: false,
         jobId: randomUUID(),
         events: events.map((event) => ({ ...event, role: "user", occurredAt: new Date(event.occurred_at).toISOString() })),
       },

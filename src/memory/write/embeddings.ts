@@ -15,14 +15,22 @@ export function needsEmbedding(model: string): SQL {
   return sql`(embedding IS NULL OR embedding_model IS DISTINCT FROM ${model}) AND expired_at IS NULL`;
 }
 
+/** Whose memories to look at: one user's, optionally only what reflection writes (everything but episodes). */
+export interface UnembeddedScope {
+  appId: string;
+  userId: string;
+  reflected?: boolean;
+}
+
+function scopeFilter(scope: UnembeddedScope | undefined): SQL {
+  if (!scope) return sql``;
+  const reflected = scope.reflected ? sql` AND type <> 'episodic'` : sql``;
+  return sql`AND app_id = ${scope.appId} AND user_id = ${scope.userId}${reflected}`;
+}
+
 /** Memories needing a vector from `model`, oldest first. */
-export async function findUnembedded(
-  db: Database,
-  model: string,
-  limit: number,
-  userScope?: { appId: string; userId: string },
-): Promise<UnembeddedMemory[]> {
-  const scope = userScope ? sql`AND app_id = ${userScope.appId} AND user_id = ${userScope.userId}` : sql``;
+export async function findUnembedded(db: Database, model: string, limit: number, userScope?: UnembeddedScope): Promise<UnembeddedMemory[]> {
+  const scope = scopeFilter(userScope);
   return queryRows<UnembeddedMemory>(
     db,
     sql`SELECT id, content FROM memories

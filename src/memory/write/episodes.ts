@@ -35,6 +35,34 @@ export interface WriteEpisodeInput {
   model: string;
   /** The runtime's clock reading: the system time of what is written. */
   now: Date;
+  /**
+   * Vectors of the episodes' texts (`episodeTexts`), embedded before the transaction: rows are
+   * written with them instead of being filled by the backfill. A text without one is left to it.
+   */
+  vectors?: { model: string; byText: ReadonlyMap<string, number[]> };
+}
+
+/** The memories a chunk's episode writes: its new turns, as `speaker: content`. */
+function freshTurns(input: Pick<WriteEpisodeInput, "events" | "fromSeq">): EpisodeEvent[] {
+  return input.events.filter((event) => event.seq > input.fromSeq && event.content.trim() !== "" && !isLowInformation(event.content));
+}
+
+const turnText = (event: EpisodeEvent) => `${event.speaker}: ${event.content}`;
+
+/**
+ * The texts `writeEpisode` will store for this chunk (its new turns, then the summary), so they
+ * can be embedded before its transaction opens.
+ *
+ * @example
+ * const vectors = await embedder.embed(episodeTexts(input));
+ */
+export function episodeTexts(input: Pick<WriteEpisodeInput, "events" | "fromSeq" | "summary">): string[] {
+  return [...freshTurns(input).map(turnText), ...(input.summary.trim() === "" ? [] : [input.summary])];
+}
+
+function vectorOf(input: WriteEpisodeInput, content: string) {
+  const vector = input.vectors?.byText.get(content);
+  return vector && input.vectors ? { embedding: vector, embeddingModel: input.vectors.model, embeddedAt: input.now } : {};
 }
 
 /**
@@ -62,13 +90,11 @@ export async function writeEpisode(tx: Queryable, input: WriteEpisodeInput): Pro
 }
 
 async function writeTurns(tx: Queryable, input: WriteEpisodeInput): Promise<number> {
-  const fresh = input.events.filter(
-    (event) => event.seq > input.fromSeq && event.content.trim() !== "" && !isLowInformation(event.content),
-  );
+  const fresh = freshTurns(input);
   await insertMemories(
     tx,
     fresh.map((event) => {
-      const content = `${event.speaker}: ${event.content}`;
+      const content = turnText(event);
       return {
         row: {
           id: randomUUID(),
@@ -82,6 +108,7 @@ async function writeTurns(tx: Queryable, input: WriteEpisodeInput): Promise<numb
           validAt: new Date(event.occurredAt),
           contentHash: contentHash(content),
           metadata: { seq: event.seq, origin: "log", role: event.role },
+          ...vectorOf(input, content),
         },
         sources: [{ session_id: input.session.id, event_id: event.eventId, seq: event.seq }],
       };
@@ -125,6 +152,7 @@ async function writeSummary(tx: Queryable, input: WriteEpisodeInput): Promise<st
           importance: input.importance,
           validAt: new Date(last?.occurredAt ?? input.now),
           contentHash: contentHash(input.summary),
+          ...vectorOf(input, input.summary),
           metadata: {
             from_seq: input.chunkStart,
             to_seq: input.toSeq,
