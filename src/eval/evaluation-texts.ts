@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { parseCaseSet } from "./changes/case-set.js";
 import { FACT_CASES } from "./facts/cases.js";
 import { HELD_OUT_FACT_CASES } from "./facts/held-out-cases.js";
 import { parseLabelledFile } from "./facts/labelled-set.js";
@@ -14,6 +15,7 @@ export interface EvaluationText {
 }
 
 const FACTS_DIR = fileURLToPath(new URL("./facts/", import.meta.url));
+const CHANGES_DIR = fileURLToPath(new URL("./changes/", import.meta.url));
 
 /**
  * Every sentence the project's own sets score: the messages written inline in the labelled and
@@ -39,6 +41,25 @@ export async function projectEvaluationTexts(): Promise<EvaluationText[]> {
     ["held-out-cases.ts", HELD_OUT_FACT_CASES],
   ] as const)
     for (const factCase of cases) for (const session of factCase.sessions) texts.push({ source, text: session.say });
+  return texts;
+}
+
+/**
+ * Every sentence of the change-of-state sets said inside long histories (src/eval/changes/*.txt,
+ * `npm run eval:changes`): each case's statements and question.
+ *
+ * @example
+ * const texts = await changeSetTexts(); // [{ source: "changes/tuning.txt", text: "…" }, …]
+ */
+export async function changeSetTexts(): Promise<EvaluationText[]> {
+  const texts: EvaluationText[] = [];
+  for (const name of (await readdir(CHANGES_DIR)).filter((file) => file.endsWith(".txt")).sort()) {
+    const source = `changes/${name}`;
+    for (const entry of parseCaseSet(await readFile(join(CHANGES_DIR, name), "utf8"))) {
+      const said = entry.kind === "case" ? [entry.first, entry.change, entry.question] : [entry.first, entry.later, entry.question];
+      for (const text of said) texts.push({ source, text });
+    }
+  }
   return texts;
 }
 

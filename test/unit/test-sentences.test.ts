@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { projectEvaluationTexts, sharedDataDir, sharedDataTexts } from "../../src/eval/evaluation-texts.js";
+import { changeSetTexts, projectEvaluationTexts, sharedDataDir, sharedDataTexts } from "../../src/eval/evaluation-texts.js";
 import { findOverlaps, type Overlap, SHARED_RUN } from "../../src/eval/sentence-overlap.js";
 import { stringsOf, testFiles } from "../fixtures/test-strings.js";
 
 /**
  * No test is written from a sentence the project scores: no string of a test file (`*.test.ts`
  * anywhere, and everything under test/) equals an evaluation sentence or holds six consecutive
- * words of one — the project's fact and case sets under src/eval/, and the shared development data
+ * words of one — the project's fact, case and change sets under src/eval/, and the shared development data
  * (`../shared/data`, or EVAL_DATA_DIR). Outside CI, the shared part is skipped with one line when
  * the directory is absent; in CI its absence fails.
  */
@@ -42,6 +42,12 @@ describe(`test strings share no run of ${SHARED_RUN} words with an evaluation se
   it("against the project's fact and case sets (src/eval/facts)", async () => {
     const texts = await projectEvaluationTexts();
     expect(texts.length).toBeGreaterThan(1000);
+    expect(described(findOverlaps(strings, texts))).toEqual([]);
+  });
+
+  it("against the change-of-state sets said inside long histories (src/eval/changes)", async () => {
+    const texts = await changeSetTexts();
+    expect(new Set(texts.map((text) => text.source))).toContain("changes/tuning.txt");
     expect(described(findOverlaps(strings, texts))).toEqual([]);
   });
 
