@@ -18,6 +18,7 @@ import { registerEmbedderGauges } from "../src/providers/embedder-gauges.js";
 import type { Providers } from "../src/providers/index.js";
 import { createThreadedLanguageModel } from "../src/providers/offline/threaded-language-model.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import { startDecayCounter } from "../src/telemetry/metrics.js";
 import { ERASED_RELATIONS } from "../src/users/erase-user.js";
 import type { Clock } from "../src/util/clock.js";
 import { durationMs } from "../src/util/duration.js";
@@ -115,6 +116,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     }),
   );
   const stopPipelineGauges = registerPipelineGauges(database.db, { executor: embedded !== undefined });
+  // Decay runs here under either executor (Inngest Cloud calls this process's functions): its counter starts at zero.
+  startDecayCounter();
   const stopEmbedderGauges = registerEmbedderGauges(services.providers.embedder);
   const stopGauges = () => {
     stopPipelineGauges();
