@@ -93,6 +93,17 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   embedded?.mount(services.inngestHandler);
   const recall = await startRecallEngines(env, database, services.providers.embedder, logger);
   const background = new BackgroundTasks(logger.error);
+  const erasureScrub = new ErasureScrub(
+    async () => {
+      const pass = await scrubRelations(database.db, database.kind, ERASED_RELATIONS, {
+        rewriteMaxBytes: env.ERASURE_REWRITE_MAX_MB * 1024 * 1024,
+      });
+      // One line per pass, however many erasures shared it.
+      logger.info("erased rows scrubbed from the database files", { ...pass });
+      return pass;
+    },
+    { minIntervalMs: durationMs(env.ERASURE_SCRUB_INTERVAL) },
+  );
   let draining = false;
   const app = createApp(
     await appDepsFromEnv(env, services, {
@@ -105,9 +116,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       addressSource: "socket",
       recall: { ...(recall.resident ? { resident: recall.resident } : {}), ...(recall.ann ? { ann: recall.ann } : {}) },
       dashboard: await loadDashboard(),
-      erasureScrub: new ErasureScrub(() =>
-        scrubRelations(database.db, database.kind, ERASED_RELATIONS, { rewriteMaxBytes: env.ERASURE_REWRITE_MAX_MB * 1024 * 1024 }),
-      ),
+      erasureScrub,
       readiness: {
         draining: () => draining,
         pipeline: () => pipelineDriver(env, embedded),
@@ -147,6 +156,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     async close() {
       stopGauges();
       await recall.ann?.stop();
+      // A scrub waiting out its interval runs now: the erased rows leave the files before the process does.
+      void erasureScrub.flush();
       await background.settle();
       await stopUpkeep();
       await database.close();

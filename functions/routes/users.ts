@@ -3,7 +3,7 @@ import { z } from "zod";
 import { auditFacts } from "../../src/memory/contradictions/audit-facts.js";
 import { previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
-import { eraseUser } from "../../src/users/erase-user.js";
+import { erasedAnything, eraseUser } from "../../src/users/erase-user.js";
 import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
 import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, documentedSchema, jsonAnswer, jsonBody } from "../contract/define-route.js";
@@ -129,12 +129,10 @@ export const userRoutes = apiRoutes()
     // the transaction; the periodic upkeep drops it if this process stops first).
     const forgetIndexed = c.var.deps.ann?.forgetUser?.bind(c.var.deps.ann);
     if (forgetIndexed) c.var.deps.background.run(c, "drop the user's vector index", () => forgetIndexed(scope));
-    // Deleted rows stay in the files until rewritten or reused: the scrub runs right after the response.
+    // Deleted rows stay in the files until rewritten or reused: the scrub runs after the response
+    // (at most once per ERASURE_SCRUB_INTERVAL), and only when rows were deleted.
     const scrub = c.var.deps.erasureScrub;
-    if (scrub)
-      c.var.deps.background.run(c, "scrub the erased user's relations", async () =>
-        c.var.deps.logger.info("erased rows scrubbed from the database files", { ...(await scrub.afterErasure()) }),
-      );
+    if (scrub && erasedAnything(report)) c.var.deps.background.run(c, "scrub the erased user's relations", () => scrub.afterErasure());
     return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report }, 200);
   })
   // Data access: everything stored about the user, one JSON record per line, in the API's shapes.
