@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiRoutes, defineRoute, handlerReadJsonBody, jsonAnswer } from "../contract/define-route.js";
-import { memoryTools } from "../mcp/tools/index.js";
+import { type MemoryToolNeeds, memoryTools } from "../mcp/tools/index.js";
 
 // The SDK and the tools' server are loaded on the first MCP request, not at start-up (their imports are heavy).
 const importServer = () =>
@@ -47,7 +47,7 @@ const call = defineRoute({
  * the app's 405 with `Allow: POST`, as the MCP transport specification asks, and a client knows not
  * to wait for one.
  */
-export const mcpRoutes = apiRoutes().openapi(call, async (c) => {
+export const mcpRoutes = apiRoutes<MemoryToolNeeds | "log">().openapi(call, async (c) => {
   const [{ memoryServer }, { WebStandardStreamableHTTPServerTransport }] = await loadServer();
   const server = memoryServer({ deps: c.var.deps, principal: c.get("principal") });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

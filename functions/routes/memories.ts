@@ -198,7 +198,7 @@ const remove = defineRoute({
   responses: { 200: jsonAnswer("The memory as deleted", MemorySchema) },
 });
 
-const routes = apiRoutes();
+const routes = apiRoutes<"db" | "clock" | "embedder" | "ann" | "recall" | "redaction" | "decay" | "accessRecorder" | "background">();
 routes.use("/:id", ownedByCaller("memories"));
 routes.use("/:id/*", ownedByCaller("memories"));
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { DomainError } from "../../src/errors.js";
-import type { AppEnv } from "../deps.js";
+import type { DepsEnv } from "../deps.js";
 import { authenticate } from "../middleware/auth.js";
 
 /**
@@ -9,7 +9,7 @@ import { authenticate } from "../middleware/auth.js";
  * with `authorization: { credentials: … }`): the pipeline's figures span every app.
  */
 export function metricsRoutes(metrics: { text(): Promise<string> }) {
-  return new Hono<AppEnv>()
+  return new Hono<DepsEnv<"security" | "db">>()
     .use("/metrics", (c, next) => {
       const { security, db } = c.var.deps;
       // Only the admin key opens it (at least 32 characters): not worth a failure budget of its own.

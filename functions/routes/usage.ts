@@ -78,7 +78,7 @@ const usage = defineRoute({
 });
 
 /** Cost metering: LLM and embedding calls with their tokens, per day, stage, provider and model. */
-export const usageRoutes = apiRoutes().openapi(usage, async (c) => {
+export const usageRoutes = apiRoutes<"db" | "clock" | "dailyTokenBudget">().openapi(usage, async (c) => {
   const query = c.req.valid("query");
   const to = query.to ?? usageDay(c.var.deps.clock.now());
   const from = query.from ?? usageDay(new Date(Date.parse(to) - 29 * DAY_MS));

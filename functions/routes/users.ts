@@ -1,7 +1,7 @@
 import { stream } from "hono/streaming";
 import { z } from "zod";
 import { auditFacts } from "../../src/memory/contradictions/audit-facts.js";
-import { previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
+import { type DerivationDeps, previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { erasedAnything, eraseUser } from "../../src/users/erase-user.js";
 import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
@@ -117,7 +117,7 @@ const auditRepair = defineRoute({
 });
 
 /** Per-user operations. */
-export const userRoutes = apiRoutes()
+export const userRoutes = apiRoutes<"db" | "clock" | "notifier" | "recall" | "ann" | "background" | "erasureScrub" | keyof DerivationDeps>()
   // Erasure: everything about the user goes, and their pending pipeline work is cancelled.
   .openapi(erase, async (c) => {
     const scope = { appId: c.req.valid("query").app_id, userId: c.req.valid("param").user_id };
