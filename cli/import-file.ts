@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { ExportRecordSchema } from "../functions/json/export-record.js";
 import { EVENT_ROLES } from "../src/sessions/schemas.js";
 import { CommandError } from "./service.js";
 
@@ -69,49 +70,6 @@ const EventLineSchema = z.object({
   occurred_at: z.string().optional(),
   idempotency_key: z.string().optional(),
 });
-
-// Export records carry every field of the API's answers; import reads the ones it writes back.
-const ExportedSession = z.looseObject({
-  kind: z.literal("session"),
-  id: z.string().min(1),
-  app_id: z.string().min(1),
-  user_id: z.string().min(1),
-  agent_id: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  started_at: z.string(),
-  ended_at: z.string().nullable(),
-});
-const ExportedEvent = z.looseObject({
-  kind: z.literal("event"),
-  session_id: z.string().min(1),
-  seq: z.number().int(),
-  type: z.string(),
-  role: z.string(),
-  content: z.string(),
-  data: z.record(z.string(), z.unknown()).nullable(),
-  idempotency_key: z.string().nullable(),
-  occurred_at: z.string(),
-});
-const ExportedMemory = z.looseObject({
-  kind: z.literal("memory"),
-  app_id: z.string().min(1),
-  user_id: z.string().min(1),
-  type: z.string(),
-  subtype: z.string().nullable(),
-  content: z.string(),
-  key: z.string().nullable(),
-  value: z.unknown(),
-  importance: z.number(),
-  confidence: z.number(),
-  valid_at: z.string(),
-  invalid_at: z.string().nullable(),
-  expired_at: z.string().nullable(),
-  superseded_by: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).nullable(),
-  sources: z.array(z.object({ session_id: z.string(), seq: z.number().int() })),
-});
-const ExportedHistory = z.looseObject({ kind: z.literal("history") });
-const ExportRecord = z.discriminatedUnion("kind", [ExportedSession, ExportedEvent, ExportedMemory, ExportedHistory]);
 
 /**
  * Reads an import file into what to write. Every problem is a `CommandError` of one line naming
@@ -183,7 +141,8 @@ function readExport(name: string, lines: { number: number; value: unknown }[]): 
   const memories: ImportedMemory[] = [];
   let skipped = 0;
   for (const { number, value } of lines) {
-    const parsed = ExportRecord.safeParse(value);
+    // The export's own schema: import reads exactly what export writes.
+    const parsed = ExportRecordSchema.safeParse(value);
     if (!parsed.success) {
       const kind = typeof value === "object" && value !== null && "kind" in value ? (value as { kind: unknown }).kind : undefined;
       const what = kind === undefined ? "not an export record (line 1 is one)" : `a "${String(kind)}" record`;
@@ -230,7 +189,7 @@ function readExport(name: string, lines: { number: number; value: unknown }[]): 
             ? { subtype: record.subtype, key: record.key, value: record.value, confidence: record.confidence }
             : {}),
         },
-        sources: record.sources.map((source) => ({ session: source.session_id, seq: source.seq })),
+        sources: (record.sources ?? []).map((source) => ({ session: source.session_id, seq: source.seq })),
       });
     } else skipped++;
   }
@@ -238,9 +197,9 @@ function readExport(name: string, lines: { number: number; value: unknown }[]): 
 }
 
 /** A current fact or insight someone added through `POST /v1/memories`: the log cannot derive it again. */
-function addedThroughApi(record: z.infer<typeof ExportedMemory>): boolean {
+function addedThroughApi(record: Extract<z.infer<typeof ExportRecordSchema>, { kind: "memory" }>): boolean {
   return (
-    record.metadata?.["origin"] === "api" &&
+    record.metadata["origin"] === "api" &&
     (record.type === "semantic" || record.type === "insight") &&
     record.expired_at === null &&
     record.invalid_at === null &&

@@ -4,15 +4,12 @@ import { auditFacts } from "../../src/memory/contradictions/audit-facts.js";
 import { type DerivationDeps, previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
 import { erasedAnything, eraseUser } from "../../src/users/erase-user.js";
-import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
+import { exportUser } from "../../src/users/export-user.js";
 import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, documentedSchema, jsonAnswer, jsonBody } from "../contract/define-route.js";
-import { EventSchema, eventJson } from "../json/event.js";
+import { ExportRecordSchema, exportJson } from "../json/export-record.js";
 import { FactAuditSchema, factAuditJson } from "../json/fact-audit.js";
-import { HistoryEntrySchema, historyJson } from "../json/history.js";
-import { MemorySchema, memoryJson } from "../json/memory.js";
 import { RebuildPreviewSchema, rebuildPreviewJson } from "../json/rebuild-preview.js";
-import { SessionSchema, sessionJson } from "../json/session.js";
 
 export const UserAppSchema = z.strictObject({ app_id: ExternalIdSchema.default("default") });
 export const RebuildSchema = z.strictObject({
@@ -24,14 +21,6 @@ export const RebuildSchema = z.strictObject({
 const UserPath = z.object({ user_id: ExternalIdSchema.describe("The end user") });
 const count = z.number().int();
 const tags = ["operations"];
-
-/** One line of an export: what is stored, tagged with its kind. */
-export const ExportRecordSchema = z.discriminatedUnion("kind", [
-  SessionSchema.extend({ kind: z.literal("session") }),
-  EventSchema.extend({ kind: z.literal("event") }),
-  MemorySchema.extend({ kind: z.literal("memory") }),
-  HistoryEntrySchema.extend({ kind: z.literal("history"), memory_id: z.uuid() }),
-]);
 
 const erase = defineRoute({
   method: "delete",
@@ -170,17 +159,3 @@ export const userRoutes = apiRoutes<"db" | "clock" | "notifier" | "recall" | "an
       202,
     );
   });
-
-/** An export record: what is stored, so a memory has no retention (computed when read, from its access count and time). */
-function exportJson(record: ExportRecord): z.infer<typeof ExportRecordSchema> {
-  switch (record.kind) {
-    case "session":
-      return { kind: record.kind, ...sessionJson(record.row) };
-    case "event":
-      return { kind: record.kind, ...eventJson(record.row) };
-    case "memory":
-      return { kind: record.kind, ...memoryJson(record.row, null, record.sources) };
-    case "history":
-      return { kind: record.kind, memory_id: record.row.memoryId, ...historyJson(record.row) };
-  }
-}

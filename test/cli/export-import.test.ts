@@ -159,9 +159,12 @@ describe("mnemo export, then mnemo import", () => {
         "orphan.jsonl",
         [
           lines[0] as string,
-          JSON.stringify({ ...JSON.parse(lines.find((line) => line.includes('"kind":"event"')) as string), session_id: "s-none" }),
+          JSON.stringify({
+            ...JSON.parse(lines.find((line) => line.includes('"kind":"event"')) as string),
+            session_id: "00000000-0000-4000-8000-00000000abcd",
+          }),
         ],
-        /^orphan\.jsonl:2: an event of session s-none, whose session record is not above it$/,
+        /^orphan\.jsonl:2: an event of session 00000000-0000-4000-8000-00000000abcd, whose session record is not above it$/,
       ],
       [
         "mixed.jsonl",

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
+import { finished } from "../fixtures/finished.js";
 
 /** `mnemo mcp` as a desktop client starts it: a child process spoken to over its stdin and stdout. */
 let database: TestDatabase;
@@ -59,15 +60,8 @@ describe("mnemo mcp (stdio)", () => {
         env: { ...process.env, ...database.env, LOG_LEVEL: "error", MNEMO_URL: "" },
         stdio: ["pipe", "pipe", "pipe"],
       });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      // The service starts in the process (a fresh embedded database, the embedder): slow on a busy machine.
+      const ended = finished(child, STARTUP_TIMEOUT_MS);
       // A client that writes its requests and closes its end at once (a script piping a file in).
       const messages = [
         {
@@ -86,9 +80,7 @@ describe("mnemo mcp (stdio)", () => {
         { jsonrpc: "2.0", id: 3, method: "tools/list" },
       ];
       child.stdin.end(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
-      const timer = setTimeout(() => child.kill("SIGKILL"), STARTUP_TIMEOUT_MS);
-      const code = await exited;
-      clearTimeout(timer);
+      const { code, stdout, stderr } = await ended;
       expect(code, stderr).toBe(0);
       expect(stderr).not.toContain("aborted");
       const answers = new Map(

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { testDatabaseUrl } from "../fixtures/database.js";
+import { type Finished, finished } from "../fixtures/finished.js";
 
 /**
  * Issue 50: `npm test` on a machine with PostgreSQL 15 + pgvector but without the team's
@@ -13,30 +14,17 @@ import { testDatabaseUrl } from "../fixtures/database.js";
 const PG_BIN = process.env["PG_BIN"] ?? "/usr/lib/postgresql/15/bin";
 const installed = existsSync(`${PG_BIN}/pg_ctl`) && existsSync(`${PG_BIN}/../lib/vector.so`);
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the pass's script as `npm test` would, in an environment of our choosing (no vitest variables of this run). */
 function testPostgres(args: string[], env: Record<string, string | undefined>): Promise<Finished> {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(VITEST|TEST_DATABASE_URL$|PG_BIN$|PG_TOOLS_DIR$|NODE_ENV$)/.test(name)),
   );
-  const child = spawn("bash", ["scripts/test-postgres.sh", ...args], {
-    env: { ...base, ...env, PG_TOOLS_DIR: "/nonexistent/shared/postgres" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return finished(
+    spawn("bash", ["scripts/test-postgres.sh", ...args], {
+      env: { ...base, ...env, PG_TOOLS_DIR: "/nonexistent/shared/postgres" },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
 }
 
 /** A vitest run that selects no file: the pass's server, global setup and template database, no tests. */

@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/config/env.js";
 import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
+import { finished } from "../fixtures/finished.js";
 import { type RunningService, startService } from "../fixtures/service-process.js";
 
 /**
@@ -44,19 +45,11 @@ describe("the README walk-through", () => {
 
     it("produces the facts and the history the README shows", async () => {
       const script = walkThrough.replace(/^BASE=.*$/m, `BASE=${service.url}`);
-      const child = spawn("bash", ["-eo", "pipefail", "-c", script], { stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-      });
       // The script's own waits loop until the pipeline settles: a bound, generous for a loaded machine.
-      const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
-      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-      clearTimeout(timer);
+      const { code, stdout, stderr } = await finished(
+        spawn("bash", ["-eo", "pipefail", "-c", script], { stdio: ["ignore", "pipe", "pipe"] }),
+        240_000,
+      );
       expect(code, stderr).toBe(0);
       // Step 6's four facts, as the README lists them (key | content).
       const listed = /Step 6 returns these four facts[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
