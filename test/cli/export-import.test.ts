@@ -105,14 +105,17 @@ describe("mnemo export, then mnemo import", () => {
       await call(runtime.app, "POST", `/v1/sessions/${ended}/end`);
       const open = await call(runtime.app, "POST", "/v1/sessions", { user_id: "rui", agent_id: "helper", metadata: { channel: "sms" } });
       await call(runtime.app, "POST", `/v1/sessions/${open.body.id}/events`, { events: [message("user", "I bake rye bread on Sundays.")] });
+      // The API's memories once reflection is done: written while it runs, an insight may be merged
+      // with a derived one (consolidation), and which one stays current is the race's, not the test's.
+      await waitForSettled(runtime.app, "rui");
       const added = await call(runtime.app, "POST", "/v1/memories", {
         user_id: "rui",
         type: "insight",
         content: "Rui is up before dawn for work.",
         source_event_ids: [appended.body.events[0].id],
       });
-      expect(added.status).toBe(201);
-      await call(runtime.app, "POST", "/v1/memories", {
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      const fact = await call(runtime.app, "POST", "/v1/memories", {
         user_id: "rui",
         type: "semantic",
         subtype: "preference",
@@ -120,6 +123,7 @@ describe("mnemo export, then mnemo import", () => {
         value: "black",
         content: "Rui takes his coffee black.",
       });
+      expect(fact.status, JSON.stringify(fact.body)).toBe(201);
       await waitForSettled(runtime.app, "rui");
     } finally {
       await runtime.close();
