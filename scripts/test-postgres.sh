@@ -23,15 +23,16 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   # A world-traversable parent: as root the server runs as the postgres user.
   DIR=$(mktemp -d /tmp/mnemo-test-pg.XXXXXX)
   chmod 755 "$DIR"
-  PORT=$((55000 + RANDOM % 5000))
-  PG_OPTS="-c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-    sh scripts/start-postgres.sh "$DIR/data" "$PORT" mnemo >"$DIR/url" 2>"$DIR/start.log" || { cat "$DIR/start.log" >&2; exit 1; }
+  # Set before the start, so a start that fails leaves no directory (or half-started server) behind.
   stop() {
     if [ "$(id -u)" -eq 0 ]; then su postgres -s /bin/sh -c "'$PG_BIN/pg_ctl' -D '$DIR/data' -m immediate stop" >/dev/null 2>&1 || true
     else "$PG_BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true; fi
     rm -rf "$DIR"
   }
   trap stop EXIT
+  PORT=$((55000 + RANDOM % 5000))
+  PG_OPTS="-c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    sh scripts/start-postgres.sh "$DIR/data" "$PORT" mnemo >"$DIR/url" 2>"$DIR/start.log" || { cat "$DIR/start.log" >&2; exit 1; }
   TEST_DATABASE_URL=$(tail -1 "$DIR/url")
   export TEST_DATABASE_URL
 fi
