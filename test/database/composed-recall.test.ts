@@ -41,7 +41,7 @@ beforeAll(async () => {
   await talk(3, [
     ["I live in Bristol with my partner Sam.", "Nice city!"],
     ["My bike is a red single-speed I built myself.", "Impressive."],
-    ["Sam and I are planning a trip to Kyoto in April.", "Kyoto in spring is lovely."],
+    ["Sam and I booked a Kyoto trip for April.", "Kyoto in spring is lovely."],
   ]);
   await talk(20, [
     ["We moved to Leeds last week, the flat is near the park.", "Congratulations on the move!"],
@@ -52,7 +52,7 @@ beforeAll(async () => {
     ["Kyoto was wonderful, the temples were quiet in the morning.", "Sounds like a great trip."],
     ["I sold the red bike and bought a green touring bike.", "Enjoy the new bike!"],
     ["My sister Ana visits us in Leeds next month.", "How nice."],
-    ["I really love bouldering at the climbing hall on Fridays.", "A great way to end the week."],
+    ["I really love bouldering at the climbing hall on Fridays.", "Fridays well spent, then."],
   ]);
   await waitForSettled(runtime.app, USER);
 });
@@ -162,9 +162,9 @@ describe("recall in one statement and channel by channel", () => {
   it("a question about the past, a window of time, facts only, and no query vector", async () => {
     const cases: [string, Partial<RecallQuery>, boolean][] = [
       ["What bike do I ride?", { asOf: new Date(Date.UTC(2025, 0, 25)) }, true],
-      ["Where do I live?", { window: { from: new Date(Date.UTC(2025, 0, 15)), to: new Date(Date.UTC(2025, 0, 30)) } }, true],
-      ["Where do I live?", { types: ["semantic"] }, true],
-      ["Where do I live?", {}, false],
+      ["In which city do I live at present?", { window: { from: new Date(Date.UTC(2025, 0, 15)), to: new Date(Date.UTC(2025, 0, 30)) } }, true],
+      ["In which city do I live at present?", { types: ["semantic"] }, true],
+      ["In which city do I live at present?", {}, false],
     ];
     for (const [text, extra, vector] of cases) {
       const [channels, composed] = await bothPlans(await queryOf(text, extra, vector), { minTextCoverage: 0.2 });

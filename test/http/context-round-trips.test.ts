@@ -47,7 +47,7 @@ beforeAll(async () => {
   await call(seeder.app, "POST", `/v1/sessions/${sessionId}/events`, {
     events: [
       message("user", "I live in Leeds and I work as a nurse.", { occurred_at: "2025-02-10T10:00:00Z" }),
-      message("assistant", "Good to know.", { occurred_at: "2025-02-10T10:00:30Z" }),
+      message("assistant", "Noted: Leeds, and nursing.", { occurred_at: "2025-02-10T10:00:30Z" }),
       message("user", "The road bike arrived, it is a green steel frame.", { occurred_at: "2025-02-10T10:01:00Z" }),
       message("assistant", "Enjoy the rides!", { occurred_at: "2025-02-10T10:01:30Z" }),
       message("user", "I really love long rides on the road bike before work.", { occurred_at: "2025-02-10T10:02:00Z" }),
