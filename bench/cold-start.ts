@@ -61,7 +61,8 @@ async function startAndStop<T = undefined>(
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error" },
+    // No balancer in front of it: a stop need not keep the port open (SHUTDOWN_DELAY).
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error", SHUTDOWN_DELAY: "0s" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}`))));

@@ -18,8 +18,9 @@ import { benchLoad, printLoad } from "./load.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchManyUsers } from "./many-users.js";
 import { benchRetrieval } from "./retrieval.js";
-import { printTable } from "./stats.js";
+import { printTable, type Summary } from "./stats.js";
 import { benchTracing, type TracingReport } from "./tracing.js";
+import { benchWritePath } from "./write-path.js";
 
 /**
  * `npm run bench -- --load [--clients 50] [--seconds 60] [--postgres URL]`: only the load test (mixed
@@ -35,6 +36,9 @@ import { benchTracing, type TracingReport } from "./tracing.js";
  * embedded database side by side (resident copy, HNSW inside PGlite, SQL), through the one engine contract.
  * `npm run bench -- --tracing [--postgres URL]`: only the cost of tracing on the context path (10K
  * memories, context windows without and with the tracing SDK in alternating rounds).
+ * `npm run bench -- --write-path [--postgres URL] [--size 100000] [--entities 2000]`: only the vector
+ * searches of one fact write (duplicate check before and after it used the HNSW expression, entity
+ * resolution's), next to the fact's content-hash lookup, on PGlite and with `--postgres` on that server.
  *
  * `npm run bench [-- --iterations 2000]`: benchmarks on the embedded default (PGlite on a fresh
  * data directory, pipeline running), each next to its floor measured in the same run. Absolute
@@ -63,6 +67,10 @@ const { values } = parseArgs({
     sizes: { type: "string", default: "10000,100000" },
     /** Only the cost of tracing on the context path. */
     tracing: { type: "boolean", default: false },
+    /** Only the vector searches of one fact write at `--size` memories of one user, on PGlite and (with --postgres) on Postgres. */
+    "write-path": { type: "boolean", default: false },
+    size: { type: "string", default: "100000" },
+    entities: { type: "string", default: "2000" },
   },
 });
 const iterations = Number(values.iterations);
@@ -169,6 +177,29 @@ if (values.tracing) {
     printTracing(await benchTracing(bench.runtime, 10_000));
   } finally {
     await bench.close();
+  }
+  process.exit(0);
+}
+
+if (values["write-path"]) {
+  const targets = [undefined, ...(values.postgres ? [values.postgres] : [])];
+  for (const postgresUrl of targets) {
+    // The user's own index is built by the benchmark, not by the service's upkeep mid-seeding.
+    const bench = await openBenchRuntime(postgresUrl, { ANN_USER_INDEX_INTERVAL: "24h" });
+    try {
+      const options = { size: Number(values.size), entities: Number(values.entities), probes: Number(values["retrieval-iterations"]) + 3 };
+      const report = await benchWritePath(bench.runtime, bench.env, options);
+      console.log(
+        `\n${bench.label}: one user, ${report.memories} memories (${report.facts} facts), ${report.entities} entities; vector indexes: ${report.indexes.join(", ") || "none"}`,
+      );
+      printTable(report.rows, report.rows[0] as Summary);
+      console.log(
+        `same nearest fact before and after: restatements ${report.agreement.sameNearest.restated}, facts near none ${report.agreement.sameNearest.nearNone}; same duplicate decision: ${report.agreement.sameDecision}/${report.agreement.probes}; plans read: before ${report.plans.before.join(", ")}; now ${report.plans.after.join(", ")}; entities ${report.plans.entities.join(", ")}`,
+      );
+      console.log(JSON.stringify({ bench: "write-path", database: postgresUrl ? "postgres" : "pglite", ...report }));
+    } finally {
+      await bench.close();
+    }
   }
   process.exit(0);
 }

@@ -41,7 +41,7 @@ const clusteredComponent = (phase: number) =>
   sql`sin(g * (1 + i % 20) + ${phase}::float8) + 0.5 * sin(g * (21 + (i / 20) % 20) + 1 + ${phase}::float8) + 0.25 * sin(g * (41 + i % 397) + 2) + (random() - 0.5) * 0.1`;
 
 /**
- * Fills one user with `count` turn memories (clustered 512-d vectors labelled with the embedder's
+ * Fills one user with `count` turn memories (or facts, `kind`; clustered 512-d vectors labelled with the embedder's
  * model, texts over 20 topics) straight in SQL, so building 100K rows takes seconds, not hours
  * of embedding. Users seeded with different `phase`s have vectors of their own; with the same
  * phase every user's memory i is a near-duplicate of every other user's, the worst case of a
@@ -52,16 +52,17 @@ export async function seedMemories(
   userId: string,
   count: number,
   model: string,
-  options: { phase?: number; analyze?: boolean } = {},
+  options: { phase?: number; analyze?: boolean; kind?: { type: "episodic" | "semantic"; subtype: string; label: string } } = {},
 ): Promise<void> {
+  const kind = options.kind ?? { type: "episodic", subtype: "turn", label: "Turn" };
   const topics = `ARRAY[${TOPICS.map((topic) => `'${topic}'`).join(",")}]`;
   for (let start = 0; start < count; start += 5000) {
     const end = Math.min(count, start + 5000);
     await runtime.database.db.execute(sql`
       INSERT INTO memories (id, app_id, user_id, type, subtype, content, content_hash, importance, valid_at, embedding, embedding_model, embedded_at, metadata)
-      SELECT gen_random_uuid(), 'default', ${userId}, 'episodic', 'turn',
-             'Turn ' || i || ': we talked about ' || (${sql.raw(topics)})[1 + i % 20] || ' and ' || (${sql.raw(topics)})[1 + (i * 7) % 20] || ' on day ' || (i % 365),
-             md5(${userId} || i), 0.3 + (i % 7) / 10.0, now() - make_interval(mins => i),
+      SELECT gen_random_uuid(), 'default', ${userId}, ${kind.type}, ${kind.subtype},
+             ${kind.label} || ' ' || i || ': we talked about ' || (${sql.raw(topics)})[1 + i % 20] || ' and ' || (${sql.raw(topics)})[1 + (i * 7) % 20] || ' on day ' || (i % 365),
+             md5(${userId} || ${kind.type} || i), 0.3 + (i % 7) / 10.0, now() - make_interval(mins => i),
              (SELECT array_agg(${clusteredComponent(options.phase ?? 0)})::real[] FROM generate_series(1, 512) AS g)::halfvec, ${model}, now(), '{"origin": "bench"}'::jsonb
         FROM generate_series(${start}::int, ${end - 1}::int) AS i`);
   }

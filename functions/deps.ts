@@ -5,6 +5,7 @@
 // `request-id` does (see `middleware/auth.ts` for `principal`).
 import type { Context } from "hono";
 import type { KeyResolver } from "../src/auth/api-keys.js";
+import type { WindowSettings } from "../src/context/assemble-context.js";
 import type { Tokenizer } from "../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../src/db/database.js";
 import type { ErasureScrub } from "../src/db/erasure-scrub.js";
@@ -81,6 +82,8 @@ export interface AppDeps {
   followingTurns: number;
   /** What a context window's turns gain from a well-ranked neighbour (CONTEXT_NEIGHBOUR_WEIGHT). */
   neighbourWeight: number;
+  /** How a context window cuts and orders what recall offers (CONTEXT_EXCERPT_TOKENS…). */
+  window: WindowSettings;
   /** Events per fast-replay chunk (REPLAY_MAX_EVENTS): a redaction moves replay back to its event's chunk. */
   replayMaxEvents: number;
   /** Write-time redaction (REDACT): what is replaced in events, memories and queries before anything stores or sends them. */

@@ -1,7 +1,8 @@
 import type { Server as HttpServer, ServerResponse } from "node:http";
-import { type AddressInfo, Server as NetServer } from "node:net";
+import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { createAdaptorServer, type HttpBindings, type ServerType } from "@hono/node-server";
 import { StartupError } from "../src/errors.js";
+import { PortClosing } from "./port-closing.js";
 
 type Fetch = (request: Request, bindings: HttpBindings) => Response | Promise<Response>;
 
@@ -20,20 +21,34 @@ export interface NodeServer {
   /** Hands requests to the service from now on. */
   serve(fetch: Fetch): void;
   /**
-   * Stops taking new connections; a request that still arrives on an open one is served like the
-   * rest, and every response from now on closes its connection (so each keep-alive connection
-   * carries at most one more). Resolves once the requests in flight are answered and every
-   * connection is closed.
+   * Stops the server without resetting a connection it accepted: from the call on, every answer
+   * closes its connection; the port keeps accepting for `acceptForMs` (load balancers stop
+   * sending meanwhile), then stops listening. Resolves once the requests in flight are answered
+   * and every connection has ended: by its answer, by its keep-alive timeout, or (one that never
+   * carried a request) closed after a short grace.
    */
-  drain(): Promise<void>;
+  drain(options: DrainOptions): Promise<void>;
   /** Requests being answered now. */
   readonly inFlight: number;
+  /** Connections still open. */
+  readonly connections: number;
   /** Ends every connection at once (a stop past its bound). */
   closeAllConnections(): void;
 }
 
-/** Between the last answer of a drain and closing the connections left idle, for a request already on its way. */
-const IDLE_GRACE_MS = 250;
+export interface DrainOptions {
+  /** How long the port keeps accepting after the drain begins (SHUTDOWN_DELAY). */
+  acceptForMs: number;
+  /** Called once the port no longer accepts. */
+  onStopListening?: () => void;
+}
+
+/**
+ * After the port closes and the requests in flight are answered, how long a connection that never
+ * carried a request is left open: a client the kernel accepted just before the port closed is
+ * sending its request now, and closing under it would reset it.
+ */
+const UNUSED_GRACE_MS = 500;
 
 /**
  * Takes the port first, so a port in use (or a host that is not this machine's) stops start-up at
@@ -44,25 +59,33 @@ const IDLE_GRACE_MS = 250;
  * @example
  * const http = await listen({ port: 8787, host: "127.0.0.1" }, { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
  * http.serve(runtime.app.fetch);
- * await http.drain();
+ * await http.drain({ acceptForMs: 5_000 });
  */
 export async function listen(options: { port: number; host: string }, timeouts: ConnectionTimeouts): Promise<NodeServer> {
   let handler: Fetch = starting;
   let draining = false;
   const answering = new Set<ServerResponse>();
-  let answered: () => void = () => undefined;
+  const open = new Set<Socket>();
+  const used = new WeakSet<Socket>();
+  const changes = new Changes();
+  const closing = new PortClosing();
   const server = createAdaptorServer({
-    fetch: (request, bindings) => {
-      const { outgoing } = bindings as HttpBindings;
-      // The service is whole until the drain ends: a request already on its way is answered, not
+    fetch: async (request, bindings) => {
+      const { incoming, outgoing } = bindings as HttpBindings;
+      used.add(incoming.socket);
+      // The service is whole until the drain ends: a request that arrives is answered, not
       // turned away with a 5xx, and its connection then closes.
       if (draining) outgoing.setHeader("connection", "close");
       answering.add(outgoing);
       outgoing.once("close", () => {
         answering.delete(outgoing);
-        if (answering.size === 0) answered();
+        changes.notify();
       });
-      return handler(request, bindings as HttpBindings);
+      const response = await handler(request, bindings as HttpBindings);
+      // While the port waits for a quiet moment to close, an answer would send its client to
+      // connect again, into the kernel's queue that closing resets: it goes out once the port is shut.
+      await closing.closed();
+      return response;
     },
     serverOptions: {
       headersTimeout: timeouts.headersMs,
@@ -71,6 +94,14 @@ export async function listen(options: { port: number; host: string }, timeouts: 
       // How often both timeouts are checked (Node's default, 30 s, would let a slow client stay that much longer).
       connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
     },
+  });
+  server.on("connection", (socket: Socket) => {
+    closing.accepted();
+    open.add(socket);
+    socket.once("close", () => {
+      open.delete(socket);
+      changes.notify();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => reject(listenFailure(error, options)));
@@ -88,23 +119,49 @@ export async function listen(options: { port: number; host: string }, timeouts: 
     get inFlight() {
       return answering.size;
     },
+    get connections() {
+      return open.size;
+    },
     closeAllConnections() {
       http.closeAllConnections();
     },
-    async drain() {
+    async drain({ acceptForMs, onStopListening }) {
       draining = true;
       for (const outgoing of answering) if (!outgoing.headersSent) outgoing.setHeader("connection", "close");
+      // Closing the port resets every connection the kernel has accepted and the process has not
+      // yet taken: it closes once a balancer has stopped sending, and then at a quiet moment.
+      await sleep(acceptForMs);
       // net.Server's own close stops listening but, unlike http.Server's, leaves idle keep-alive
-      // connections open: a client that already wrote its next request on one gets its answer
-      // instead of a reset.
-      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
-      if (answering.size > 0) await new Promise<void>((resolve) => (answered = resolve));
-      await new Promise((resolve) => setTimeout(resolve, IDLE_GRACE_MS));
-      http.closeIdleConnections();
+      // connections open: a client may be writing its next request on one, and closing it under
+      // that request would reset it. Each ends by its answer (which closes it) or its keep-alive
+      // timeout, which the client was told of and stops reusing it before.
+      let closed: Promise<void> = Promise.resolve();
+      await closing.close(() => {
+        closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+      });
+      onStopListening?.();
+      await changes.until(() => answering.size === 0);
+      await sleep(UNUSED_GRACE_MS);
+      // A turn of the event loop first, so bytes already received are read and start their request.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const socket of open) if (!used.has(socket) && socket.bytesRead === 0) socket.destroy();
       await closed;
     },
   };
 }
+
+/** Lets a drain wait for a condition on the sets above, re-checked whenever one of them shrinks. */
+class Changes {
+  private waiters: (() => void)[] = [];
+  notify(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+  async until(condition: () => boolean): Promise<void> {
+    while (!condition()) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function starting(request: Request): Response {
   if (new URL(request.url).pathname === "/livez") return Response.json({ status: "ok" });

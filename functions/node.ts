@@ -43,17 +43,23 @@ async function main(): Promise<void> {
   logger.info(`listening on ${http.url}`);
 
   let stopping = false;
-  async function shutdown(signal: string) {
+  async function shutdown(signal: "SIGTERM" | "SIGINT") {
     if (stopping) return;
     stopping = true;
-    logger.info(`${signal}: stopping`, { timeout: env.SHUTDOWN_TIMEOUT });
+    // A balancer in front needs time to see /readyz fail; a person at a terminal (SIGINT) does not.
+    const acceptForMs = signal === "SIGTERM" ? durationMs(env.SHUTDOWN_DELAY) : 0;
+    logger.info(`${signal}: stopping`, { timeout: env.SHUTDOWN_TIMEOUT, accepting_for_ms: acceptForMs });
     const code = await stopWithin(durationMs(env.SHUTDOWN_TIMEOUT), logger, [
       {
         name: "requests in flight and durable runs",
         run: async () => {
-          await Promise.all([http.drain(), runtime.beginDrain()]);
+          // Readiness turns 503 at once (both start synchronously); the port stays open for the delay.
+          await Promise.all([
+            http.drain({ acceptForMs, onStopListening: () => logger.info("no longer accepting connections") }),
+            runtime.beginDrain(),
+          ]);
         },
-        pending: () => `${http.inFlight} requests, ${runtime.executor?.inFlight ?? 0} durable runs`,
+        pending: () => `${http.inFlight} requests, ${http.connections} connections, ${runtime.executor?.inFlight ?? 0} durable runs`,
       },
       { name: "work after responses and the database", run: () => runtime.close() },
       { name: "the telemetry export", run: () => telemetry.shutdown() },

@@ -15,7 +15,7 @@ import { ManualClock } from "../src/util/clock.js";
  * same recall, cross-validated over one of the settings chosen on this data (CONTEXT_FOLLOWING_TURNS,
  * RECALL_MIN_TEXT_COVERAGE): chosen on one conversation, reported on the other.
  *
- * `npm run eval:locomo -- <dir> --ablate RECALL_GRAPH [--values 0,1]`: the same questions answered
+ * `npm run eval:locomo -- <dir> --ablate RECALL_GRAPH [--values 0,1] [--import-dir DIR]`: the same questions answered
  * by services that differ only in one setting, on one import, by question category: each value's
  * recall, the paired difference (± two standard errors), and a cross-validation that chooses the
  * value on one conversation and reports it against the other value on the other.
@@ -38,6 +38,8 @@ const { values, positionals } = parseArgs({
     /** Compare the values of one setting on the same import, by question category. */
     ablate: { type: "string", default: "" },
     values: { type: "string", default: "0,1" },
+    /** With --ablate: keep the import here, and answer a kept one again without importing. */
+    "import-dir": { type: "string", default: "" },
   },
 });
 const dir = positionals[0] ?? "../shared/data/locomo-dev";
@@ -51,7 +53,15 @@ const files = (await readdir(dir)).filter((file) => file.endsWith(".json")).sort
 
 if (values.ablate) {
   const settingValues = (values.values as string).split(",") as [string, string];
-  const scores = await ablateLocomo({ dir, files, budgets, setting: values.ablate as string, values: settingValues });
+  const importDir = (values["import-dir"] as string) || undefined;
+  const scores = await ablateLocomo({
+    dir,
+    files,
+    budgets,
+    setting: values.ablate as string,
+    values: settingValues,
+    ...(importDir ? { importDir } : {}),
+  });
   const [without, withValue] = settingValues;
   console.log(
     `\nevidence recall by category, ${values.ablate}=${without} → ${withValue}, same questions (± two standard errors of the paired difference)`,

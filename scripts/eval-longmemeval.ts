@@ -3,12 +3,12 @@ import { parseArgs } from "node:util";
 import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { ablateLongMemEval } from "../src/eval/longmemeval-ablation.js";
-import { BM25, halfOfQuestion, type Measure, scoresByHalf } from "../src/eval/longmemeval-report.js";
+import { BM25, halfOfQuestion, type Measure, scoresByHalf, VECTOR } from "../src/eval/longmemeval-report.js";
 import { pickSubset } from "../src/eval/longmemeval-subset.js";
 import { HALVES } from "../src/eval/retrieval-split.js";
 
 /**
- * `npm run eval:longmemeval -- <dir> [--ablate RECALL_GRAPH --values 0,1] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…]`:
+ * `npm run eval:longmemeval -- <dir> [--ablate RECALL_GRAPH --values 0,1] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…] [--import-dir DIR]`:
  * evidence recall of context windows on LongMemEval (shared/data/longmemeval-dev/README.md). Each
  * question's haystack is imported through the service as its own user, session by session at its
  * dates; then a context window is asked with the question as the query, at the question's date,
@@ -30,6 +30,7 @@ const { values, positionals } = parseArgs({
     types: { type: "string", default: "" },
     ablate: { type: "string", default: "" },
     values: { type: "string", default: "0,1" },
+    "import-dir": { type: "string", default: "" },
   },
 });
 const dir = positionals[0] ?? "../shared/data/longmemeval-dev";
@@ -54,6 +55,7 @@ const run = await ablateLongMemEval({
   budgets,
   ...(setting ? { setting } : {}),
   values: settingValues,
+  ...(values["import-dir"] ? { importDir: values["import-dir"] as string } : {}),
   log: (line) => console.log(line),
 });
 const wall = `wall time ${((Date.now() - started) / 60_000).toFixed(1)} min: import ${(run.importMs / 60_000).toFixed(1)} min, answering ${Object.entries(
@@ -65,6 +67,7 @@ const wall = `wall time ${((Date.now() - started) / 60_000).toFixed(1)} min: imp
 const MEASURES: Record<Measure, string> = {
   bySource: "held through the items' source events (as LoCoMo)",
   byText: "the turn's whole text verbatim in one item",
+  all: "all held (recall_all: every evidence turn of the question, through source events)",
 };
 const [without, withValue] = setting ? (settingValues as [string, string]) : [BM25, "default"];
 const heading = setting ? `${setting}=${without} → ${withValue}` : "BM25 over the same raw turns → context windows (default settings)";
@@ -93,6 +96,29 @@ if (setting) {
     budgets,
   ))
     console.log(`  ${line}`);
+}
+// One table per half: the windows beside both baselines from the same run, as a share and as recall_all.
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+for (const value of Object.keys(run.results)) {
+  console.log(`\nsummary${setting ? ` (${setting}=${value})` : ""}: evidence held through source events, share [recall_all]`);
+  console.log(
+    `  ${"half".padEnd(9)} ${"n".padStart(3)}  ${"budget".padStart(6)}  ${"windows".padEnd(14)} ${"BM25".padEnd(14)} vector only`,
+  );
+  for (const parts of [["held-out"], ["tuning"]]) {
+    const share = scoresByHalf(run.results, "bySource");
+    const all = scoresByHalf(run.results, "all");
+    const cell = (scores: typeof share, key: string, budget: number) =>
+      mean(
+        (scores[key]?.[parts[0] as string] ?? []).map((question) => question.recall[budget] ?? Number.NaN).filter((x) => !Number.isNaN(x)),
+      );
+    for (const budget of budgets) {
+      const n = (share[value]?.[parts[0] as string] ?? []).length;
+      const cells = [value, BM25, VECTOR].map((key) =>
+        `${cell(share, key, budget).toFixed(3)} [${cell(all, key, budget).toFixed(2)}]`.padEnd(14),
+      );
+      console.log(`  ${(parts[0] as string).padEnd(9)} ${String(n).padStart(3)}  ${String(budget).padStart(6)}  ${cells.join(" ")}`);
+    }
+  }
 }
 console.log("\nwindows holding a memory the graph channel ranked (from the receipts), of all windows, and such memories in all");
 for (const [value, recalls] of Object.entries(run.results))

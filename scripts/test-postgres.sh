@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The suite's database-facing tests (HTTP, database, worker, CLI) on a real multi-connection
+# The suite's database-facing tests (HTTP, database, worker, CLI, service, examples) on a real multi-connection
 # PostgreSQL 15 with pgvector: a throwaway cluster from the team's postgres tooling
 # (PG_TOOLS_DIR, default ../shared/postgres), started here and stopped afterwards.
 # Extra arguments go to vitest (e.g. a file). With TEST_DATABASE_URL already set, that server is used.
@@ -28,4 +28,4 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   export TEST_DATABASE_URL=$(tail -1 "$DIR/url")
 fi
 echo "tests on PostgreSQL: $TEST_DATABASE_URL"
-if [ "$#" -gt 0 ]; then npx vitest run "$@"; else npx vitest run test/http test/database test/worker test/cli test/service; fi
+if [ "$#" -gt 0 ]; then npx vitest run "$@"; else npx vitest run test/http test/database test/worker test/cli test/service test/examples; fi

@@ -1,4 +1,5 @@
 import type { Env } from "../../src/config/env.js";
+import { DEFAULT_WINDOW_SETTINGS } from "../../src/context/assemble-context.js";
 import type { Tokenizer } from "../../src/context/tokenizer.js";
 import type { Database, DatabaseKind } from "../../src/db/database.js";
 import type { ErasureScrub } from "../../src/db/erasure-scrub.js";
@@ -72,9 +73,21 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
     reflectionMaxEvents: env.REFLECTION_MAX_EVENTS,
     followingTurns: env.CONTEXT_FOLLOWING_TURNS,
     neighbourWeight: env.CONTEXT_NEIGHBOUR_WEIGHT,
+    window: {
+      ...DEFAULT_WINDOW_SETTINGS,
+      excerptTokens: env.CONTEXT_EXCERPT_TOKENS,
+      laterShare: env.CONTEXT_LATER_SHARE,
+      laterSimilarity: env.CONTEXT_LATER_SIMILARITY,
+      questionTime: env.CONTEXT_QUESTION_TIME,
+      spreadSessions: env.CONTEXT_SPREAD_SESSIONS,
+      sourceTurns: env.CONTEXT_SOURCE_TURNS,
+      askerFirst: env.CONTEXT_ASKER_FIRST,
+      kindRecall: env.CONTEXT_KIND_RECALL,
+    },
     // The statistics and query caches live as long as the process or isolate, across requests.
     recall: {
       minTextCoverage: env.RECALL_MIN_TEXT_COVERAGE,
+      coverageWeighted: env.RECALL_COVERAGE_WEIGHTED,
       retentionLambda: decay.lambda,
       statistics: new CorpusStatisticsCache(),
       queryVectors: new QueryVectorCache({ capacity: env.QUERY_CACHE_SIZE, ttlMs: durationMs(env.QUERY_CACHE_TTL) }),

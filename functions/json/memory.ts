@@ -3,6 +3,8 @@ import { SourceSchema } from "../../src/context/schemas.js";
 import { MEMORY_TYPES, TRAIT_STAGES } from "../../src/db/schema/memories.js";
 import { currentRetention, type RetentionClock } from "../../src/memory/lifecycle/retention.js";
 import type { MemoryRow } from "../../src/memory/read/memory-read.js";
+import type { Provenance } from "../../src/memory/read/provenance-read.js";
+import type { LaterStatement } from "../../src/memory/recall/later-statements.js";
 import type { Clock } from "../../src/util/clock.js";
 import { Timestamp } from "./timestamp.js";
 
@@ -47,8 +49,27 @@ export const MemorySchema = z.object({
     .optional(),
   embedding_model: z.string().nullable(),
   embedded: z.boolean(),
+  /** When what it records was first said: its earliest source event (its `valid_at` when it has none). */
+  first_stated_at: Timestamp,
+  /** When it was last said: its newest source event (a fact said again later is confirmed then). */
+  last_confirmed_at: Timestamp,
   /** The events it was derived from (where the answer reads it with them). */
   sources: z.array(SourceSchema).optional(),
+  /**
+   * Facts: what the user said after the fact was last confirmed that is nearest to it by meaning,
+   * best first — for the reader to weigh against the fact, whatever the extractor made of it.
+   */
+  later_mentions: z
+    .array(
+      z.object({
+        memory_id: z.uuid(),
+        content: z.string(),
+        said_at: Timestamp,
+        similarity: z.number(),
+        sources: z.array(SourceSchema),
+      }),
+    )
+    .optional(),
 });
 export type MemoryJson = z.infer<typeof MemorySchema>;
 
@@ -57,11 +78,21 @@ export function retentionClock(deps: { decay: { lambda: number }; clock: Clock }
   return { lambda: deps.decay.lambda, now: deps.clock.now() };
 }
 
+/** What a memory's JSON is read with besides its row. */
+export interface MemoryReading {
+  provenance: Provenance;
+  /** List its sources (a read of one memory, an export), or only their times (a listing). */
+  withSources: boolean;
+  /** A fact's later mentions, when they were looked for. */
+  later?: readonly LaterStatement[];
+}
+
 /**
  * A memory's public JSON, with its retention computed at `at` (nothing stores it); without `at`
  * (the export: what is stored, the same in two exports of the same data) no retention.
  */
-export function memoryJson(row: MemoryRow, at: RetentionClock | null, sources?: z.infer<typeof SourceSchema>[]): MemoryJson {
+export function memoryJson(row: MemoryRow, at: RetentionClock | null, reading: MemoryReading): MemoryJson {
+  const { provenance, later } = reading;
   return {
     id: row.id,
     app_id: row.appId,
@@ -99,6 +130,19 @@ export function memoryJson(row: MemoryRow, at: RetentionClock | null, sources?: 
       : {}),
     embedding_model: row.embeddingModel,
     embedded: row.embedding !== null,
-    ...(sources ? { sources } : {}),
+    first_stated_at: (provenance.firstStatedAt ?? row.validAt).toISOString(),
+    last_confirmed_at: (provenance.lastConfirmedAt ?? row.validAt).toISOString(),
+    ...(reading.withSources ? { sources: provenance.sources } : {}),
+    ...(later
+      ? {
+          later_mentions: later.map((mention) => ({
+            memory_id: mention.memoryId,
+            content: mention.content,
+            said_at: mention.at.toISOString(),
+            similarity: Math.round(mention.similarity * 1000) / 1000,
+            sources: mention.sources,
+          })),
+        }
+      : {}),
   };
 }

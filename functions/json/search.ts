@@ -13,6 +13,9 @@ export const ScoredMemorySchema = z.object({
   subtype: z.string().nullable(),
   content: z.string(),
   valid_at: Timestamp,
+  /** When what it records was first said (its earliest source event), and last said (its newest: a fact restated later is confirmed then). */
+  first_stated_at: Timestamp,
+  last_confirmed_at: Timestamp,
   /** The final score that orders the hits (0-1). */
   score: z.number(),
   /** The better of cosine similarity and lexical coverage (0-1). */
@@ -45,6 +48,8 @@ export function scoredMemoryJson(memory: ScoredMemory, explainedAt?: Date): z.in
     subtype: memory.subtype,
     content: memory.content,
     valid_at: memory.validAt.toISOString(),
+    first_stated_at: memory.firstStatedAt.toISOString(),
+    last_confirmed_at: memory.lastConfirmedAt.toISOString(),
     score: memory.finalScore,
     relevance: roundScore(memory.relevance),
     similarity: roundScore(memory.similarity),

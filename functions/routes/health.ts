@@ -50,7 +50,8 @@ function readinessRoute(path: "/readyz" | "/healthz", summary: string) {
  * `/livez`: the process answers (an orchestrator restarts it when this fails, so it never asks
  * the database: an outage must not restart every replica). `/readyz`: the database answers, its
  * migrations are at head, the pipeline has a driver, and shutdown has not begun; 503 otherwise,
- * so a load balancer stops sending requests. `/healthz` is `/readyz` under its older name.
+ * so a load balancer stops sending requests (once shutdown has begun, at once, without asking the
+ * database). `/healthz` is `/readyz` under its older name.
  */
 export const healthRoutes = apiRoutes()
   .openapi(live, (c) => c.json({ status: "ok" as const }, 200))
@@ -62,6 +63,13 @@ async function readinessReport(c: Context<AppEnv>) {
   const started = performance.now();
   const pipeline = readiness.pipeline();
   const draining = readiness.draining();
+  // A stopping process is not ready whatever its database says: answered at once, without a
+  // statement queued behind the load a balancer is about to take away.
+  if (draining)
+    return c.json(
+      { status: "unavailable" as const, database: { driver: dbKind }, pipeline, draining, embedding_model: embedder.model },
+      503,
+    );
   let database: z.infer<typeof DatabaseSchema>;
   let migrations: { applied: number; expected: number } | undefined;
   let atHead = false;

@@ -1,15 +1,26 @@
 import { z } from "zod";
+import type { Database } from "../../src/db/database.js";
 import { MEMORY_TYPES } from "../../src/db/schema/memories.js";
 import { retentionStats } from "../../src/memory/lifecycle/decay.js";
 import { memoryHealth } from "../../src/memory/read/health.js";
-import { getMemory, getMemoryHistory, ListMemoriesQuerySchema, listMemories } from "../../src/memory/read/memory-read.js";
+import {
+  getMemory,
+  getMemoryHistory,
+  ListMemoriesQuerySchema,
+  laterMentionsOfFacts,
+  listMemories,
+  type MemoryRow,
+} from "../../src/memory/read/memory-read.js";
+import { NO_PROVENANCE, type Provenance, provenanceOf } from "../../src/memory/read/provenance-read.js";
+import type { LaterStatement } from "../../src/memory/recall/later-statements.js";
 import { ExpandMemoriesSchema, expandMemories, MemoryIndexQuerySchema, memoryIndex } from "../../src/memory/recall/memory-index.js";
 import { SearchMemorySchema, searchMemory } from "../../src/memory/recall/search.js";
 import { CreateMemorySchema, createMemory, deleteMemory, PatchMemorySchema, setPinned } from "../../src/memory/write/memory-commands.js";
 import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
+import type { AppDeps } from "../deps.js";
 import { HistoryEntrySchema, historyJson } from "../json/history.js";
-import { MemorySchema, memoryJson, retentionClock } from "../json/memory.js";
+import { type MemoryReading, MemorySchema, memoryJson, retentionClock } from "../json/memory.js";
 import { LeftOutSchema, leftOutJson, ScoredMemorySchema, scoredMemoryJson } from "../json/search.js";
 import { Timestamp } from "../json/timestamp.js";
 import { ownedByCaller } from "../middleware/ownership.js";
@@ -230,19 +241,38 @@ export const memoryRoutes = routes
     const { memories, missing } = await expandMemories(c.var.deps.db, c.req.valid("json"));
     // One reading time for the whole answer.
     const at = retentionClock(c.var.deps);
-    return c.json({ memories: memories.map(({ row, sources }) => memoryJson(row, at, sources)), missing }, 200);
+    return c.json(
+      { memories: memories.map(({ row, provenance }) => memoryJson(row, at, { provenance, withSources: true })), missing },
+      200,
+    );
   })
   .openapi(create, async (c) => {
     const { db, embedder } = c.var.deps;
     const operation = await createMemory({ db, embedder, clock: c.var.deps.clock, redaction: c.var.deps.redaction }, c.req.valid("json"));
-    const { row, sources } = await getMemory(db, operation.memory_id);
-    const answer = { operation: operation.op, reason: operation.reason, memory: memoryJson(row, retentionClock(c.var.deps), sources) };
+    const { row, provenance } = await getMemory(db, operation.memory_id);
+    const answer = {
+      operation: operation.op,
+      reason: operation.reason,
+      memory: memoryJson(row, retentionClock(c.var.deps), { provenance, withSources: true }),
+    };
     return operation.op === "NOOP" ? c.json(answer, 200) : c.json(answer, 201);
   })
   .openapi(list, async (c) => {
     const at = retentionClock(c.var.deps);
     const rows = await listMemories(c.var.deps.db, c.req.valid("query"), at.now);
-    return c.json({ memories: rows.map((row) => memoryJson(row, at)) }, 200);
+    const { provenance, later } = await readWithLaterMentions(c.var.deps, rows, at.now);
+    return c.json(
+      {
+        memories: rows.map((row) =>
+          memoryJson(row, at, {
+            provenance: provenance.get(row.id) ?? NO_PROVENANCE,
+            withSources: false,
+            ...(row.type === "semantic" && row.expiredAt === null ? { later: later.get(row.id) ?? [] } : {}),
+          }),
+        ),
+      },
+      200,
+    );
   })
   .openapi(health, async (c) => {
     const query = c.req.valid("query");
@@ -267,11 +297,13 @@ export const memoryRoutes = routes
   })
   .openapi(pin, async (c) => {
     const row = await setPinned(c.var.deps.db, c.req.valid("param").id, c.req.valid("json").pinned, c.var.deps.clock.now());
-    return c.json(memoryJson(row, retentionClock(c.var.deps)), 200);
+    return c.json(memoryJson(row, retentionClock(c.var.deps), await readOne(c.var.deps.db, row.id)), 200);
   })
   .openapi(read, async (c) => {
-    const { row, sources } = await getMemory(c.var.deps.db, c.req.valid("param").id);
-    return c.json(memoryJson(row, retentionClock(c.var.deps), sources), 200);
+    const { row, provenance } = await getMemory(c.var.deps.db, c.req.valid("param").id);
+    const { later } = await readWithLaterMentions(c.var.deps, [row], c.var.deps.clock.now(), new Map([[row.id, provenance]]));
+    const mentions = row.type === "semantic" && row.expiredAt === null ? { later: later.get(row.id) ?? [] } : {};
+    return c.json(memoryJson(row, retentionClock(c.var.deps), { provenance, withSources: true, ...mentions }), 200);
   })
   .openapi(history, async (c) => {
     const { memory, entries } = await getMemoryHistory(c.var.deps.db, c.req.valid("param").id);
@@ -279,5 +311,34 @@ export const memoryRoutes = routes
   })
   .openapi(remove, async (c) => {
     const row = await deleteMemory(c.var.deps.db, c.req.valid("param").id, c.var.deps.clock.now());
-    return c.json(memoryJson(row, retentionClock(c.var.deps)), 200);
+    return c.json(memoryJson(row, retentionClock(c.var.deps), await readOne(c.var.deps.db, row.id)), 200);
   });
+
+/** A single memory's reading for an answer: its provenance, its sources listed. */
+async function readOne(db: Database, id: string): Promise<MemoryReading> {
+  return { provenance: (await provenanceOf(db, [id])).get(id) ?? NO_PROVENANCE, withSources: true };
+}
+
+/** Later mentions a fact is listed with, at most this many, best first. */
+const LATER_MENTIONS_PER_FACT = 3;
+
+/** The rows' provenance, and their current facts' later mentions (at the service's CONTEXT_LATER_SIMILARITY). */
+async function readWithLaterMentions(
+  deps: Pick<AppDeps, "db" | "window">,
+  rows: readonly MemoryRow[],
+  now: Date,
+  known?: Map<string, Provenance>,
+): Promise<{ provenance: Map<string, Provenance>; later: Map<string, LaterStatement[]> }> {
+  const provenance =
+    known ??
+    (await provenanceOf(
+      deps.db,
+      rows.map((row) => row.id),
+    ));
+  const later = await laterMentionsOfFacts(deps.db, rows, provenance, {
+    now,
+    minSimilarity: deps.window.laterSimilarity,
+    perFact: LATER_MENTIONS_PER_FACT,
+  });
+  return { provenance, later };
+}

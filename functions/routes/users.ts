@@ -181,7 +181,7 @@ function exportJson(record: ExportRecord): z.infer<typeof ExportRecordSchema> {
     case "event":
       return { kind: record.kind, ...eventJson(record.row) };
     case "memory":
-      return { kind: record.kind, ...memoryJson(record.row, null, record.sources) };
+      return { kind: record.kind, ...memoryJson(record.row, null, { provenance: record.provenance, withSources: true }) };
     case "history":
       return { kind: record.kind, memory_id: record.row.memoryId, ...historyJson(record.row) };
   }

@@ -54,6 +54,9 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
       const written: string[] = [];
       let turns = 0;
       let unembedded = 0;
+      let skips = 0;
+      // A long backlog (or a run of skips) hands what is left to a fresh run.
+      let caughtUp = false;
       // An ended session's reflection comes with its end: no importance check is needed to ask for it.
       const ended = event.name === sessionEnded.name;
 
@@ -65,24 +68,29 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
             // The job records the new events; the summary covers the whole chunk.
             return { ...loaded, jobId: await startChunkJob(deps.db, runId, "fast_replay", loaded) };
           });
-          if (!backlog) break;
+          if (!backlog) {
+            caughtUp = true;
+            break;
+          }
+          // Step ids stay unique when a range is loaded again after a skip.
+          const again = skips > 0 ? `-again-${skips}` : "";
 
           let summary: Summary;
           try {
-            summary = await step.run(`summarize-${backlog.toSeq}`, () =>
+            summary = await step.run(`summarize-${backlog.toSeq}${again}`, () =>
               withUsageScope({ appId: app_id, userId: user_id, stage: "replay" }, () =>
                 summarizeChunk(deps.llm, backlog).catch(toStepError),
               ),
             );
           } catch (error) {
-            await step.run(`record-failure-${backlog.toSeq}`, () =>
+            await step.run(`record-failure-${backlog.toSeq}${again}`, () =>
               finishJob(deps.db, backlog.jobId, { status: "failed", error: error instanceof Error ? error.message : String(error) }),
             );
             throw error;
           }
 
           // The episodes are written with their vectors (the backfill fills whatever could not be embedded).
-          const result = await step.run(`write-episode-${backlog.toSeq}`, () =>
+          const result = await step.run(`write-episode-${backlog.toSeq}${again}`, () =>
             writeChunkEpisodes(deps.db, backlog, summary, {
               model: deps.llm.id,
               now: derivationTime(deps, backlog.session),
@@ -90,21 +98,24 @@ export function createFastReplay(inngest: PipelineClient, settings: { replayDebo
             }),
           );
           if (!result.applied) {
-            // Another run summarised this range first; its episode stands and ours would duplicate it.
-            await step.run(`record-skip-${backlog.toSeq}`, () =>
+            // Another run moved the watermark first (a replay cancelled by the session's end still
+            // finishes the step it was in): its episode stands, and what it did not cover is loaded again.
+            await step.run(`record-skip-${backlog.toSeq}${again}`, () =>
               finishJob(deps.db, backlog.jobId, { status: "skipped", result: { reason: result.reason } }),
             );
-            break;
+            skips++;
+            continue;
           }
           if (result.written.memoryId) written.push(result.written.memoryId);
           turns += result.written.turns;
           unembedded += result.written.unembedded;
           // The log ended at this chunk when it was loaded; later appends announce themselves.
-          if (!backlog.more) break;
-          if (chunk === MAX_CHUNKS_PER_RUN - 1) {
-            await step.sendEvent("continue-backlog", sessionEventsAppended.create(payload));
+          if (!backlog.more) {
+            caughtUp = true;
+            break;
           }
         }
+        if (!caughtUp) await step.sendEvent("continue-backlog", sessionEventsAppended.create(payload));
 
         if (unembedded > 0) await step.sendEvent("request-embeddings", embeddingsRequested.create({ app_id, user_id }));
         // Deep reflection costs an LLM call: start it before the session ends only when enough

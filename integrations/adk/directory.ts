@@ -1,11 +1,5 @@
 import type { MemoryClient } from "../../client/index.js";
-
-/** Fails loudly: an ADK service must not carry on as if a write had happened. */
-export async function expectOk<T extends Response>(pending: Promise<T>): Promise<T> {
-  const response = await pending;
-  if (!response.ok) throw new Error(`memory service answered ${response.status}: ${await response.clone().text()}`);
-  return response;
-}
+import { expectOk } from "../expect-ok.js";
 
 export interface StoredSession {
   id: string;

@@ -1,6 +1,7 @@
 import type { BaseMemoryService, SearchMemoryRequest, SearchMemoryResponse, Session } from "@google/adk";
 import type { MemoryClient } from "../../client/index.js";
-import { expectOk, SessionDirectory } from "./directory.js";
+import { expectOk } from "../expect-ok.js";
+import { SessionDirectory } from "./directory.js";
 import { adkEventInput } from "./event-input.js";
 
 /** The append route takes at most this many events per request. */

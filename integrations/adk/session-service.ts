@@ -11,7 +11,8 @@ import {
   type Session,
 } from "@google/adk";
 import type { MemoryClient } from "../../client/index.js";
-import { adkSessionId, expectOk, SessionDirectory, type StoredSession } from "./directory.js";
+import { expectOk } from "../expect-ok.js";
+import { adkSessionId, SessionDirectory, type StoredSession } from "./directory.js";
 import { adkEventInput } from "./event-input.js";
 
 /** ADK's state prefixes (`State.APP_PREFIX`, …): app- and user-wide keys, and keys never stored. */

@@ -3,14 +3,20 @@ import { StartupError } from "../errors.js";
 import { durationMs } from "../util/duration.js";
 import { REDACTION_KINDS, type RedactionKind } from "../vocabulary/redaction-kind.js";
 
+const DURATION = /^\d+(ms|s|m|h)$/;
+
 /** A duration such as "250ms", "2s", "5m" or "1h"; the unit is required so a value is never ambiguous. */
-const DurationSchema = z.string().regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
+const DurationSchema = z.string().regex(DURATION, 'expected a duration such as "500ms", "2s", "5m" or "1h"');
 
 /** A duration between `min` and `max` (both duration strings), e.g. a timeout that must not be 0. */
 function boundedDuration(min: string, max: string) {
-  return DurationSchema.refine((value) => durationMs(value) >= durationMs(min) && durationMs(value) <= durationMs(max), {
-    message: `expected a duration from ${min} to ${max}`,
-  });
+  // zod runs a refinement after a failed check too: a value that is no duration is left to the regex's message.
+  return DurationSchema.refine(
+    (value) => !DURATION.test(value) || (durationMs(value) >= durationMs(min) && durationMs(value) <= durationMs(max)),
+    {
+      message: `expected a duration from ${min} to ${max}`,
+    },
+  );
 }
 
 /** `REDACT`: a comma-separated list of kinds (`email,phone,card,secret`), or `all`; unset redacts nothing. */
@@ -46,6 +52,13 @@ export const EnvSchema = z.object({
    * is left (it resumes at the next start). Keep it below the orchestrator's grace period.
    */
   SHUTDOWN_TIMEOUT: boundedDuration("1s", "10m").default("10s"),
+  /**
+   * After SIGTERM, how long the port keeps accepting connections (each answer closing its own)
+   * while load balancers, told by /readyz's 503, stop sending; then it closes. Part of
+   * SHUTDOWN_TIMEOUT. `0s` closes it at once: a connection a client opens at that instant can be
+   * reset by the kernel. SIGINT (a terminal) skips it.
+   */
+  SHUTDOWN_DELAY: boundedDuration("0s", "10m").default("5s"),
   /** How long a client may take to send a request's headers before its connection is closed (408). */
   HTTP_HEADERS_TIMEOUT: boundedDuration("1s", "10m").default("10s"),
   /** How long a client may take to send a whole request, body included, before its connection is closed (408). */
@@ -178,12 +191,42 @@ export const EnvSchema = z.object({
    */
   CONTEXT_FOLLOWING_TURNS: z.coerce.number().int().min(0).max(100).default(5),
   /**
+   * Most tokens of a memory a context window packs whole; a longer one is packed as the sentences
+   * that hold the query's words (an excerpt, expandable by id). 0 packs every memory whole. 60: on
+   * LoCoMo dev (npm run eval:locomo -- --ablate CONTEXT_EXCERPT_TOKENS --values 0,60) both
+   * conversations choose it, and recall rises at every budget (0.831 → 0.854 at 1,000 tokens).
+   */
+  CONTEXT_EXCERPT_TOKENS: z.coerce.number().int().min(0).max(100_000).default(60),
+  /**
+   * Share of a context window's budget that later statements may take: the window's first
+   * statements (facts, the user's own turns) are shown with the user's nearest later turn on their
+   * subject, dated (what was said since), as many as this share pays for. 0 turns it off.
+   */
+  CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0),
+  /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */
+  CONTEXT_LATER_SIMILARITY: z.coerce.number().min(0).max(1).default(0.45),
+  /** The time a question names ("last month", "these days", "first") orders a window's memories. */
+  CONTEXT_QUESTION_TIME: booleanFromEnv.default(false),
+  /** A question over many occasions ("how many …") takes each session's best hit before any second. */
+  CONTEXT_SPREAD_SESSIONS: booleanFromEnv.default(false),
+  /** How many of a context window's first facts bring the turns they were derived from (0: none). */
+  CONTEXT_SOURCE_TURNS: z.coerce.number().int().min(0).max(100).default(0),
+  /** A question the user asks about themselves ("which gym do I go to?") puts the user's own turns ahead of the assistant's. */
+  CONTEXT_ASKER_FIRST: booleanFromEnv.default(false),
+  /** A question about a kind of thing (a taste, a habit, a goal) also recalls the user's own statements of that kind, nearest first. */
+  CONTEXT_KIND_RECALL: booleanFromEnv.default(false),
+  /**
    * Least share of a query's BM25 weight a memory must match to be a full-text candidate. Without
    * it, once a query's telling words run out, the text ranking fills with memories that match only
    * its common words (the two speakers' names, in a conversation between them) and short ones win
    * by length. Chosen by cross-validation on LoCoMo dev (npm run eval:locomo -- --cv --setting RECALL_MIN_TEXT_COVERAGE).
    */
   RECALL_MIN_TEXT_COVERAGE: z.coerce.number().min(0).max(1).default(0.2),
+  /**
+   * A text hit counts in the fusion by the share of the query's BM25 weight it matches, so a
+   * memory holding only the query's commonest word does not count as much as one holding all.
+   */
+  RECALL_COVERAGE_WEIGHTED: booleanFromEnv.default(false),
   /**
    * The entity graph as a third recall channel beside vector and text: the entities a query names,
    * their neighbourhood to two hops, and the memories of the events that mention them (docs/graph.md).
@@ -359,6 +402,14 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const env = result.data;
   if (durationMs(env.HTTP_HEADERS_TIMEOUT) > durationMs(env.HTTP_REQUEST_TIMEOUT)) {
     throw new StartupError("Invalid configuration: HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT");
+  }
+  // A stop waits out the delay, and lets idle keep-alive connections expire rather than close them under a request.
+  for (const name of ["SHUTDOWN_DELAY", "HTTP_KEEP_ALIVE_TIMEOUT"] as const) {
+    if (durationMs(env[name]) >= durationMs(env.SHUTDOWN_TIMEOUT)) {
+      throw new StartupError(
+        `Invalid configuration: ${name}: must be shorter than SHUTDOWN_TIMEOUT (${env.SHUTDOWN_TIMEOUT}), which bounds the whole stop`,
+      );
+    }
   }
   const missing = requiredSettings(env).filter(({ name }) => env[name] === undefined);
   if (missing.length > 0) {

@@ -1,17 +1,31 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
-import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
+import { kindChannel } from "../memory/recall/engines/sql-kinds.js";
+import { type RecallSettings, recallWithFollowingTurns, retentionAtQuery, sourceTurns } from "../memory/recall/hybrid-recall.js";
+import { laterStatements } from "../memory/recall/later-statements.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
-import { supersededMarker } from "../memory/recall/superseded.js";
 import type { Embedder } from "../providers/types.js";
 import { NO_REDACTION } from "../redaction/policy.js";
 import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import { getSession } from "../sessions/session-store.js";
 import type { Clock } from "../util/clock.js";
+import { queryWords } from "./excerpts.js";
 import { sessionHistory } from "./history.js";
-import { demoteAssistantTurns, demoteSuperseded, memoryCandidates, withFollowingTurns, withoutRedundant } from "./memory-candidates.js";
+import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
+import {
+  demoteAssistantTurns,
+  demoteSuperseded,
+  memoryCandidates,
+  orderByQuestionTime,
+  spreadOverSessions,
+  withFollowingTurns,
+  withoutRedundant,
+  withSourceTurns,
+} from "./memory-candidates.js";
+import { memoryItem } from "./memory-items.js";
 import { type CandidateSection, packSections } from "./pack.js";
+import { readQuestion } from "./question.js";
 import { explainContext } from "./receipts.js";
 import { type ContextRequest, type ContextWindow, memoryIdsIn } from "./schemas.js";
 import type { Tokenizer } from "./tokenizer.js";
@@ -31,7 +45,43 @@ export interface ContextDeps {
   followingTurns: number;
   /** Share of a well-ranked neighbour's fused score a recalled turn gains (CONTEXT_NEIGHBOUR_WEIGHT). */
   neighbourWeight: number;
+  /** How the window cuts and orders what recall offers (CONTEXT_EXCERPT_TOKENS…); defaults when absent. */
+  window?: Partial<WindowSettings>;
 }
+
+/** How a window cuts and orders what recall offers: the service's settings, the same for every request. */
+export interface WindowSettings {
+  /** Most tokens of a memory packed as an excerpt of the sentences that answer the query (CONTEXT_EXCERPT_TOKENS; 0: whole). */
+  excerptTokens: number;
+  /** Share of the budget the later statements shown beside the window's first statements may take (CONTEXT_LATER_SHARE; 0: none). */
+  laterShare: number;
+  /** Least cosine between a statement and a later turn for the turn to be "on its subject" (CONTEXT_LATER_SIMILARITY). */
+  laterSimilarity: number;
+  /** Most tokens of a later statement shown beside its statement. */
+  laterTokens: number;
+  /** The time a question names orders the memories: its span first, the newest or the earliest first (CONTEXT_QUESTION_TIME). */
+  questionTime: boolean;
+  /** A question over many occasions takes each session's best hit before any second (CONTEXT_SPREAD_SESSIONS). */
+  spreadSessions: boolean;
+  /** How many of the window's first facts bring the turns they were derived from (CONTEXT_SOURCE_TURNS; 0: none). */
+  sourceTurns: number;
+  /** A question the user asks about themselves puts the user's own turns ahead of the assistant's (CONTEXT_ASKER_FIRST). */
+  askerFirst: boolean;
+  /** A question about a kind of thing (a taste, a habit, a goal) also recalls the user's statements of that kind (CONTEXT_KIND_RECALL). */
+  kindRecall: boolean;
+}
+
+export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
+  excerptTokens: 0,
+  laterShare: 0,
+  laterSimilarity: 0.45,
+  laterTokens: 30,
+  questionTime: false,
+  spreadSessions: false,
+  sourceTurns: 0,
+  askerFirst: false,
+  kindRecall: false,
+};
 
 /**
  * Budget shares of the optional sections, of what the required ones leave (seed 000 §4.3.3:
@@ -64,26 +114,54 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     if (session.userId !== request.user_id || session.appId !== request.app_id) throw notFound("session", request.session_id);
   }
 
+  const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
+  const read = readQuestion(request.query, now);
+  const kinds = settings.kindRecall ? read.kinds : [];
   // Not awaited here: recall ranks by text while the query is being embedded.
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
   const [{ ranked, anchors, following }, history] = await Promise.all([
     recallWithFollowingTurns(
       deps.db,
-      { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now },
-      { ...deps.recall, neighbourWeight: deps.neighbourWeight },
+      { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now, kinds },
+      {
+        ...deps.recall,
+        neighbourWeight: deps.neighbourWeight,
+        ...(kinds.length > 0 ? { channels: [...(deps.recall?.channels ?? []), kindChannel] } : {}),
+      },
       deps.followingTurns,
     ),
     request.session_id ? sessionHistory(deps.db, request.session_id, request.history) : Promise.resolve([]),
   ]);
+  const question = {
+    ...read,
+    manySessions: settings.spreadSessions && read.manySessions,
+    aboutAsker: settings.askerFirst && read.aboutAsker,
+    time: settings.questionTime ? read.time : {},
+  };
   const expanded = withFollowingTurns(ranked, anchors, following);
-  const recalled = demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), request.query);
-  const asItem = (memory: (typeof recalled)[number]) => ({
-    // An episode whose statement was replaced never reads as current: it says so, when, and what holds now.
-    text: memory.superseded ? `- ${supersededMarker(memory.superseded)} ${memory.content}` : `- ${memory.content}`,
-    group: memory.validAt.toISOString().slice(0, 10),
-    memory_id: memory.id,
-    sources: memory.sources,
-  });
+  const ordered = orderByQuestionTime(
+    spreadOverSessions(demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), question), question),
+    question,
+  );
+  const clock = retentionAtQuery({ now }, deps.recall ?? {});
+  const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
+  // Both read past the ranking, side by side: on a server, on two connections.
+  const [later, turnsOfFacts] = await Promise.all([
+    laterStatements(deps.db, scope, statementsToLookPast(ordered, Math.floor((budget * settings.laterShare) / settings.laterTokens)), {
+      perStatement: 1,
+      minSimilarity: settings.laterSimilarity,
+      now,
+    }),
+    sourceTurns(deps.db, scope, facts, clock),
+  ]);
+  const { candidates: recalled, laterOf } = besideLaterStatements(withoutRedundant(withSourceTurns(ordered, turnsOfFacts)), later);
+  const rendering = {
+    tokenizer: deps.tokenizer,
+    asked: queryWords(request.query),
+    excerptTokens: settings.excerptTokens,
+    laterTokens: settings.laterTokens,
+  };
+  const asItem = (memory: (typeof recalled)[number]) => memoryItem(memory, rendering, laterOf.get(memory.id));
 
   const candidates: CandidateSection[] = [];
   const required = (kind: "system" | "tools" | "user_message", title: string, text: string | undefined, renderLast = false) => {
@@ -141,10 +219,12 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       ? {
           explanation: explainContext({
             ranked,
-            expanded,
+            expanded: withSourceTurns(expanded, turnsOfFacts),
             offered: recalled,
             packed: new Set(memoryIdsIn(packed.sections)),
             repeated: new Set(packed.repeated),
+            derivedFrom: new Map([...turnsOfFacts].flatMap(([fact, turns]) => turns.map((turn) => [turn.id, fact] as const))),
+            laterOf,
             now,
           }),
         }

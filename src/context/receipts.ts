@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { RecalledMemory } from "../memory/recall/hybrid-recall.js";
+import type { LaterStatement } from "../memory/recall/later-statements.js";
 import { RecallSignalsSchema, rankingSummary, recallSignals } from "../memory/recall/signals.js";
 
 export const LEFT_OUT_REASONS = ["budget", "redundant"] as const;
@@ -14,6 +15,8 @@ const ExplainedMemorySchema = z.object({
   recall_rank: z.number().int().nullable(),
   signals: RecallSignalsSchema,
   reason: z.string(),
+  /** What the user said later on its subject, shown beside it in the window. */
+  later_statement: z.object({ memory_id: z.string(), said_at: z.string(), similarity: z.number() }).optional(),
 });
 
 /** `explain: true` on POST /v1/context: why each memory is in the window, and why the others are not. */
@@ -36,6 +39,10 @@ export interface RecallTrail {
   packed: ReadonlySet<string>;
   /** Ids of the memories left out because another section (the history) already holds what they say. */
   repeated: ReadonlySet<string>;
+  /** The turns brought in after a fact they were derived from, by turn id: the fact's id. */
+  derivedFrom: ReadonlyMap<string, string>;
+  /** Each statement's later statement shown beside it, by the statement's id. */
+  laterOf: ReadonlyMap<string, LaterStatement>;
   now: Date;
 }
 
@@ -43,18 +50,33 @@ export interface RecallTrail {
 export function explainContext(trail: RecallTrail): ContextExplanation {
   const rankOf = new Map(trail.ranked.map((memory, index) => [memory.id, index + 1]));
   const offered = new Set(trail.offered.map((memory) => memory.id));
-  const explained = (memory: RecalledMemory, reason: string) => ({
-    memory_id: memory.id,
-    type: memory.type,
-    subtype: memory.subtype,
-    content: memory.content,
-    section: memory.type === "semantic" ? ("facts" as const) : ("memories" as const),
-    recall_rank: rankOf.get(memory.id) ?? null,
-    signals: recallSignals(memory, trail.now),
-    reason,
-  });
+  const shownBeside = new Map([...trail.laterOf].map(([statement, later]) => [later.memoryId, statement]));
+  const explained = (memory: RecalledMemory, reason: string) => {
+    const later = trail.laterOf.get(memory.id);
+    return {
+      memory_id: memory.id,
+      type: memory.type,
+      subtype: memory.subtype,
+      content: memory.content,
+      section: memory.type === "semantic" ? ("facts" as const) : ("memories" as const),
+      recall_rank: rankOf.get(memory.id) ?? null,
+      signals: recallSignals(memory, trail.now),
+      reason,
+      ...(later
+        ? {
+            later_statement: {
+              memory_id: later.memoryId,
+              said_at: later.at.toISOString(),
+              similarity: Math.round(later.similarity * 1000) / 1000,
+            },
+          }
+        : {}),
+    };
+  };
   const why = (memory: RecalledMemory) => {
     const rank = rankOf.get(memory.id);
+    const fact = trail.derivedFrom.get(memory.id);
+    if (rank === undefined && fact) return `a turn the recalled fact ${fact} was derived from`;
     if (rank === undefined) return "the turn after a top-ranked turn: an answer usually follows its question";
     const ranking = `ranked ${rank} of ${trail.ranked.length} by fused score: ${rankingSummary(memory)}`;
     return memory.superseded ? `${ranking}; what it says was replaced, so it is marked and placed behind current statements` : ranking;
@@ -79,7 +101,12 @@ export function explainContext(trail: RecallTrail): ContextExplanation {
     ...trail.expanded
       .filter((memory) => !offered.has(memory.id))
       .map((memory) => ({
-        ...explained(memory, `${why(memory)}; every event it came from is already in a better-ranked episode`),
+        ...explained(
+          memory,
+          shownBeside.has(memory.id)
+            ? `${why(memory)}; shown beside ${shownBeside.get(memory.id)} as what the user said later on its subject`
+            : `${why(memory)}; every event it came from is already in a better-ranked episode`,
+        ),
         left_out_because: "redundant" as const,
       })),
   ];

@@ -71,6 +71,8 @@ export const ContextItemSchema = z.object({
   memory_id: z.string().optional(),
   /** The header the item is listed under in the prompt (the memory's date). */
   group: z.string().optional(),
+  /** The memory is cut to the sentences that answer the query; `POST /v1/memories/expand` with `memory_id` gives it whole. */
+  excerpt: z.boolean().optional(),
   sources: z.array(SourceSchema),
 });
 export type ContextItem = z.infer<typeof ContextItemSchema>;

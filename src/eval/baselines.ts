@@ -1,5 +1,6 @@
 import MiniSearch from "minisearch";
 import type { Tokenizer } from "../context/tokenizer.js";
+import type { Embedder } from "../providers/types.js";
 
 export interface Turn {
   diaId: string;
@@ -33,6 +34,22 @@ export function bm25Ranker(turns: Turn[]): (query: string) => Turn[] {
   index.addAll(turns.map((turn) => ({ ...turn, text: turnLine(turn) })));
   const byId = new Map(turns.map((turn) => [turn.diaId, turn]));
   return (query) => index.search(query).map((hit) => byId.get(String(hit.id)) as Turn);
+}
+
+/**
+ * Nearest raw turns to the query by the service's own embedder (cosine), best first: the
+ * vector-only baseline beside BM25. The turns are embedded once per ranker.
+ */
+export async function vectorRanker(turns: Turn[], embedder: Pick<Embedder, "embed">): Promise<(query: string) => Promise<Turn[]>> {
+  const vectors = await embedder.embed(turns.map(turnLine));
+  return async (query) => {
+    const [asked] = await embedder.embed([query], { priority: "query" });
+    const cosine = (vector: number[]) => vector.reduce((sum, value, index) => sum + value * ((asked as number[])[index] ?? 0), 0);
+    return turns
+      .map((turn, index) => ({ turn, score: cosine(vectors[index] as number[]) }))
+      .sort((a, b) => b.score - a.score)
+      .map(({ turn }) => turn);
+  };
 }
 
 /** The newest turns first. */

@@ -66,12 +66,30 @@ export async function importLocomo(
     await request(runtime, "POST", `/v1/sessions/${created.id}/end`);
     await waitForSettled(runtime.app, userId, { intervalMs: 100 });
   }
+  const lastSessionAt = conversation.sessions.at(-1)?.startedAt ?? clock.now();
+  return { userId, turns, diaByEvent: await diasOfEvents(runtime, userId), lastSessionAt };
+}
+
+/** The turns of a conversation as `importLocomo` numbers them, without importing it (a kept import is answered again). */
+export function locomoTurns(conversation: LocomoConversation): Turn[] {
+  return conversation.sessions
+    .flatMap((session) =>
+      session.turns.map((turn) => ({
+        diaId: turn.diaId,
+        speaker: turn.speaker,
+        text: turn.caption ? `${turn.text} [shares ${turn.caption}]` : turn.text,
+      })),
+    )
+    .map((turn, order) => ({ ...turn, order }));
+}
+
+/** The dia_id of each of the user's events, as the import tagged them. */
+export async function diasOfEvents(runtime: Runtime, userId: string): Promise<Map<string, string>> {
   const rows = await queryRows<{ id: string; dia_id: string }>(
     runtime.database.db,
     sql`SELECT id, data ->> 'dia_id' AS dia_id FROM session_events WHERE user_id = ${userId}`,
   );
-  const lastSessionAt = conversation.sessions.at(-1)?.startedAt ?? clock.now();
-  return { userId, turns, diaByEvent: new Map(rows.map((row) => [row.id, row.dia_id])), lastSessionAt };
+  return new Map(rows.map((row) => [row.id, row.dia_id]));
 }
 
 export interface QuestionRecall {

@@ -1,11 +1,12 @@
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
+import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
 import { evaluationEnv } from "./locomo-run.js";
 import type { LongMemEvalQuestion } from "./longmemeval.js";
-import { evaluateQuestion, type HaystackImport, importHaystack, type QuestionRecall } from "./longmemeval-run.js";
+import { evaluateQuestion, type HaystackImport, importHaystack, type QuestionRecall, turnsOfEvents } from "./longmemeval-run.js";
 
 export interface LongMemEvalRun {
   /** Each question's recall under each value of the setting ("default" without one), in the questions' order. */
@@ -30,43 +31,62 @@ export async function ablateLongMemEval(options: {
   budgets: readonly number[];
   setting?: string;
   values: readonly string[];
+  /**
+   * Where the imported database is kept: reused when it holds these questions (a read-path change
+   * is measured again in minutes), else imported into and kept. Without it, a temporary directory.
+   */
+  importDir?: string;
   log?: (line: string) => void;
 }): Promise<LongMemEvalRun> {
   const log = options.log ?? (() => {});
   const root = await mkdtemp(join(tmpdir(), "longmemeval-eval-"));
-  const imported = join(root, "imported");
+  const imported = options.importDir ?? join(root, "imported");
   const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
   try {
     const started = Date.now();
-    const imports: HaystackImport[] = [];
-    // Every session posted at its date, the memory derived after: stamped at each session's end.
-    const importer = await startRuntime(evaluationEnv(imported), { clock, deriveAtSessionEnd: true });
-    try {
-      for (const [index, question] of options.questions.entries()) {
-        const at = Date.now();
-        imports.push(await importHaystack(importer, clock, question, `lme-${question.id}`));
-        const turns = question.sessions.reduce((sum, session) => sum + session.turns.length, 0);
-        log(
-          `[${index + 1}/${options.questions.length}] ${question.id} ${question.type}: ${question.sessions.length} sessions, ${turns} turns imported in ${((Date.now() - at) / 1000).toFixed(0)} s`,
-        );
+    const kept = options.importDir ? await readKeptImport(imported) : new Map<string, KeptHistory>();
+    const missing = options.questions.filter((question) => !kept.has(question.id));
+    if (kept.size > 0)
+      log(`reusing the import in ${imported}: ${options.questions.length - missing.length} of ${options.questions.length} questions`);
+    if (missing.length > 0) {
+      // Every session posted at its date, the memory derived after: stamped at each session's end.
+      const importer = await startRuntime(evaluationEnv(keptDataDir(imported)), { clock, deriveAtSessionEnd: true });
+      try {
+        for (const [index, question] of missing.entries()) {
+          const at = Date.now();
+          const history = await importHaystack(importer, clock, question, `lme-${question.id}`);
+          kept.set(question.id, { id: question.id, userId: history.userId, lastTurnAt: history.lastTurnAt });
+          if (options.importDir) await writeKeptImport(imported, kept.values());
+          const turns = question.sessions.reduce((sum, session) => sum + session.turns.length, 0);
+          log(
+            `[${index + 1}/${missing.length}] ${question.id} ${question.type}: ${question.sessions.length} sessions, ${turns} turns imported in ${((Date.now() - at) / 1000).toFixed(0)} s`,
+          );
+        }
+      } finally {
+        await importer.close();
       }
-    } finally {
-      await importer.close();
     }
+    // Event ids are read back from the copy answered on (`turnsOfEvents`).
+    const imports: HaystackImport[] = options.questions.map((question) => ({
+      ...(kept.get(question.id) as KeptHistory),
+      turnByEvent: new Map(),
+    }));
     const importMs = Date.now() - started;
 
     const results: Record<string, QuestionRecall[]> = {};
     const answerMs: Record<string, number> = {};
     for (const value of options.values) {
       const copy = join(root, `value-${value}`);
-      // The lock file belongs to the closed importer: a copy starts unlocked.
-      await cp(imported, copy, { recursive: true, filter: (source) => basename(source) !== "mnemo.lock" });
+      await copyKeptData(imported, copy);
       const at = Date.now();
       const runtime = await startRuntime(evaluationEnv(copy, options.setting ? { [options.setting]: value } : {}), { clock });
       try {
         results[value] = [];
-        for (const [index, question] of options.questions.entries())
-          results[value].push(await evaluateQuestion(runtime, clock, question, imports[index] as HaystackImport, options.budgets));
+        for (const [index, question] of options.questions.entries()) {
+          const imported = imports[index] as HaystackImport;
+          imported.turnByEvent = await turnsOfEvents(runtime, imported.userId);
+          results[value].push(await evaluateQuestion(runtime, clock, question, imported, options.budgets));
+        }
       } finally {
         await runtime.close();
       }

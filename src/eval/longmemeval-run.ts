@@ -5,7 +5,7 @@ import { waitForSettled } from "../../functions/wait-for-settled.js";
 import { o200kTokenizer } from "../context/o200k-tokenizer.js";
 import { queryRows } from "../db/database.js";
 import type { ManualClock } from "../util/clock.js";
-import { bm25Ranker, packTurns, type Turn } from "./baselines.js";
+import { bm25Ranker, packTurns, type Turn, vectorRanker } from "./baselines.js";
 import { evidenceRecall, turnsBySource, turnsByText } from "./evidence-recall.js";
 import { evidenceTurns, type LongMemEvalQuestion } from "./longmemeval.js";
 import { serviceRequest } from "./service-request.js";
@@ -59,11 +59,16 @@ export async function importHaystack(
     await serviceRequest(runtime, "POST", `/v1/sessions/${created.id}/end`);
   }
   await waitForSettled(runtime.app, userId, { intervalMs: 200 });
+  return { userId, turnByEvent: await turnsOfEvents(runtime, userId), lastTurnAt: new Date(previousEnd) };
+}
+
+/** The turn id of each of the user's events, as the import tagged them. */
+export async function turnsOfEvents(runtime: Runtime, userId: string): Promise<Map<string, string>> {
   const rows = await queryRows<{ id: string; turn_id: string }>(
     runtime.database.db,
     sql`SELECT id, data ->> 'turn_id' AS turn_id FROM session_events WHERE user_id = ${userId}`,
   );
-  return { userId, turnByEvent: new Map(rows.map((row) => [row.id, row.turn_id])), lastTurnAt: new Date(previousEnd) };
+  return new Map(rows.map((row) => [row.id, row.turn_id]));
 }
 
 /** One question's evidence recall by budget: by source events (as LoCoMo), verbatim text, and BM25 over raw turns. */
@@ -74,6 +79,8 @@ export interface QuestionRecall {
   bySource: Record<number, number>;
   byText: Record<number, number>;
   bm25: Record<number, number>;
+  /** The nearest raw turns by the service's embedder, packed into the same budget. */
+  vector: Record<number, number>;
   /** Memories in the window the graph channel ranked (from the window's receipts), by budget: does the channel fire at all. */
   graphRanked: Record<number, number>;
 }
@@ -108,6 +115,7 @@ export async function evaluateQuestion(
     .flatMap((session) => session.turns)
     .map((turn, order) => ({ diaId: turn.id, speaker: turn.role, text: turn.content, order }));
   const ranked = bm25Ranker(turns)(question.question);
+  const nearest = await (await vectorRanker(turns, runtime.providers.embedder))(question.question);
   clock.set(new Date(Math.max(question.askedAt.getTime(), imported.lastTurnAt.getTime())));
   const result: QuestionRecall = {
     id: question.id,
@@ -116,6 +124,7 @@ export async function evaluateQuestion(
     bySource: {},
     byText: {},
     bm25: {},
+    vector: {},
     graphRanked: {},
   };
   for (const budget of budgets) {
@@ -133,6 +142,7 @@ export async function evaluateQuestion(
     result.bySource[budget] = evidenceRecall(evidenceIds, turnsBySource(items, imported.turnByEvent));
     result.byText[budget] = evidenceRecall(evidenceIds, turnsByText(items, evidence));
     result.bm25[budget] = evidenceRecall(evidenceIds, packTurns(ranked, budget, o200kTokenizer));
+    result.vector[budget] = evidenceRecall(evidenceIds, packTurns(nearest, budget, o200kTokenizer));
     result.graphRanked[budget] = window.explanation.chosen.filter((memory) =>
       memory.signals.channels.some((place) => place.channel === "graph"),
     ).length;

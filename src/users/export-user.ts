@@ -1,11 +1,12 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/database.js";
 import { memories, memoryHistory, memorySources, sessionEvents, sessions } from "../db/schema/index.js";
+import type { Provenance } from "../memory/read/provenance-read.js";
 
 export type ExportRecord =
   | { kind: "session"; row: typeof sessions.$inferSelect }
   | { kind: "event"; row: typeof sessionEvents.$inferSelect }
-  | { kind: "memory"; row: typeof memories.$inferSelect; sources: { session_id: string; event_id: string; seq: number }[] }
+  | { kind: "memory"; row: typeof memories.$inferSelect; provenance: Provenance }
   | { kind: "history"; row: typeof memoryHistory.$inferSelect };
 
 /**
@@ -22,9 +23,17 @@ export async function* exportUser(db: Database, scope: { appId: string; userId: 
     .where(and(eq(sessions.appId, scope.appId), eq(sessions.userId, scope.userId)))
     .orderBy(asc(sessions.createdAt), asc(sessions.id));
   for (const row of userSessions) yield { kind: "session", row };
+  // When each event was said: a memory's first and last statement are its sources' times.
+  const saidAt = new Map<string, Date>();
   for (const session of userSessions) {
-    for (const row of await db.select().from(sessionEvents).where(eq(sessionEvents.sessionId, session.id)).orderBy(asc(sessionEvents.seq)))
+    for (const row of await db
+      .select()
+      .from(sessionEvents)
+      .where(eq(sessionEvents.sessionId, session.id))
+      .orderBy(asc(sessionEvents.seq))) {
+      saidAt.set(row.id, row.occurredAt);
       yield { kind: "event", row };
+    }
   }
   const rows = await db
     .select()
@@ -47,7 +56,13 @@ export async function* exportUser(db: Database, scope: { appId: string; userId: 
     const own = sources
       .filter((source) => source.memoryId === row.id)
       .map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq }));
-    yield { kind: "memory", row, sources: own };
+    const times = own.flatMap((source) => saidAt.get(source.event_id)?.getTime() ?? []);
+    const provenance: Provenance = {
+      sources: own,
+      firstStatedAt: times.length > 0 ? new Date(Math.min(...times)) : null,
+      lastConfirmedAt: times.length > 0 ? new Date(Math.max(...times)) : null,
+    };
+    yield { kind: "memory", row, provenance };
   }
   for (const row of await db
     .select()

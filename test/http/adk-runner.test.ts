@@ -10,7 +10,7 @@ import {
   Runner,
 } from "@google/adk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryClient } from "../../client/index.js";
+import { inProcessClient } from "../../examples/in-process.js";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { MnemoMemoryService } from "../../integrations/adk/memory-service.js";
 import { MnemoSessionService } from "../../integrations/adk/session-service.js";
@@ -57,11 +57,7 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.close());
 
-const client = () =>
-  createMemoryClient("http://localhost", {
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
-      Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init))) as typeof fetch,
-  });
+const client = () => inProcessClient(runtime.app);
 
 async function drain(events: AsyncGenerator<Event>): Promise<Event[]> {
   const seen: Event[] = [];

@@ -2,7 +2,7 @@ import type { LanguageModelV4StreamPart, LanguageModelV4Usage } from "@ai-sdk/pr
 import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryClient } from "../../client/index.js";
+import { inProcessClient } from "../../examples/in-process.js";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { memoryMiddleware } from "../../integrations/ai-sdk.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
@@ -27,11 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.close());
 
-const client = () =>
-  createMemoryClient("http://localhost", {
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
-      Promise.resolve(runtime.app.request(input instanceof Request ? input : String(input), init))) as typeof fetch,
-  });
+const client = () => inProcessClient(runtime.app);
 const logOf = async () =>
   ((await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events`)).body.events as { role: string; content: string }[]).map(
     (event) => `${event.role}: ${event.content}`,

@@ -38,6 +38,20 @@ describe("health", () => {
     await drained;
   });
 
+  it("once draining, answers 503 without waiting for the database", async () => {
+    runtime = await startTestRuntime();
+    await runtime.beginDrain();
+    // PGlite has one connection: a statement holding it would hold any readiness check that asked it.
+    let held = true;
+    const holding = runtime.database.db.execute(sql`SELECT pg_sleep(1.5)`).finally(() => {
+      held = false;
+    });
+    const { status, body } = await call(runtime.app, "GET", "/readyz");
+    expect({ status, held }).toEqual({ status: 503, held: true });
+    expect(body).toMatchObject({ status: "unavailable", draining: true, database: { driver: onPostgres ? "pg" : "pglite" } });
+    await holding;
+  });
+
   it("is not ready when the executor has stopped, or when a migration is missing", async () => {
     runtime = await startTestRuntime();
     await runtime.executor?.stop();

@@ -2,16 +2,23 @@ import { afterEach, describe, expect, it } from "vitest";
 import { waitForSettled } from "../../functions/wait-for-settled.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
 import { type RunningService, startService } from "../fixtures/service-process.js";
-import { sessionContents, startTraffic } from "../fixtures/traffic.js";
+import { getOnNewConnection, sessionContents, startTraffic } from "../fixtures/traffic.js";
 import { waitUntil } from "../fixtures/wait.js";
 
 /**
  * SIGTERM as an orchestrator sends it, to the built service (`npm start`) under load from many
- * clients, on the database of this pass (PGlite in a directory, or a real Postgres). What must
- * hold: no client is answered 5xx, every append acknowledged before the signal is in the log after
- * a restart, the pipeline resumes and settles, and the process exits 0 within SHUTDOWN_TIMEOUT.
+ * clients behind a balancer that watches `/readyz`, on the database of this pass (PGlite in a
+ * directory, or a real Postgres). What must hold: no connection is reset and no client is answered
+ * 5xx, the port accepts for SHUTDOWN_DELAY and then refuses, every append acknowledged before the
+ * signal is in the log after a restart, the pipeline resumes and settles, and the process exits 0
+ * within SHUTDOWN_TIMEOUT.
  */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+const SHUTDOWN_DELAY_MS = 2_000;
+/** Like a Kubernetes readiness probe (period and failure threshold), quicker: out of rotation 0.5-0.75 s after the signal. */
+const BALANCER = { probeMs: 250, failures: 2 };
+/** Answers to requests sent this long after the signal must close their connection (the signal takes a moment to be handled under load). */
+const SIGNAL_HANDLED_MS = 250;
 /** Between the process's exit and this test seeing it, on a loaded machine. */
 const EXIT_SLACK_MS = 1_500;
 /** Two starts, traffic and the pipeline worked off, on a machine whose two cores are shared. */
@@ -44,33 +51,64 @@ async function pipelineStatus(url: string): Promise<{ queued: number; running: n
 
 describe(`SIGTERM under load (${onPostgres ? "Postgres" : "PGlite"})`, () => {
   it(
-    "answers no 5xx, loses no acknowledged append, exits 0 within the bound, and the pipeline resumes after a restart",
+    "resets no connection and answers no 5xx, accepts for the delay then refuses, loses no acknowledged append, exits 0 within the bound, and the pipeline resumes after a restart",
     async () => {
       database = await freshDatabase({ persistent: true });
-      const env = { ...database.env, REPLAY_DEBOUNCE: "100ms", REFLECTION_DEBOUNCE: "200ms", EXECUTOR_RETRY_BASE: "50ms" };
+      const env = {
+        ...database.env,
+        REPLAY_DEBOUNCE: "100ms",
+        REFLECTION_DEBOUNCE: "200ms",
+        EXECUTOR_RETRY_BASE: "50ms",
+        SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_MS}ms`,
+      };
       const service = await start(env);
-      const traffic = startTraffic(service.url, { clients: 8, users: "drain" });
+      const traffic = startTraffic(service.url, { clients: 8, churn: 8, users: "drain", balancer: BALANCER });
       // Mid-traffic: every client has appended, and the pipeline is working on what they said.
       await waitUntil(() => traffic.acknowledgedCount() >= 80, "80 acknowledged events");
+      const signalledAt = performance.now();
+      const signalledAtWall = Date.now();
       service.signal("SIGTERM");
+      // Out of rotation, but within the delay: a client that still comes is served, its connection closed after.
+      await waitUntil(() => traffic.outOfRotation(), "the balancer to take the service out", 10_000, 10);
+      const late = await getOnNewConnection(service.url, "/livez");
+      expect({ status: late.status, connection: late.connection }).toEqual({ status: 200, connection: "close" });
+      // Once the port has closed, a new connection is refused (the request never left the client).
+      await waitUntil(
+        () => service.lines.some((line) => line.includes("no longer accepting connections")),
+        "the port to close",
+        10_000,
+        10,
+      );
+      const closedAt = Date.parse(
+        (JSON.parse(service.lines.find((line) => line.includes("no longer accepting connections")) as string) as { time: string }).time,
+      );
+      expect(closedAt - signalledAtWall).toBeGreaterThanOrEqual(SHUTDOWN_DELAY_MS - 50);
+      await expect(getOnNewConnection(service.url, "/livez")).rejects.toMatchObject({ code: "ECONNREFUSED" });
+
       const report = await traffic.done;
       const exit = await service.exited;
+      const afterSignal = report.answers.filter((answer) => answer.sentAt > signalledAt + SIGNAL_HANDLED_MS);
       console.info(
-        `drain under load: exit ${exit.code} ${Math.round(exit.msAfterSignal)} ms after SIGTERM, answers by status`,
+        `drain under load: exit ${exit.code} ${Math.round(exit.msAfterSignal)} ms after SIGTERM, out of rotation after ${Math.round(
+          (report.outOfRotationAt ?? Number.NaN) - signalledAt,
+        )} ms, port closed after ${closedAt - signalledAtWall} ms; answers by status`,
         Object.fromEntries(report.statuses),
-        `refused ${report.refused}`,
+        `${afterSignal.length} answers to requests sent after the signal; refused ${report.refused}; reset ${report.unanswered.length}`,
         errorLines(service).join("\n"),
       );
 
+      // No request was reset or cut off: every client knows the outcome of everything it sent.
+      expect(report.unanswered).toEqual([]);
       expect(report.serverErrors).toEqual([]);
       // No 5xx at all: a request on a connection still open is served, not told to come back.
       expect(report.retryLater).toBe(0);
-      // The signal came mid-traffic: clients met the drain as a refused connection.
-      expect(report.refused).toBeGreaterThan(0);
+      // The balancer stopped sending before the port closed: nothing it sent met a closed port.
+      expect(report.refused).toBe(0);
+      // Every answer from the signal on closed its connection (so a balancer's pooled connections move elsewhere).
+      expect(afterSignal.length).toBeGreaterThan(0);
+      expect(afterSignal.filter((answer) => answer.connection !== "close")).toEqual([]);
       expect({ code: exit.code, errors: errorLines(service) }).toEqual({ code: 0, errors: [] });
       expect(exit.msAfterSignal).toBeLessThan(SHUTDOWN_TIMEOUT_MS + EXIT_SLACK_MS);
-      // Requests in flight at the signal were answered: none was cut off mid-way.
-      expect(report.unanswered).toEqual([]);
 
       const restarted = await start(env);
       for (const [session, contents] of report.acknowledged) {

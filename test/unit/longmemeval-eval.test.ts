@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { compareByCategory } from "../../src/eval/ablation.js";
 import { evidenceRecall, turnsBySource, turnsByText } from "../../src/eval/evidence-recall.js";
 import { evidenceTurns, parseLongMemEvalDate, toQuestion } from "../../src/eval/longmemeval.js";
-import { BM25, halfOfQuestion, scoresByHalf } from "../../src/eval/longmemeval-report.js";
+import { BM25, halfOfQuestion, scoresByHalf, VECTOR } from "../../src/eval/longmemeval-report.js";
 import type { QuestionRecall } from "../../src/eval/longmemeval-run.js";
 import { pickSubset, subsetKey } from "../../src/eval/longmemeval-subset.js";
 import { halfOf } from "../../src/eval/retrieval-split.js";
@@ -116,6 +116,7 @@ describe("the subset and the split", () => {
       bySource: { 1000: value },
       byText: { 1000: value / 2 },
       bm25: { 1000: 0 },
+      vector: { 1000: 1 },
       graphRanked: { 1000: 0 },
     });
     const scores = scoresByHalf({ "0": ids.map((id) => recall(id, 0.5)), "1": ids.map((id) => recall(id, 1)) }, "bySource");
@@ -125,5 +126,9 @@ describe("the subset and the split", () => {
     const table = compareByCategory(scores, "0", "1", ["tuning", "held-out"], [1000]);
     expect(table["multi-session"]?.[1000]).toMatchObject({ n: 12, a: 0.5, b: 1, difference: 0.5, standardError: 0 });
     expect(compareByCategory(scores, BM25, "1", ["held-out"], [1000])["all"]?.[1000]?.a).toBe(0);
+    expect(compareByCategory(scores, VECTOR, "1", ["held-out"], [1000])["all"]?.[1000]?.a).toBe(1);
+    // recall_all: a question counts only when every evidence turn is held.
+    const all = scoresByHalf({ "0": ids.map((id) => recall(id, 0.5)), "1": ids.map((id) => recall(id, 1)) }, "all");
+    expect(compareByCategory(all, "0", "1", ["tuning", "held-out"], [1000])["all"]?.[1000]).toMatchObject({ a: 0, b: 1 });
   });
 });

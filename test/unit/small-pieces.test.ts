@@ -32,6 +32,19 @@ describe("configuration", () => {
       OPENAI_RESPONSE_FORMAT: "json_schema",
     });
   });
+  it("refuses a stop whose delay or idle connections cannot end within SHUTDOWN_TIMEOUT", () => {
+    expect(parseEnv({})).toMatchObject({ SHUTDOWN_DELAY: "5s", SHUTDOWN_TIMEOUT: "10s" });
+    expect(() => parseEnv({ SHUTDOWN_TIMEOUT: "3s" })).toThrow(
+      /^Invalid configuration: SHUTDOWN_DELAY: must be shorter than SHUTDOWN_TIMEOUT \(3s\)/,
+    );
+    expect(() => parseEnv({ SHUTDOWN_DELAY: "0s", SHUTDOWN_TIMEOUT: "4s", HTTP_KEEP_ALIVE_TIMEOUT: "4s" })).toThrow(
+      /HTTP_KEEP_ALIVE_TIMEOUT: must be shorter/,
+    );
+    expect(() => parseEnv({ SHUTDOWN_DELAY: "soon" })).toThrow(/^Invalid configuration: SHUTDOWN_DELAY: expected a duration/);
+    expect(parseEnv({ SHUTDOWN_DELAY: "0s", SHUTDOWN_TIMEOUT: "3s", HTTP_KEEP_ALIVE_TIMEOUT: "2s" })).toMatchObject({
+      SHUTDOWN_DELAY: "0s",
+    });
+  });
   it("reads durations", () => {
     expect(durationMs("250ms")).toBe(250);
     expect(durationMs("2m")).toBe(120_000);

@@ -14,9 +14,9 @@ export const getContext = defineTool({
   example: { user_id: "ana", query: "Plan dinner", max_tokens: 800, history: { strategy: "trim", max_turns: 10 } },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(input, { deps }) {
-    const { db, embedder, tokenizer, clock, redaction, followingTurns, neighbourWeight, recall, ann } = deps;
+    const { db, embedder, tokenizer, clock, redaction, followingTurns, neighbourWeight, window: settings, recall, ann } = deps;
     const window = await assembleContext(
-      { db, embedder, tokenizer, clock, redaction, followingTurns, neighbourWeight, recall, ...(ann ? { ann } : {}) },
+      { db, embedder, tokenizer, clock, redaction, followingTurns, neighbourWeight, window: settings, recall, ...(ann ? { ann } : {}) },
       input,
     );
     return window.explanation ? { prompt: window.prompt, explanation: window.explanation } : window.prompt;

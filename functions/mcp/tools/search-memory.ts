@@ -26,6 +26,8 @@ export const searchMemory = defineTool({
         content: memory.content,
         relevance: memory.relevance,
         valid_at: memory.validAt.toISOString(),
+        first_stated_at: memory.firstStatedAt.toISOString(),
+        last_confirmed_at: memory.lastConfirmedAt.toISOString(),
         ...(result.leftOut ? { signals: recallSignals(memory, result.now) } : {}),
       })),
       ...(result.leftOut

@@ -1,10 +1,12 @@
 import { and, asc, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
-import { MEMORY_TYPES, memories, memoryHistory, memorySources } from "../../db/schema/index.js";
+import { MEMORY_TYPES, memories, memoryHistory } from "../../db/schema/index.js";
 import { notFound } from "../../errors.js";
 import { ExternalIdSchema } from "../../vocabulary/external-id.js";
+import { type LaterStatement, laterStatements } from "../recall/later-statements.js";
 import { keptForAsOf, liveAt, notDissolved, ownedBy, trueAt } from "../visibility.js";
+import { NO_PROVENANCE, type Provenance, provenanceOf } from "./provenance-read.js";
 
 export type MemoryRow = typeof memories.$inferSelect;
 
@@ -27,16 +29,12 @@ export type ListMemoriesQuery = z.infer<typeof ListMemoriesQuerySchema>;
 
 const UUID = z.uuid();
 
-export async function getMemory(db: Database, id: string) {
+/** One memory, with the events it came from and when they were said. */
+export async function getMemory(db: Database, id: string): Promise<{ row: MemoryRow; provenance: Provenance }> {
   if (!UUID.safeParse(id).success) throw notFound("memory", id);
   const [row] = await db.select().from(memories).where(eq(memories.id, id));
   if (!row) throw notFound("memory", id);
-  const sources = await db
-    .select({ session_id: memorySources.sessionId, event_id: memorySources.eventId, seq: memorySources.seq })
-    .from(memorySources)
-    .where(eq(memorySources.memoryId, id))
-    .orderBy(asc(memorySources.seq));
-  return { row, sources };
+  return { row, provenance: (await provenanceOf(db, [id])).get(id) ?? NO_PROVENANCE };
 }
 
 /**
@@ -79,4 +77,25 @@ export async function getMemoryHistory(db: Database, id: string) {
     .where(eq(memoryHistory.memoryId, id))
     .orderBy(asc(memoryHistory.createdAt), asc(memoryHistory.position));
   return { memory: row, entries };
+}
+
+/**
+ * Each current fact's later mentions (`laterStatements`): the user's turns since it was last
+ * confirmed that are nearest to it by meaning, best first. Facts of one user, as a listing holds.
+ */
+export async function laterMentionsOfFacts(
+  db: Database,
+  rows: readonly MemoryRow[],
+  provenance: ReadonlyMap<string, Provenance>,
+  options: { now: Date; minSimilarity: number; perFact: number },
+): Promise<Map<string, LaterStatement[]>> {
+  const facts = rows.filter((row) => row.type === "semantic" && row.expiredAt === null);
+  const first = facts[0];
+  if (!first) return new Map();
+  return laterStatements(
+    db,
+    { appId: first.appId, userId: first.userId },
+    facts.map((row) => ({ id: row.id, after: provenance.get(row.id)?.lastConfirmedAt ?? row.validAt })),
+    { perStatement: options.perFact, minSimilarity: options.minSimilarity, now: options.now },
+  );
 }

@@ -20,6 +20,17 @@ describe("fuseRankings", () => {
     expect(textOnly).toMatchObject({ id: "text-only", vector_rank: null, text_rank: 3, similarity: 0 });
   });
 
+  it("counts a text hit by the share of the query it matches when weighted by coverage", () => {
+    const rankings = {
+      vector: [hit("meant", 1, { similarity: 0.5 }), hit("common-word", 4, { similarity: 0.45 })],
+      text: [hit("common-word", 1, { coverage: 0.2 }), hit("meant", 8, { coverage: 1 })],
+    };
+    expect(fuseRankings(rankings, 0, 10).map((fused) => fused.id)).toEqual(["common-word", "meant"]);
+    const weighted = fuseRankings(rankings, 0, 10, true);
+    expect(weighted.map((fused) => fused.id)).toEqual(["meant", "common-word"]);
+    expect(weighted[1]?.fused).toBeCloseTo(1 / (RRF_K + 4) + 0.2 / (RRF_K + 1), 15);
+  });
+
   it("boosts a turn beside a well-ranked turn of the same session only", () => {
     const turn = (id: string, rank: number, session: string, seq: number) => hit(id, rank, { session_id: session, turn_seq: seq });
     const fused = fuseRankings(

@@ -51,13 +51,23 @@ export interface FusedHit {
  * runs over consecutive turns (a question, its answer, the details after), and the words of the
  * question often sit in only one of them. Returns the best `limit`, by score and then the newer first.
  *
+ * With `coverageWeighted`, a text hit counts in proportion to the share of the query's BM25
+ * weight it matches: a memory holding only the query's commonest word ranks high in a text
+ * ranking that has nothing better, and without the weight that place counted as much as a
+ * memory's holding every word ("As an AI language model" for "which language am I studying?").
+ *
  * In the process rather than in SQL: the hits are at most a few hundred per channel, and the one
  * statement that follows reads only the rows returned (fusing in SQL read all of them).
  *
  * @example
  * fuseRankings({ vector: nearest, text: byWords, graph: byEntities }, 0.5, 40);
  */
-export function fuseRankings(rankings: Readonly<Record<string, readonly RankedHit[]>>, neighbourWeight: number, limit: number): FusedHit[] {
+export function fuseRankings(
+  rankings: Readonly<Record<string, readonly RankedHit[]>>,
+  neighbourWeight: number,
+  limit: number,
+  coverageWeighted = false,
+): FusedHit[] {
   const fused = new Map<string, FusedHit>();
   for (const [channel, hits] of Object.entries(rankings)) {
     for (const hit of hits) {
@@ -75,7 +85,8 @@ export function fuseRankings(rankings: Readonly<Record<string, readonly RankedHi
         text_rank: null,
         channels: [],
       };
-      entry.fused += 1 / (RRF_K + hit.rank);
+      const weight = coverageWeighted && channel === "text" ? (hit.coverage ?? 1) : 1;
+      entry.fused += weight / (RRF_K + hit.rank);
       entry.similarity = Math.max(entry.similarity, hit.similarity ?? 0);
       entry.coverage = Math.max(entry.coverage, hit.coverage ?? 0);
       if (channel === "vector") entry.vector_rank = Math.min(entry.vector_rank ?? hit.rank, hit.rank);

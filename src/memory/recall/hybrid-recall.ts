@@ -9,10 +9,11 @@ import { queryLexemes } from "./engines/sql-bm25/text-ranking.js";
 import { type FusedHit, fuseRankings } from "./fusion.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
 import { followingTurns, type RecalledMemory, readHits } from "./recalled-rows.js";
+import type { StatementKind } from "./statement-kinds.js";
 
 export type { SourceRef } from "../provenance.js";
 export type { QueryVector } from "./engines/recall-index.js";
-export { followingTurns, type RecalledMemory, recallByIds } from "./recalled-rows.js";
+export { followingTurns, type RecalledMemory, recallByIds, sourceTurns } from "./recalled-rows.js";
 
 /** What a recall filters by: the present or a past moment (`asOf`), types, a window of world time. */
 export type RecallFilters = VisibilityFilters;
@@ -29,12 +30,16 @@ export interface RecallQuery extends RecallFilters {
   limit: number;
   /** Candidates taken from each channel before fusion. */
   candidates?: number;
+  /** The kinds of statement the question asks about (`kindsAskedAbout`): the kind channel ranks the user's statements of those kinds. */
+  kinds?: readonly StatementKind[];
 }
 
 /** How a service recalls, the same for every query: its engines (and what they keep), and how hits are fused and scored. */
 export interface RecallSettings extends RecallEngines {
   /** Share of the better fused score of a turn's neighbours (seq ± 1) it gains (context windows: CONTEXT_NEIGHBOUR_WEIGHT); default 0. */
   neighbourWeight?: number;
+  /** A text hit counts in fusion by the share of the query's words it matches (RECALL_COVERAGE_WEIGHTED); default off. */
+  coverageWeighted?: boolean;
   /** The scheduled decay's λ, at which a recalled memory's retention is computed (default: the default preset's). */
   retentionLambda?: number;
   /** The vectors of users' recent queries (QUERY_CACHE_SIZE, QUERY_CACHE_TTL), used where the query is embedded. */
@@ -121,6 +126,7 @@ async function fuseHits(db: Database, query: RecallQuery, settings: RecallSettin
     Object.fromEntries(rankings.map((ranking) => [ranking.channel, ranking.hits])),
     settings.neighbourWeight ?? 0,
     query.limit,
+    settings.coverageWeighted ?? false,
   );
   const approximate = rankings.some((ranking) => ranking.channel === "vector" && ranking.approximate);
   const values = approximate ? (await vector)?.values : undefined;

@@ -1,8 +1,9 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
-import { MEMORY_TYPES, type MemoryType, memories, memorySources } from "../../db/schema/index.js";
+import { MEMORY_TYPES, type MemoryType, memories } from "../../db/schema/index.js";
 import { ExternalIdSchema } from "../../vocabulary/external-id.js";
+import { NO_PROVENANCE, provenanceOf } from "../read/provenance-read.js";
 import { liveAt, notDissolved, ownedBy } from "../visibility.js";
 
 export const MemoryIndexQuerySchema = z.strictObject({
@@ -88,26 +89,13 @@ export async function expandMemories(db: Database, input: z.infer<typeof ExpandM
     .select()
     .from(memories)
     .where(and(ownedBy(memories, { appId: input.app_id, userId: input.user_id }), inArray(memories.id, input.ids)));
-  const sources = rows.length
-    ? await db
-        .select()
-        .from(memorySources)
-        .where(
-          inArray(
-            memorySources.memoryId,
-            rows.map((row) => row.id),
-          ),
-        )
-    : [];
+  const provenance = await provenanceOf(
+    db,
+    rows.map((row) => row.id),
+  );
   const found = new Set(rows.map((row) => row.id));
   return {
-    memories: rows.map((row) => ({
-      row,
-      sources: sources
-        .filter((source) => source.memoryId === row.id)
-        .sort((a, b) => a.seq - b.seq)
-        .map((source) => ({ session_id: source.sessionId, event_id: source.eventId, seq: source.seq })),
-    })),
+    memories: rows.map((row) => ({ row, provenance: provenance.get(row.id) ?? NO_PROVENANCE })),
     missing: input.ids.filter((id) => !found.has(id)),
   };
 }

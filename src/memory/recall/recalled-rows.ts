@@ -23,6 +23,10 @@ export interface RecalledMemory {
   accessCount: number;
   validAt: Date;
   createdAt: Date;
+  /** When what it records was first said: its earliest source event (its `validAt` when it has none). */
+  firstStatedAt: Date;
+  /** When it was last said, first or again: its newest source event (a fact restated later is confirmed then). */
+  lastConfirmedAt: Date;
   /** Recall's score: the RRF score plus the neighbour boost. */
   score: number;
   /** RRF score over the channels' rankings. */
@@ -106,6 +110,35 @@ export async function followingTurns(
   return rows.map((row) => toRecalled(row, clock));
 }
 
+/**
+ * The user's turns that recalled memories were derived from (a fact's or an insight's source
+ * turns), by the memory derived: a turn is found by what was made of it as well as by its own
+ * words ("User's dog is a beagle" finds the turn that said "our Biscuit howls at every van").
+ */
+export async function sourceTurns(
+  db: Database,
+  scope: { appId: string; userId: string },
+  derived: readonly { id: string; sources: readonly SourceRef[] }[],
+  clock: RetentionClock,
+): Promise<Map<string, RecalledMemory[]>> {
+  const pairs = derived.flatMap((memory) => memory.sources.map((source) => ({ derived_id: memory.id, event_id: source.event_id })));
+  if (pairs.length === 0) return new Map();
+  const { now } = clock;
+  const rows = await queryRows<RecalledRow & { derived_id: string }>(
+    db,
+    sql`SELECT r.*, ${supersededSql(now)} AS superseded FROM (
+          SELECT p.derived_id, ${RECALLED_COLUMNS}, ${UNRANKED}
+            FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(derived_id uuid, event_id uuid)
+            JOIN memory_sources s ON s.event_id = p.event_id
+            JOIN memories m ON ${m.id} = s.memory_id
+           WHERE ${visibleAt(m, scope, { now })} AND ${m.subtype} = 'turn'
+        ) r`,
+  );
+  const found = new Map<string, RecalledMemory[]>();
+  for (const row of rows) found.set(row.derived_id, [...(found.get(row.derived_id) ?? []), toRecalled(row, clock)]);
+  return found;
+}
+
 /** Current memories by id, in the shape recall returns (to bring in what replaced a stale hit). */
 export async function recallByIds(
   db: Database,
@@ -128,8 +161,11 @@ export async function recallByIds(
 const RECALLED_COLUMNS = sql`${m.id}, ${m.appId}, ${m.userId}, ${m.type}, ${m.subtype}, ${m.sessionId}, (${m.metadata} ->> 'seq')::int AS seq,
        ${m.metadata} ->> 'role' AS role,
        ${m.content}, ${m.importance}, ${m.accessCount}, ${m.lastAccessedAt}, ${m.reinforcementCount}, ${m.validAt}, ${m.createdAt},
-       (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
-          FROM memory_sources s WHERE s.memory_id = ${m.id}) AS sources`;
+       (SELECT json_build_object(
+                 'sources', json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq),
+                 'first', min(e.occurred_at), 'last', max(e.occurred_at))
+          FROM memory_sources s LEFT JOIN session_events e ON e.id = s.event_id
+         WHERE s.memory_id = ${m.id}) AS provenance`;
 
 /** The signals of a memory no channel ranked (a following turn, a replacement). */
 const UNRANKED = sql`0::float8 AS score, 0::float8 AS similarity, 0::float8 AS coverage, NULL::int AS vector_rank, NULL::int AS text_rank`;
@@ -156,13 +192,14 @@ type RecalledRow = {
   vector_rank?: number | null;
   text_rank?: number | null;
   channels?: ChannelRank[];
-  sources: SourceRef[] | null;
+  provenance: { sources: SourceRef[] | null; first: string | null; last: string | null } | null;
   superseded?: unknown;
   exact_similarity?: number | null;
 };
 
 function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
   const accessCount = Number(row.access_count);
+  const validAt = new Date(row.valid_at);
   return {
     id: row.id,
     type: row.type,
@@ -183,8 +220,10 @@ function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
       clock,
     ),
     accessCount,
-    validAt: new Date(row.valid_at),
+    validAt,
     createdAt: new Date(row.created_at),
+    firstStatedAt: row.provenance?.first ? new Date(row.provenance.first) : validAt,
+    lastConfirmedAt: row.provenance?.last ? new Date(row.provenance.last) : validAt,
     score: Number(row.score),
     fused: Number(row.fused ?? row.score),
     neighbourBoost: Number(row.neighbour_boost ?? 0),
@@ -193,7 +232,7 @@ function toRecalled(row: RecalledRow, clock: RetentionClock): RecalledMemory {
     vectorRank: row.vector_rank == null ? null : Number(row.vector_rank),
     textRank: row.text_rank == null ? null : Number(row.text_rank),
     channels: row.channels ?? [],
-    sources: row.sources ?? [],
+    sources: row.provenance?.sources ?? [],
     superseded: toSuperseded(row.superseded),
   };
 }

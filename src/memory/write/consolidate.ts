@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
-import { type Database, type Queryable, queryRows } from "../../db/database.js";
+import type { Database, Queryable } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
-import { toVectorLiteral } from "../../db/vector.js";
 import type { Embedder } from "../../providers/types.js";
 import { redactedAmong } from "../../sessions/redacted-events.js";
 import { retractContradicted } from "../contradictions/retract-contradicted.js";
@@ -12,6 +11,7 @@ import { contentHash } from "./content-hash.js";
 import type { CandidateBatch, FactCandidate, InsightCandidate } from "./extraction-grounding.js";
 import { resolveFactKey } from "./fact-keys.js";
 import { addSources, insertMemory, type MemoryRecord, sameKey, snapshot, writeHistory } from "./memory-writes.js";
+import { nearestCurrentMemory } from "./nearest-current.js";
 import type { AppliedOperation, Scope } from "./operations.js";
 import { applyTraitEvidence, currentTrait, dissolveTrait } from "./traits.js";
 
@@ -139,7 +139,9 @@ const withKeyNote = (reason: string, fact: ResolvedFact) => (fact.keyNote ? `${r
 async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
   const { tx, scope } = context;
   // Every version of the key that is not deleted, locked in id order (as every writer of several
-  // memories locks them: row-lock-order), then taken oldest first.
+  // memories locks them: row-lock-order), then taken oldest first; of two stated at the same instant
+  // (two writes in one millisecond) the one written later is the later statement, else a third write
+  // would take the replaced one for the current one and leave two current versions.
   const versions = (
     await tx
       .select()
@@ -147,7 +149,7 @@ async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
       .where(and(sameKey(scope, "semantic", fact.key), or(isNull(memories.expiredAt), isNotNull(memories.supersededBy))))
       .orderBy(asc(memories.id))
       .for("update")
-  ).sort((a, b) => a.validAt.getTime() - b.validAt.getTime());
+  ).sort((a, b) => a.validAt.getTime() - b.validAt.getTime() || a.version - b.version);
   const prev = versions.filter((row) => row.validAt <= fact.validAt).at(-1);
   const next = versions.find((row) => row.validAt > fact.validAt);
   // Retracted ("I no longer live in Berlin") before this statement: the key held nothing then.
@@ -413,17 +415,10 @@ async function findDuplicate(
   if (sameHash) return { row: sameHash, reason: "same content" };
   const vector = context.vectors.get(content);
   if (!bySimilarity || !vector) return null;
-  const literal = toVectorLiteral(vector);
-  const [nearest] = await queryRows<{ id: string; similarity: number }>(
-    tx,
-    sql`SELECT id, 1 - (embedding <=> ${literal}::halfvec) AS similarity FROM memories
-         WHERE app_id = ${scope.appId} AND user_id = ${scope.userId} AND type IN ${types} AND expired_at IS NULL
-           AND embedding IS NOT NULL AND embedding_model = ${context.model}
-         ORDER BY embedding <=> ${literal}::halfvec LIMIT 1`,
-  );
-  if (!nearest || Number(nearest.similarity) <= DUPLICATE_SIMILARITY) return null;
+  const nearest = await nearestCurrentMemory(tx, { scope, types, vector, model: context.model });
+  if (!nearest || nearest.similarity <= DUPLICATE_SIMILARITY) return null;
   const [row] = await tx.select().from(memories).where(eq(memories.id, nearest.id));
-  return row ? { row, reason: `similarity ${Number(nearest.similarity).toFixed(3)} > ${DUPLICATE_SIMILARITY}` } : null;
+  return row ? { row, reason: `similarity ${nearest.similarity.toFixed(3)} > ${DUPLICATE_SIMILARITY}` } : null;
 }
 
 function factRow(context: Context, id: string, fact: ResolvedFact, extra: Partial<MemoryRecord>) {

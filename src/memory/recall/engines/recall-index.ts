@@ -2,6 +2,7 @@ import type { SQL } from "drizzle-orm";
 import type { Database } from "../../../db/database.js";
 import type { VisibilityFilters } from "../../visibility.js";
 import type { RankedHit } from "../fusion.js";
+import type { StatementKind } from "../statement-kinds.js";
 
 /** A query's vector, the model that made it and, once that model's HNSW index is valid, its dimension. */
 export interface QueryVector {
@@ -24,6 +25,8 @@ export interface RecallRequest extends VisibilityFilters {
   vector: PromiseLike<QueryVector | undefined>;
   /** The query's words as `content_tsv` holds them: parsed once per recall, by whichever engine asks first. */
   lexemes(): Promise<string[]>;
+  /** The kinds of statement the question asks about (a taste, a habit…), for the kind channel; none when absent. */
+  kinds?: readonly StatementKind[];
 }
 
 /** One engine's ranking for one channel. */

@@ -1,0 +1,112 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startRuntime } from "../functions/node-runtime.js";
+import { loadCaseSet } from "../src/eval/changes/case-set.js";
+import { askCase, type CaseResult, summarise, withCaseInside } from "../src/eval/changes/changes-run.js";
+import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "../src/eval/kept-import.js";
+import { evaluationEnv } from "../src/eval/locomo-run.js";
+import { loadLongMemEval } from "../src/eval/longmemeval.js";
+import { importHaystack, turnsOfEvents } from "../src/eval/longmemeval-run.js";
+import { pickSubset } from "../src/eval/longmemeval-subset.js";
+import { ManualClock } from "../src/util/clock.js";
+
+/**
+ * `npm run eval:changes -- [--set src/eval/changes/tuning.txt] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR] [--with NAME=VALUE,…]`:
+ * changes of state said inside long real histories (docs/evaluation.md). Each case is said inside
+ * its own LongMemEval development haystack (~500 turns): the first statement a quarter of the way
+ * in, the change (or a control's mention) three quarters in, the question at the end. A window is
+ * asked at each budget; it must hold the newest statement, never the old state alone, and a
+ * control's state must stay. Embedded PGlite by default; `--database-url` runs on a Postgres.
+ * `--import-dir` (embedded only) keeps the imported histories there, and answers a kept import
+ * again without importing: a change of the read path is measured in minutes.
+ */
+const { values } = parseArgs({
+  options: {
+    set: { type: "string", default: "src/eval/changes/tuning.txt" },
+    budgets: { type: "string", default: "500,1000" },
+    "database-url": { type: "string", default: "" },
+    data: { type: "string", default: "../shared/data/longmemeval-dev" },
+    only: { type: "string", default: "" },
+    "import-dir": { type: "string", default: "" },
+    /** Settings the answering service runs with, NAME=VALUE,… (the import keeps the defaults). */
+    with: { type: "string", default: "" },
+  },
+});
+const budgets = (values.budgets as string).split(",").map(Number);
+if (budgets.some((budget) => !Number.isInteger(budget) || budget < 64)) throw new Error(`--budgets: ${values.budgets}`);
+const only = new Set((values.only as string).split(",").filter(Boolean));
+const cases = (await loadCaseSet(values.set as string)).filter((entry) => only.size === 0 || only.has(entry.id));
+const haystacks = pickSubset(await loadLongMemEval(join(values.data as string, "questions.jsonl.gz")));
+if (cases.length > haystacks.length) throw new Error(`${cases.length} cases but only ${haystacks.length} haystacks`);
+
+const root = await mkdtemp(join(tmpdir(), "eval-changes-"));
+const url = values["database-url"] as string;
+const importDir = values["import-dir"] as string;
+if (url && importDir) throw new Error("--import-dir keeps an embedded database: not with --database-url");
+const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
+const run = Date.now().toString(36);
+const results: CaseResult[] = [];
+const haystackOf = (index: number) => haystacks[index] as (typeof haystacks)[number];
+try {
+  console.log(`${values.set}: ${cases.length} entries on ${url ? "PostgreSQL" : "embedded PGlite"}, budgets ${budgets.join(", ")}`);
+  const kept = importDir ? await readKeptImport(importDir) : new Map<string, KeptHistory>();
+  const missing = cases.filter((entry) => !kept.has(entry.id));
+  if (missing.length > 0) {
+    const importer = await startRuntime(
+      evaluationEnv(importDir ? keptDataDir(importDir) : join(root, "data"), url ? { DATABASE_URL: url } : {}),
+      {
+        clock,
+      },
+    );
+    try {
+      for (const entry of missing) {
+        const at = Date.now();
+        const haystack = haystackOf(cases.indexOf(entry));
+        const history = await importHaystack(importer, clock, withCaseInside(haystack, entry), `changes-${run}-${entry.id}`);
+        kept.set(entry.id, { id: entry.id, userId: history.userId, lastTurnAt: history.lastTurnAt });
+        if (importDir) await writeKeptImport(importDir, kept.values());
+        console.log(`imported ${entry.kind} ${entry.id} in ${haystack.id} (${((Date.now() - at) / 1000).toFixed(0)} s)`);
+      }
+    } finally {
+      await importer.close();
+    }
+  }
+  if (importDir) await copyKeptData(importDir, join(root, "answer"));
+  const answering = Object.fromEntries(
+    (values.with as string)
+      .split(",")
+      .filter(Boolean)
+      .map((pair) => pair.split("=", 2) as [string, string]),
+  );
+  const runtime = await startRuntime(
+    evaluationEnv(importDir ? join(root, "answer") : join(root, "data"), { ...answering, ...(url ? { DATABASE_URL: url } : {}) }),
+    { clock },
+  );
+  try {
+    for (const [index, entry] of cases.entries()) {
+      const history = kept.get(entry.id) as KeptHistory;
+      const imported = { ...history, turnByEvent: await turnsOfEvents(runtime, history.userId) };
+      const result = await askCase(runtime, clock, entry, haystackOf(index).id, imported, budgets);
+      results.push(result);
+      const cells = result.windows.map((window) =>
+        result.kind === "case"
+          ? `${window.budget}: ${window.newestHeld ? "newest held" : window.oldShown ? "OLD ALONE" : "neither"}`
+          : `${window.budget}: ${window.kept ? "kept" : "LOST"}`,
+      );
+      console.log(`[${index + 1}/${cases.length}] ${entry.kind} ${entry.id} in ${haystackOf(index).id}: ${cells.join(", ")}`);
+    }
+  } finally {
+    await runtime.close();
+  }
+} finally {
+  await rm(root, { recursive: true, force: true });
+}
+console.log("");
+for (const line of summarise(results, budgets))
+  console.log(
+    `at ${line.budget} tokens: newest statement held in ${line.newestHeld} of ${line.cases}, old state alone in ${line.oldAlone}; controls kept ${line.kept} of ${line.controls}`,
+  );
+console.log(JSON.stringify({ eval: "changes", set: values.set, database: url ? "postgres" : "pglite", budgets, results }));
+process.exit(0);

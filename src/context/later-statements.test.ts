@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { recalledTurn } from "../../test/fixtures/recalled-memory.js";
+import type { LaterStatement } from "../memory/recall/later-statements.js";
+import { besideLaterStatements, saysSomethingOfSpeaker, statementsToLookPast } from "./later-statements.js";
+
+const later = (memoryId: string): LaterStatement => ({ memoryId, content: memoryId, at: new Date(0), similarity: 0.6, sources: [] });
+
+describe("statements and what the user said after them", () => {
+  it("looks past facts and the user's own first-person turns, never a question or the assistant's words", () => {
+    const recalled = [
+      recalledTurn("question", { content: "user: Which paint is best for a bathroom ceiling?" }),
+      recalledTurn("reply", { role: "assistant", content: "assistant: I would use a mould-resistant emulsion." }),
+      recalledTurn("statement", { content: "user: We painted the hallway sage green. Does that go with oak?" }),
+      recalledTurn("fact", {
+        type: "semantic",
+        subtype: "profile",
+        role: null,
+        content: "User lives in Derby.",
+        lastConfirmedAt: new Date(5),
+      }),
+    ];
+    expect(statementsToLookPast(recalled, 5)).toEqual([
+      { id: "statement", after: new Date(0) },
+      { id: "fact", after: new Date(5) },
+    ]);
+    expect(statementsToLookPast(recalled, 1).map((anchor) => anchor.id)).toEqual(["statement"]);
+    expect(saysSomethingOfSpeaker("Is it too late to plant garlic?")).toBe(false);
+    expect(saysSomethingOfSpeaker("My garlic is sprouting already!")).toBe(true);
+  });
+
+  it("shows a later statement beside its statement once, and drops its own place further down", () => {
+    const recalled = ["a", "b", "c", "d"].map((id) => recalledTurn(id));
+    const { candidates, laterOf } = besideLaterStatements(
+      recalled,
+      new Map([
+        ["a", [later("c")]],
+        ["b", [later("c")]],
+      ]),
+    );
+    expect(candidates.map((memory) => memory.id)).toEqual(["a", "b", "d"]);
+    expect([...laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["a<-c"]);
+  });
+
+  it("keeps a later statement recall ranked ahead of its statement where it is, without a note", () => {
+    const recalled = ["newer", "older"].map((id) => recalledTurn(id));
+    const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["older", [later("newer")]]]));
+    expect(candidates.map((memory) => memory.id)).toEqual(["newer", "older"]);
+    expect(laterOf.size).toBe(0);
+  });
+});

@@ -1,0 +1,116 @@
+import { sql } from "drizzle-orm";
+import { type Database, queryRows } from "../../db/database.js";
+import type { SourceRef } from "../provenance.js";
+import { memoriesAs, visibleAt } from "../visibility.js";
+
+/** Something the user said after a statement, about the same subject: its nearest later turn by meaning. */
+export interface LaterStatement {
+  /** The user's turn (an episodic memory). */
+  memoryId: string;
+  content: string;
+  /** When it was said. */
+  at: Date;
+  /** Cosine of the turn to the statement (or to the turns the statement came from). */
+  similarity: number;
+  sources: SourceRef[];
+}
+
+/**
+ * The newest user turns after a statement that are compared with it: a user of years of turns
+ * compares the last few thousand, which is where what changed since is said.
+ */
+const MAX_TURNS_SCANNED = 2_000;
+
+/** A statement to look past: a fact or a user's turn, and when it was last said. */
+export interface StatementAnchor {
+  id: string;
+  after: Date;
+}
+
+/** How many later turns are kept per statement, and the least cosine that makes one "about the same subject". */
+export interface LaterStatementOptions {
+  perStatement: number;
+  minSimilarity: number;
+  /** The moment the window is read at: later turns said after it do not exist yet. */
+  now: Date;
+}
+
+/**
+ * For each statement, the user's own turns said after it was last confirmed that are nearest to it
+ * by meaning: nearest to the statement's vector, or — for a fact, which says in a line what a turn
+ * said at length — to the vectors of the turns it came from. A fact written in March is not all
+ * that is known in May when the user spoke of the same thing since ("the van dropped the last
+ * boxes at our place in Glasgow"); the reader can weigh the two, whatever the extractor made of
+ * the second. No phrase decides it, only time and meaning: the best later turn of a statement, by
+ * cosine, is its later statement when the cosine reaches `minSimilarity`. Best first, at most
+ * `perStatement` each; statements with none are absent from the map.
+ *
+ * @example
+ * const later = await laterStatements(db, { appId: "default", userId: "ana" }, [{ id: factId, after: stated }], { perStatement: 1, minSimilarity: 0.45, now });
+ */
+export async function laterStatements(
+  db: Pick<Database, "execute">,
+  scope: { appId: string; userId: string },
+  statements: readonly StatementAnchor[],
+  options: LaterStatementOptions,
+): Promise<Map<string, LaterStatement[]>> {
+  if (statements.length === 0 || options.perStatement <= 0) return new Map();
+  const u = memoriesAs("u");
+  const anchors = JSON.stringify(statements.map((statement) => ({ id: statement.id, after: statement.after.toISOString() })));
+  const rows = await queryRows<{
+    statement_id: string;
+    id: string;
+    content: string;
+    valid_at: string | Date;
+    similarity: number;
+    sources: SourceRef[] | null;
+  }>(
+    db,
+    sql`WITH st AS (SELECT x.id, x.after FROM jsonb_to_recordset(${anchors}::jsonb) AS x(id uuid, after timestamptz)),
+        anchor AS (
+          SELECT st.id AS statement_id, a.embedding, a.embedding_model FROM st JOIN memories a ON a.id = st.id
+           WHERE a.embedding IS NOT NULL
+          UNION ALL
+          SELECT st.id, t.embedding, t.embedding_model FROM st
+            JOIN memory_sources ss ON ss.memory_id = st.id
+            JOIN memory_sources ts ON ts.event_id = ss.event_id AND ts.memory_id <> st.id
+            JOIN memories t ON t.id = ts.memory_id AND t.subtype = 'turn' AND t.embedding IS NOT NULL
+        )
+        SELECT st.id AS statement_id, later.* FROM st
+        CROSS JOIN LATERAL (
+          SELECT c.id, c.content, c.valid_at, c.similarity,
+                 (SELECT json_agg(json_build_object('session_id', s.session_id, 'event_id', s.event_id, 'seq', s.seq) ORDER BY s.seq)
+                    FROM memory_sources s WHERE s.memory_id = c.id) AS sources
+            FROM (
+              SELECT n.id, n.content, n.valid_at,
+                     (SELECT max(1 - (n.embedding <=> a.embedding))::float8 FROM anchor a
+                       WHERE a.statement_id = st.id AND a.embedding_model = n.embedding_model) AS similarity
+                FROM (
+                  SELECT ${u.id} AS id, ${u.content} AS content, ${u.validAt} AS valid_at, ${u.embedding} AS embedding,
+                         ${u.embeddingModel} AS embedding_model
+                    FROM memories u
+                   WHERE ${visibleAt(u, scope, { now: options.now })} AND ${u.subtype} = 'turn' AND ${u.metadata} ->> 'role' = 'user'
+                     AND ${u.validAt} > st.after AND ${u.embedding} IS NOT NULL
+                   ORDER BY ${u.validAt} DESC
+                   LIMIT ${MAX_TURNS_SCANNED}
+                ) n
+            ) c
+           WHERE c.similarity >= ${options.minSimilarity}
+           ORDER BY c.similarity DESC
+           LIMIT ${options.perStatement}
+        ) later`,
+  );
+  const found = new Map<string, LaterStatement[]>();
+  for (const row of rows) {
+    const list = found.get(row.statement_id) ?? [];
+    list.push({
+      memoryId: row.id,
+      content: row.content,
+      at: new Date(row.valid_at),
+      similarity: Number(row.similarity),
+      sources: row.sources ?? [],
+    });
+    found.set(row.statement_id, list);
+  }
+  return found;
+}

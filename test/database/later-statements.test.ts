@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { sourceTurns } from "../../src/memory/recall/hybrid-recall.js";
+import { factSessions } from "../fixtures/fact-sessions.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
+
+/**
+ * A fact is read beside what the user said after it: every fact says when it was first stated and
+ * last confirmed, the facts API lists the user's later turns nearest to it by meaning, and a
+ * context window shows the nearest one next to the fact, dated — whatever the extractor made of it.
+ * Sessions months apart, through the API, on the embedded default and on Postgres.
+ */
+let runtime: Runtime;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ CONTEXT_LATER_SHARE: "0.3" });
+});
+afterAll(() => runtime.close());
+
+const { session } = factSessions(() => runtime);
+
+interface FactJson {
+  id: string;
+  content: string;
+  first_stated_at: string;
+  last_confirmed_at: string;
+  later_mentions?: { memory_id: string; content: string; said_at: string; similarity: number }[];
+}
+
+const facts = async (userId: string) =>
+  (await call<{ memories: FactJson[] }>(runtime.app, "GET", `/v1/memories?user_id=${userId}&type=semantic`)).body.memories;
+
+const day = (n: number) => new Date(Date.UTC(2025, 0, n, 10)).toISOString();
+
+describe("a fact beside what the user said later", () => {
+  it("is dated first stated and last confirmed, and lists the later turns on its subject, not the others", async () => {
+    await session("lena", 10, ["I live in Bristol.", "Could you suggest a name for a sourdough starter?"]);
+    await session("lena", 30, ["My nephew wants a telescope for his birthday, which kind is good for a beginner?"]);
+    await session("lena", 45, ["I live in Bristol."]);
+    await session("lena", 90, [
+      "What is a good stretch for a stiff lower back?",
+      "Bristol's harbour festival was packed this weekend, we walked along the docks for hours.",
+    ]);
+
+    const bristol = (await facts("lena")).find((fact) => fact.content === "User lives in Bristol.");
+    expect(bristol).toBeDefined();
+    expect(bristol?.first_stated_at).toBe(day(10));
+    expect(bristol?.last_confirmed_at).toBe(day(45));
+    const mentions = bristol?.later_mentions ?? [];
+    expect(mentions[0]?.content).toContain("harbour festival");
+    expect(mentions[0]?.said_at).toBe(new Date(Date.UTC(2025, 0, 90, 10, 2)).toISOString());
+    // Said before the last confirmation, or about something else: not a later mention.
+    for (const other of ["telescope", "sourdough", "lower back"])
+      expect(mentions.map((mention) => mention.content).join("\n")).not.toContain(other);
+
+    const read = await call<FactJson & { sources: unknown[] }>(runtime.app, "GET", `/v1/memories/${bristol?.id}`);
+    expect(read.body.later_mentions?.[0]?.memory_id).toBe(mentions[0]?.memory_id);
+    expect(read.body.sources.length).toBe(2);
+  });
+
+  it("in a window: the newest statement on the subject beside the fact, both dated, the fact kept", async () => {
+    await session("omar", 5, ["My car is a blue Skoda estate.", "Any tips for keeping basil alive indoors?"]);
+    await session("omar", 40, ["How long should I rest a steak after grilling?"]);
+    await session("omar", 70, ["The dealer took the Skoda in part exchange and now a little electric Fiat sits on my drive."]);
+    const window = await call<{ prompt: string; sections: { kind: string; items: { text: string; sources: { event_id: string }[] }[] }[] }>(
+      runtime.app,
+      "POST",
+      "/v1/context",
+      { user_id: "omar", query: "What car do I have?", max_tokens: 400 },
+    );
+    expect(window.status).toBe(200);
+    const items = window.body.sections.flatMap((section) => section.items.map((item) => item.text));
+    // The first statement is there, and the later one beside it or above it, dated.
+    const skoda = items.findIndex((text) => /Skoda estate/.test(text));
+    const fiat = items.findIndex((text) => /electric Fiat/.test(text));
+    expect(skoda).toBeGreaterThanOrEqual(0);
+    expect(fiat).toBeGreaterThanOrEqual(0);
+    expect(window.body.prompt).toMatch(/2025-03-11/);
+    if (fiat !== skoda) expect(fiat).toBeLessThan(skoda);
+    else expect(items[skoda]).toMatch(/\[said later, on 2025-03-11: ".*electric Fiat.*"\]/);
+  });
+});
+
+describe("a turn found by the fact derived from it", () => {
+  it("reads the turns a fact came from, current ones only, for the fact", async () => {
+    const sessionId = await createSession(runtime.app, "ines");
+    const appended = await call<{ events: { id: string }[] }>(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
+      events: [
+        message("user", "We adopted Pixel from the shelter in spring and she sleeps on my laptop."),
+        message("assistant", "Lovely!"),
+      ],
+    });
+    await waitForSettled(runtime.app, "ines");
+    const [said] = appended.body.events;
+    const created = await call<{ memory: { id: string } }>(runtime.app, "POST", "/v1/memories", {
+      user_id: "ines",
+      type: "semantic",
+      subtype: "profile",
+      key: "pets:cat",
+      value: { name: "Pixel" },
+      content: "User's cat is named Pixel.",
+      source_event_ids: [said?.id],
+    });
+    expect(created.status).toBe(201);
+    const fact = created.body.memory.id;
+    const turns = await sourceTurns(
+      runtime.database.db,
+      { appId: "default", userId: "ines" },
+      [{ id: fact, sources: [{ session_id: sessionId, event_id: said?.id as string, seq: 1 }] }],
+      { now: new Date(), lambda: 0.1 },
+    );
+    expect(turns.get(fact)?.map((turn) => turn.content)).toEqual([
+      "user: We adopted Pixel from the shelter in spring and she sleeps on my laptop.",
+    ]);
+    // Another user's fact naming the same event reads nothing: the turns are read in the asker's scope.
+    const foreign = await sourceTurns(
+      runtime.database.db,
+      { appId: "default", userId: "someone-else" },
+      [{ id: fact, sources: [{ session_id: sessionId, event_id: said?.id as string, seq: 1 }] }],
+      { now: new Date(), lambda: 0.1 },
+    );
+    expect(foreign.size).toBe(0);
+  });
+});
