@@ -16,8 +16,9 @@ import { createProviders } from "../src/providers/index.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
 import { ExternalIdSchema } from "../src/vocabulary/external-id.js";
 import { importEvents } from "./import-events.js";
+import { readImportFile } from "./import-file.js";
 import { serveMcpOverStdio } from "./mcp-stdio.js";
-import { openService, requestJson, runningService, type Service } from "./service.js";
+import { CommandError, openService, requestJson, runningService, type Service } from "./service.js";
 
 /**
  * `npx mnemo <command>`: operations on the configured store (DATA_DIR or DATABASE_URL, as
@@ -162,22 +163,35 @@ interface KeyListing {
 async function revokeThrough(server: Service, id: string): Promise<boolean> {
   const response = await server.request(`/v1/keys/${encodeURIComponent(id)}`, { method: "DELETE" });
   if (response.status === 404) return false;
-  if (!response.ok) throw new Error(`DELETE /v1/keys/${id}: ${response.status} ${await response.text()}`);
+  if (!response.ok) throw new CommandError(`DELETE /v1/keys/${id}: ${response.status} ${await response.text()}`);
   return true;
 }
 
 program
   .command("import <file>")
-  .description("import a JSONL file of events ({session, user_id, app_id?, type?, role?, content, occurred_at?}) with a progress bar")
+  .description(
+    "import a JSONL file with a progress bar: events ({session, user_id, app_id?, type?, role, content, occurred_at?}), or what `mnemo export` writes",
+  )
   .option("--batch <n>", "events per append request", integer, 100)
   .option("--wait", "run the pipeline until the imported users' memory is derived")
   .option("--open", "leave the imported sessions open (default: end each one after its events, so reflection runs)")
   .option("--no-progress", "no progress bar")
   .action(async (file: string, options: { batch: number; wait?: boolean; progress: boolean; open?: boolean }) => {
+    // The whole file is read and checked first: a line it cannot import stops it before anything is written.
+    const plan = await readImportFile(file);
     await withService(
       async (service) => {
-        const result = await importEvents(service, file, { batch: options.batch, progress: options.progress, open: options.open ?? false });
-        console.log(`imported ${result.events} events (${result.stored} new) into ${result.sessions} sessions`);
+        const result = await importEvents(
+          service,
+          { file, plan },
+          { batch: options.batch, progress: options.progress, open: options.open ?? false },
+        );
+        const extra = result.memories + result.skipped > 0;
+        console.log(
+          `imported ${result.events} events (${result.stored} new) into ${result.sessions} sessions${
+            extra ? `; ${result.memories} memories added through the API again, ${result.skipped} derived records left to the pipeline` : ""
+          }`,
+        );
         if (options.wait) {
           await service.runtime?.background.settle();
           for (const user of result.users) await waitForSettled(service, user.userId, { appId: user.appId, intervalMs: 250 });
@@ -328,7 +342,7 @@ program
     await withService(async (service) => {
       const query = new URLSearchParams({ app_id: options.app });
       const response = await service.request(`/v1/users/${encodeURIComponent(options.user)}/export?${query}`);
-      if (response.status !== 200 || !response.body) throw new Error(`export: ${response.status} ${await response.text()}`);
+      if (response.status !== 200 || !response.body) throw new CommandError(`export: ${response.status} ${await response.text()}`);
       for await (const chunk of response.body) process.stdout.write(chunk);
     });
   });
@@ -389,9 +403,9 @@ program
   .action(handOver("bench", () => import("../bench/index.js")));
 
 await program.parseAsync(process.argv).catch((error: unknown) => {
-  // Expected refusals get their message alone; anything else keeps its stack for a bug report.
-  process.stderr.write(
-    `${error instanceof DataDirInUseError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  // Expected refusals (bad input, a refused request, a held directory) get their message alone, in
+  // one line; anything else keeps its stack for a bug report.
+  const expected = error instanceof DataDirInUseError || error instanceof CommandError;
+  process.stderr.write(`${expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

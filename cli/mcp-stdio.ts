@@ -13,7 +13,8 @@ const MCP_ENDPOINT = new URL("http://mnemo.service/v1/mcp");
  * stdin goes to the endpoint, what the endpoint answers goes to stdout. So the tools, their
  * validation and the key's scoping are exactly the HTTP server's, whether the service is a running
  * server (the one holding DATA_DIR, or MNEMO_URL) or one started in this process. Resolves when the
- * client closes stdin or `stop` is aborted (a signal).
+ * client has closed stdin and every request it wrote before is answered, or at once when `stop`
+ * is aborted (a signal).
  *
  * @example
  * await withService((service) => serveMcpOverStdio(service), { pipeline: true });
@@ -34,30 +35,44 @@ export async function serveMcpOverStdio(
       return service.request(`${target.pathname}${target.search}`, init);
     },
   });
+  // Requests sent to the endpoint and answers written to the client, until each is done: what the
+  // client sent before it closed its input is answered before the bridge closes.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  };
+  const drained = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
   const closed = new Promise<void>((resolve) => {
     client.onclose = resolve;
-    // The client ends the server by closing its stdin (the SDK's transport does not watch for that).
-    stdio.input.once("end", () => void client.close());
+    // The client ends the server by closing its stdin (the SDK's transport does not watch for that);
+    // requests it wrote before are answered first, with the service's answers.
+    stdio.input.once("end", () => void drained().then(() => client.close()));
+    // A signal stops at once.
     stop?.addEventListener("abort", () => void client.close(), { once: true });
   });
   endpoint.onmessage = (message) => {
     // Later requests carry the version the two ends agreed on, as a direct HTTP client's would.
     if (isJSONRPCResultResponse(message) && typeof message.result["protocolVersion"] === "string")
       endpoint.setProtocolVersion(message.result["protocolVersion"]);
-    void client.send(message);
+    track(client.send(message));
   };
   endpoint.onerror = (error) => stdio.log(`mcp: ${error.message}`);
   client.onerror = (error) => stdio.log(`mcp: ${error.message}`);
   client.onmessage = (message: JSONRPCMessage) => {
-    endpoint.send(message).catch((error: unknown) => {
-      // The service could not answer (down, refused the key): the client gets an error, not silence.
-      if (isJSONRPCRequest(message))
-        void client.send({
-          jsonrpc: "2.0",
-          id: message.id,
-          error: { code: ErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) },
-        });
-    });
+    track(
+      endpoint.send(message).catch((error: unknown) => {
+        // The service could not answer (down, refused the key): the client gets an error, not silence.
+        if (isJSONRPCRequest(message))
+          return client.send({
+            jsonrpc: "2.0",
+            id: message.id,
+            error: { code: ErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) },
+          });
+      }),
+    );
   };
   await endpoint.start();
   await client.start();

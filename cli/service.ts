@@ -80,7 +80,15 @@ function withKey(init: RequestInit = {}, apiKey: string | undefined): RequestIni
   return { ...init, headers };
 }
 
-/** A JSON request that must succeed; the error names the path and what the server said. */
+/**
+ * A failure a command reports in one line, without a stack trace: input it cannot read, or a
+ * request the service refused. Anything else is a fault of ours and keeps its stack (`main.ts`).
+ */
+export class CommandError extends Error {
+  override readonly name = "CommandError";
+}
+
+/** A JSON request that must succeed; the error (a `CommandError`) names the path and what the server said. */
 export async function requestJson<T = Record<string, unknown>>(
   service: Pick<Service, "request">,
   method: string,
@@ -92,6 +100,22 @@ export async function requestJson<T = Record<string, unknown>>(
     ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  if (response.status >= 300) throw new CommandError(`${method} ${path.split("?")[0]}: ${response.status} ${refusal(text)}`);
   return (text ? JSON.parse(text) : {}) as T;
+}
+
+/** The API's error body in one line: `invalid_request: … (body.events.0.role: …)`; any other body, its first 300 characters. */
+function refusal(text: string): string {
+  try {
+    const { error } = JSON.parse(text) as {
+      error?: { code?: string; message?: string; details?: { issues?: { field: string; message: string }[] } };
+    };
+    if (error?.code) {
+      const fields = (error.details?.issues ?? []).map((issue) => `${issue.field}: ${issue.message}`).join("; ");
+      return `${error.code}: ${error.message ?? ""}${fields ? ` (${fields})` : ""}`;
+    }
+  } catch {
+    // Not the API's JSON (a proxy's page): said as it came, on one line.
+  }
+  return text.replace(/\s+/g, " ").slice(0, 300);
 }

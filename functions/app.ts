@@ -5,8 +5,9 @@ import type { AppDeps, AppEnv } from "./deps.js";
 import { accessControl } from "./middleware/access-control.js";
 import { allowedHost } from "./middleware/allowed-host.js";
 import { limitBody } from "./middleware/body-limit.js";
-import { createErrorHandler, errorResponse } from "./middleware/error-handler.js";
+import { createErrorHandler } from "./middleware/error-handler.js";
 import { observeRequests } from "./middleware/observe-requests.js";
+import { answerUnrouted } from "./middleware/unrouted.js";
 import { usageAfterResponse } from "./middleware/usage-after-response.js";
 import { wellFormedUrl } from "./middleware/well-formed-url.js";
 import { openApiDocument } from "./openapi.js";
@@ -74,7 +75,8 @@ export function createApp(deps: AppDeps) {
   if (deps.metrics) app.route("/", metricsRoutes(deps.metrics));
   const { inngestHandler } = deps;
   if (inngestHandler) app.on(["GET", "PUT", "POST"], "/api/inngest", (c) => inngestHandler(c));
-  app.notFound((c) => errorResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
+  // A path served with other methods is 405 with `Allow`; no route at all is 404.
+  app.notFound(answerUnrouted(() => app.routes));
   app.onError(createErrorHandler(deps.log, deps.logger.info));
   return routed;
 }

@@ -115,5 +115,15 @@ export interface AppDeps {
   log: Log;
 }
 
-/** The Hono env of the app's routes: the dependencies as a context variable. */
-export type AppEnv = { Variables: { deps: AppDeps } };
+/**
+ * The Hono env of a route or middleware that uses only some dependencies: `deps` holds those, so
+ * the type checker proves it touches nothing else (the app sets the whole `AppDeps`, which has
+ * them all). As Hono's own middleware each declare the few variables they use.
+ *
+ * @example
+ * const routes = apiRoutes<"db" | "clock">(); // c.var.deps.db, c.var.deps.clock, and nothing else
+ */
+export type DepsEnv<Needs extends keyof AppDeps> = { Variables: { deps: Pick<AppDeps, Needs> } };
+
+/** The Hono env of the app itself: every dependency. */
+export type AppEnv = DepsEnv<keyof AppDeps>;

@@ -18,6 +18,7 @@ import { registerEmbedderGauges } from "../src/providers/embedder-gauges.js";
 import type { Providers } from "../src/providers/index.js";
 import { createThreadedLanguageModel } from "../src/providers/offline/threaded-language-model.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import { startDecayCounter } from "../src/telemetry/metrics.js";
 import { ERASED_RELATIONS } from "../src/users/erase-user.js";
 import type { Clock } from "../src/util/clock.js";
 import { durationMs } from "../src/util/duration.js";
@@ -98,6 +99,17 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
   embedded?.mount(services.inngestHandler);
   const recall = await startRecallEngines(env, database, services.providers.embedder, logger);
   const background = new BackgroundTasks(logger.error);
+  const erasureScrub = new ErasureScrub(
+    async () => {
+      const pass = await scrubRelations(database.db, database.kind, ERASED_RELATIONS, {
+        rewriteMaxBytes: env.ERASURE_REWRITE_MAX_MB * 1024 * 1024,
+      });
+      // One line per pass, however many erasures shared it.
+      logger.info("erased rows scrubbed from the database files", { ...pass });
+      return pass;
+    },
+    { minIntervalMs: durationMs(env.ERASURE_SCRUB_INTERVAL) },
+  );
   let draining = false;
   const app = createApp(
     await appDepsFromEnv(env, services, {
@@ -110,9 +122,7 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
       addressSource: "socket",
       recall: { ...(recall.resident ? { resident: recall.resident } : {}), ...(recall.ann ? { ann: recall.ann } : {}) },
       dashboard: await loadDashboard(),
-      erasureScrub: new ErasureScrub(() =>
-        scrubRelations(database.db, database.kind, ERASED_RELATIONS, { rewriteMaxBytes: env.ERASURE_REWRITE_MAX_MB * 1024 * 1024 }),
-      ),
+      erasureScrub,
       readiness: {
         draining: () => draining,
         pipeline: () => pipelineDriver(env, embedded),
@@ -121,6 +131,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     }),
   );
   const stopPipelineGauges = registerPipelineGauges(database.db, { executor: embedded !== undefined });
+  // Decay runs here under either executor (Inngest Cloud calls this process's functions): its counter starts at zero.
+  startDecayCounter();
   const stopEmbedderGauges = registerEmbedderGauges(services.providers.embedder);
   const stopGauges = () => {
     stopPipelineGauges();
@@ -150,6 +162,8 @@ export async function startRuntime(env: Env, overrides: RuntimeOverrides = {}): 
     async close() {
       stopGauges();
       await recall.ann?.stop();
+      // A scrub waiting out its interval runs now: the erased rows leave the files before the process does.
+      void erasureScrub.flush();
       await background.settle();
       await stopUpkeep();
       await database.close();

@@ -8,7 +8,7 @@ import { pickSubset } from "../src/eval/longmemeval-subset.js";
 import { HALVES } from "../src/eval/retrieval-split.js";
 
 /**
- * `npm run eval:longmemeval -- <dir> [--ablate RECALL_GRAPH --values 0,1] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…] [--import-dir DIR]`:
+ * `npm run eval:longmemeval -- <dir> [--ablate RECALL_GRAPH --values 0,1] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…] [--half tuning] [--import-dir DIR]`:
  * evidence recall of context windows on LongMemEval (shared/data/longmemeval-dev/README.md). Each
  * question's haystack is imported through the service as its own user, session by session at its
  * dates; then a context window is asked with the question as the query, at the question's date,
@@ -28,6 +28,7 @@ const { values, positionals } = parseArgs({
     budgets: { type: "string", default: "1000,2000,4000" },
     limit: { type: "string", default: "" },
     types: { type: "string", default: "" },
+    half: { type: "string", default: "" },
     ablate: { type: "string", default: "" },
     values: { type: "string", default: "0,1" },
     "import-dir": { type: "string", default: "" },
@@ -43,9 +44,14 @@ if (setting && settingValues.length !== 2) throw new Error("--values takes two v
 if (budgets.some((budget) => !Number.isInteger(budget) || budget < 16)) throw new Error(`--budgets: ${values.budgets}`);
 
 const all = await loadLongMemEval(join(dir, "questions.jsonl.gz"));
-const questions = pickSubset(all, { ...(limit !== undefined ? { limit } : {}), ...(types.length > 0 ? { types } : {}) });
+const half = (values.half as string) || undefined;
+if (half && !(HALVES as readonly string[]).includes(half)) throw new Error(`--half: ${half} (one of ${HALVES.join(", ")})`);
+// --half tuning: settings are chosen on the tuning half without answering the held-out one.
+const questions = pickSubset(all, { ...(limit !== undefined ? { limit } : {}), ...(types.length > 0 ? { types } : {}) }).filter(
+  (question) => !half || halfOfQuestion(question.id) === half,
+);
 const halves = HALVES.map((half) => `${questions.filter((question) => halfOfQuestion(question.id) === half).length} ${half}`).join(" / ");
-const subsetLine = `${questions.length} of ${all.length} questions${limit !== undefined ? ` (--limit ${limit})` : ""}${types.length > 0 ? `, types ${types.join(",")}` : ""}; halves ${halves}`;
+const subsetLine = `${questions.length} of ${all.length} questions${limit !== undefined ? ` (--limit ${limit})` : ""}${types.length > 0 ? `, types ${types.join(",")}` : ""}${half ? `, the ${half} half only` : ""}; halves ${halves}`;
 console.log(`LongMemEval ${dir}: ${subsetLine}`);
 console.log(`subset: ${questions.map((question) => `${question.id} (${question.type}, ${halfOfQuestion(question.id)})`).join(", ")}`);
 

@@ -70,6 +70,7 @@ export function renderApiReference(document: Document): string {
     "| --- | --- |",
     "| keys | `Authorization: Bearer <key>` or `x-api-key: <key>`; an app key sees only its app (`app_id` filled in, another app is 404) |",
     '| errors | `{ "error": { "code", "message", "details" } }`; a 400 lists `details.issues[]` as `{ field, message }` (`body.events.0.role`, `query.limit`, `path.seq`) |',
+    "| methods | a path asked with a method it does not serve is 405 `method_not_allowed` with `Allow` naming those it serves; a path nothing serves is 404 |",
     "| bodies | JSON only (415 otherwise); NUL and lone surrogates refused (400 naming the field); nesting deeper than 32 refused |",
     "| times | every timestamp in an answer is RFC 3339 UTC ending in `Z` |",
     "| typed client | `client/` (`createMemoryClient`) carries these types; narrow an answer with `if (response.ok)` |",

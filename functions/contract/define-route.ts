@@ -1,8 +1,8 @@
 import { createRoute, type Hook, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, Env, MiddlewareHandler } from "hono";
 import { ZodType, z } from "zod";
 import { DomainError } from "../../src/errors.js";
-import type { AppEnv } from "../deps.js";
+import type { AppDeps, DepsEnv } from "../deps.js";
 import { ERROR_RESPONSES, errorResponses } from "./errors.js";
 import { appFieldsOf, invalidInput, invalidRequest, scopeToCaller, storableIssues } from "./input.js";
 
@@ -57,7 +57,7 @@ type Definition = RouteConfig & {
  * @example
  * const getSession = defineRoute({ method: "get", path: "/{id}", tags: ["sessions"], summary: "A session",
  *   request: { params: SessionIdSchema }, responses: { 200: jsonAnswer("The session", SessionSchema) } });
- * new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(getSession, handler);
+ * apiRoutes<"db">().openapi(getSession, handler);
  */
 export function defineRoute<const R extends Definition>(definition: R) {
   const { public: open, responses, ...config } = definition;
@@ -85,9 +85,15 @@ export function defineRoute<const R extends Definition>(definition: R) {
   return route;
 }
 
-/** Routes of the API, validated by `validationHook`. */
-export function apiRoutes() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+/**
+ * Routes of the API, validated by `validationHook`, that use the dependencies `Needs` and no
+ * others (`c.var.deps` holds only those in their types).
+ *
+ * @example
+ * export const instructionRoutes = apiRoutes<"db">().openapi(get, async (c) => c.json(await read(c.var.deps.db), 200));
+ */
+export function apiRoutes<Needs extends keyof AppDeps = never>() {
+  return new OpenAPIHono<DepsEnv<Needs>>({ defaultHook: validationHook });
 }
 
 const WHERE: Record<string, string> = { json: "body", query: "query", param: "path", header: "header", cookie: "cookie", form: "body" };
@@ -96,7 +102,7 @@ const WHERE: Record<string, string> = { json: "body", query: "query", param: "pa
  * What follows each validator: a failure is the API's 400 naming every field; a success is scoped
  * to the caller's app (see `scopeToCaller`) where the route's input names one.
  */
-export const validationHook: Hook<unknown, AppEnv, string, Promise<void>> = async (result, c) => {
+export async function validationHook<E extends Env>(result: HookResult, c: Context<E, string>): Promise<void> {
   const where = WHERE[result.target] ?? result.target;
   if (!result.success) throw invalidRequest(result.error, where);
   const target = result.target === "json" || result.target === "query" ? result.target : undefined;
@@ -104,7 +110,10 @@ export const validationHook: Hook<unknown, AppEnv, string, Promise<void>> = asyn
   if (fields.length === 0 || c.get("principal")?.kind !== "app") return;
   const given: Record<string, unknown> = target === "json" ? await c.req.json() : c.req.query();
   scopeToCaller(c.get("principal"), result.data, fields, (field) => given[field] !== undefined);
-};
+}
+
+/** What a validator hands its hook: the target validated, and the data or the error. */
+type HookResult = Parameters<Hook<unknown, Env, string, Promise<void>>>[0];
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 

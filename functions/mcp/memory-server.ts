@@ -7,17 +7,18 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 import { documentedSchema } from "../contract/define-route.js";
 import { parseInput } from "../contract/input.js";
 import { errorAnswer } from "../middleware/error-handler.js";
 import type { McpTool, ToolCaller } from "./tool.js";
-import { memoryTools } from "./tools/index.js";
+import { type MemoryToolNeeds, memoryTools } from "./tools/index.js";
 
 const SERVER_INFO = { name: "mnemo-pipeline", version: "0.1.0" };
 
 /** Each tool as `tools/list` describes it: the JSON Schema of the REST request it takes (computed once per process). */
-const listed = new WeakMap<readonly McpTool[], Tool[]>();
-function describeTools(tools: readonly McpTool[]): Tool[] {
+const listed = new WeakMap<readonly object[], Tool[]>();
+function describeTools(tools: readonly Pick<McpTool, "name" | "title" | "description" | "input" | "annotations">[]): Tool[] {
   let described = listed.get(tools);
   if (!described) {
     described = tools.map((tool) => ({
@@ -48,7 +49,10 @@ const text = (value: unknown): CallToolResult => ({
  * const server = memoryServer({ deps: c.var.deps, principal: c.get("principal") });
  * await server.connect(transport);
  */
-export function memoryServer(caller: ToolCaller, tools: readonly McpTool[] = memoryTools): Server {
+export function memoryServer(
+  caller: ToolCaller<MemoryToolNeeds | "log">,
+  tools: readonly McpTool<z.ZodType, MemoryToolNeeds>[] = memoryTools,
+): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: describeTools(tools) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

@@ -38,7 +38,7 @@ const search = defineRoute({
  * search: answers `SearchMemoryResponse` — memories as `{content: {parts: [{text}]}, author,
  * timestamp}`.
  */
-export const adkRoutes = apiRoutes().openapi(search, async (c) => {
+export const adkRoutes = apiRoutes<"db" | "embedder" | "clock" | "ann" | "redaction" | "recall">().openapi(search, async (c) => {
   const body = c.req.valid("json");
   const result = await searchMemory(c.var.deps, {
     app_id: body.app_name,

@@ -1,4 +1,4 @@
-import { assembleContext } from "../../src/context/assemble-context.js";
+import { assembleContext, type ContextDeps } from "../../src/context/assemble-context.js";
 import { ContextRequestSchema, ContextWindowSchema, memoryIdsIn } from "../../src/context/schemas.js";
 import { publishContext } from "../../src/live/context-events.js";
 import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
@@ -13,7 +13,7 @@ const assemble = defineRoute({
 });
 
 /** Token-budgeted context windows for an agent's next turn. */
-export const contextRoutes = apiRoutes().openapi(assemble, async (c) => {
+export const contextRoutes = apiRoutes<keyof ContextDeps | "accessRecorder" | "background" | "live">().openapi(assemble, async (c) => {
   const { accessRecorder, background, live } = c.var.deps;
   const request = c.req.valid("json");
   const window = await assembleContext(c.var.deps, request);

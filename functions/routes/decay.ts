@@ -37,7 +37,7 @@ const run = defineRoute({
 });
 
 /** Runs a decay pass now, for everyone or one user, dry by default. */
-export const decayRoutes = apiRoutes().openapi(run, async (c) => {
+export const decayRoutes = apiRoutes<"db" | "clock">().openapi(run, async (c) => {
   const { user_id, app_id, dry_run, ...parameters } = c.req.valid("json");
   const scope = { ...(user_id ? { userId: user_id } : {}), ...(app_id ? { appId: app_id } : {}) };
   return c.json(await runDecay(c.var.deps.db, scope, parameters, dry_run, c.var.deps.clock.now()), 200);

@@ -27,7 +27,7 @@ const read = defineRoute({
   responses: { 200: jsonAnswer("The entity, its relations and mentions", EntityDetailSchema) },
 });
 
-const routes = apiRoutes();
+const routes = apiRoutes<"db" | "clock">();
 routes.use("/:id", ownedByCaller("entities"));
 
 /** The entity graph derived from the conversations (issue 40, docs/graph.md). */

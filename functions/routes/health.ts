@@ -3,7 +3,7 @@ import { z } from "zod";
 import { describeConnectionFailure } from "../../src/db/connection-errors.js";
 import { migrationState } from "../../src/db/migration-state.js";
 import { apiRoutes, defineRoute, jsonAnswer } from "../contract/define-route.js";
-import type { AppEnv } from "../deps.js";
+import type { DepsEnv } from "../deps.js";
 
 const DatabaseSchema = z.object({
   driver: z.enum(["pglite", "pg", "neon"]),
@@ -53,12 +53,15 @@ function readinessRoute(path: "/readyz" | "/healthz", summary: string) {
  * so a load balancer stops sending requests (once shutdown has begun, at once, without asking the
  * database). `/healthz` is `/readyz` under its older name.
  */
-export const healthRoutes = apiRoutes()
+/** What readiness reads: the database and its driver, the model the vectors are for, draining and the pipeline's driver. */
+type ReadinessNeeds = "db" | "dbKind" | "embedder" | "readiness";
+
+export const healthRoutes = apiRoutes<ReadinessNeeds>()
   .openapi(live, (c) => c.json({ status: "ok" as const }, 200))
   .openapi(readinessRoute("/readyz", "Readiness: database, migrations, pipeline driver, not draining"), (c) => readinessReport(c))
   .openapi(readinessRoute("/healthz", "Readiness under its older name (an alias of /readyz)"), (c) => readinessReport(c));
 
-async function readinessReport(c: Context<AppEnv>) {
+async function readinessReport(c: Context<DepsEnv<ReadinessNeeds>>) {
   const { db, dbKind, embedder, readiness } = c.var.deps;
   const started = performance.now();
   const pipeline = readiness.pipeline();

@@ -40,7 +40,7 @@ const versions = defineRoute({
 });
 
 /** Procedural memory: versioned instructions per app. */
-export const instructionRoutes = apiRoutes()
+export const instructionRoutes = apiRoutes<"db">()
   .openapi(put, async (c) => {
     const row = await putInstruction(c.var.deps.db, c.req.valid("param").key, c.req.valid("json"));
     return c.json(instructionJson(row), 201);

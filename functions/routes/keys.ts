@@ -4,7 +4,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../../src/auth/api-keys
 import { DomainError, notFound } from "../../src/errors.js";
 import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer, jsonBody } from "../contract/define-route.js";
-import type { AppEnv } from "../deps.js";
+import type { DepsEnv } from "../deps.js";
 import { Timestamp, timestamp } from "../json/timestamp.js";
 
 const tags = ["operations"];
@@ -29,7 +29,7 @@ const KeySchema = z.object({
  * Keys are managed by the operator: the admin key, or anyone while keys are off (a keyless
  * loopback server already answers them everything). An app's own key may not mint or revoke keys.
  */
-const operatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+const operatorOnly: MiddlewareHandler<DepsEnv<"security">> = async (c, next) => {
   const principal = c.get("principal");
   const operator = principal?.kind === "admin" || (principal?.kind === "anonymous" && !c.var.deps.security.authRequired);
   if (!operator) throw new DomainError("forbidden", "managing API keys needs the admin key (ADMIN_API_KEY)");
@@ -79,7 +79,7 @@ const keyJson = (row: KeyRow) => ({
 });
 
 /** API key management over HTTP, so keys change without stopping the server that holds the embedded database. */
-export const keyRoutes = apiRoutes()
+export const keyRoutes = apiRoutes<"db" | "security">()
   .openapi(create, async (c) => {
     const input = c.req.valid("json");
     const created = await createApiKey(c.var.deps.db, { appId: input.app_id, name: input.name });

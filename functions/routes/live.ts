@@ -31,7 +31,7 @@ const stream = defineRoute({
  * and budget use of each context request, decay. Both request-made events and pipeline progress
  * (read from the database) are written every `LIVE_POLL_INTERVAL`.
  */
-export const liveRoutes = apiRoutes().openapi(stream, (c) => {
+export const liveRoutes = apiRoutes<"db" | "live" | "readiness">().openapi(stream, (c) => {
   const query = c.req.valid("query");
   const { db, live, readiness } = c.var.deps;
   const scope = { appId: query.app_id, userId: query.user_id, ...(query.session_id ? { sessionId: query.session_id } : {}) };

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { DomainError } from "../../src/errors.js";
 import { apiRoutes, defineRoute, handlerReadJsonBody, jsonAnswer } from "../contract/define-route.js";
-import { memoryTools } from "../mcp/tools/index.js";
+import { type MemoryToolNeeds, memoryTools } from "../mcp/tools/index.js";
 
 // The SDK and the tools' server are loaded on the first MCP request, not at start-up (their imports are heavy).
 const importServer = () =>
@@ -44,21 +43,14 @@ const call = defineRoute({
  * The memory's MCP tools (`mcp/tools/`) over the streamable HTTP transport, stateless: every
  * request gets a fresh server bound to its caller, so API-key scoping applies exactly as on the
  * REST routes. Works the same on Node and Workers (web-standard transport). Stateless means no
- * server-initiated stream (GET) and no session to end (DELETE): both answer 405, as the MCP
- * transport specification asks, so a client knows not to wait for one.
+ * server-initiated stream (GET) and no session to end (DELETE): no route serves them, so both are
+ * the app's 405 with `Allow: POST`, as the MCP transport specification asks, and a client knows not
+ * to wait for one.
  */
-export const mcpRoutes = apiRoutes()
-  .openapi(call, async (c) => {
-    const [{ memoryServer }, { WebStandardStreamableHTTPServerTransport }] = await loadServer();
-    const server = memoryServer({ deps: c.var.deps, principal: c.get("principal") });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    return transport.handleRequest(c.req.raw);
-  })
-  .on(["GET", "DELETE"], "/", (c) => {
-    c.header("allow", "POST");
-    throw new DomainError(
-      "method_not_allowed",
-      `${c.req.method} /v1/mcp: this MCP server is stateless (no stream to open, no session to end); POST JSON-RPC messages`,
-    );
-  });
+export const mcpRoutes = apiRoutes<MemoryToolNeeds | "log">().openapi(call, async (c) => {
+  const [{ memoryServer }, { WebStandardStreamableHTTPServerTransport }] = await loadServer();
+  const server = memoryServer({ deps: c.var.deps, principal: c.get("principal") });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  return transport.handleRequest(c.req.raw);
+});

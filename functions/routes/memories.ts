@@ -209,7 +209,9 @@ const remove = defineRoute({
   responses: { 200: jsonAnswer("The memory as deleted", MemorySchema) },
 });
 
-const routes = apiRoutes();
+const routes = apiRoutes<
+  "db" | "clock" | "embedder" | "ann" | "recall" | "redaction" | "decay" | "accessRecorder" | "background" | "window"
+>();
 routes.use("/:id", ownedByCaller("memories"));
 routes.use("/:id/*", ownedByCaller("memories"));
 

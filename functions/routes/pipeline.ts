@@ -113,7 +113,7 @@ const jobs = defineRoute({
 });
 
 /** Pipeline progress, so clients and tests can wait until consolidation has settled, and retries of parked stages. */
-export const pipelineRoutes = apiRoutes()
+export const pipelineRoutes = apiRoutes<"db" | "clock" | "pipeline" | "notifier" | "dailyTokenBudget">()
   .openapi(status, async (c) => {
     const query = c.req.valid("query");
     const scope = { ...(query.user_id ? { userId: query.user_id } : {}), ...(query.app_id ? { appId: query.app_id } : {}) };

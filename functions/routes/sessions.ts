@@ -144,7 +144,7 @@ const readLog = defineRoute({
   },
 });
 
-const routes = apiRoutes();
+const routes = apiRoutes<"db" | "clock" | "tokenizer" | "notifier" | "background" | "redaction" | "replayMaxEvents">();
 routes.use("/:id", ownedByCaller("sessions"));
 routes.use("/:id/*", ownedByCaller("sessions"));
 

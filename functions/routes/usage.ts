@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { readUsage, tokensSpent, usageDay } from "../../src/usage/usage-store.js";
+import { whenValid } from "../../src/util/when-valid.js";
 import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, jsonAnswer } from "../contract/define-route.js";
 import type { AppDeps } from "../deps.js";
@@ -17,7 +18,11 @@ export const UsageQuerySchema = z
     /** Last UTC day (inclusive); default today. */
     to: z.iso.date().optional(),
   })
-  .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ["from"], message: "from is after to" });
+  .refine((query) => !query.from || !query.to || query.from <= query.to, {
+    path: ["from"],
+    message: "from is after to",
+    when: whenValid("from", "to"),
+  });
 
 /** Where an app stands against its daily token budget (null without one). */
 export const BudgetSchema = z.object({
@@ -73,7 +78,7 @@ const usage = defineRoute({
 });
 
 /** Cost metering: LLM and embedding calls with their tokens, per day, stage, provider and model. */
-export const usageRoutes = apiRoutes().openapi(usage, async (c) => {
+export const usageRoutes = apiRoutes<"db" | "clock" | "dailyTokenBudget">().openapi(usage, async (c) => {
   const query = c.req.valid("query");
   const to = query.to ?? usageDay(c.var.deps.clock.now());
   const from = query.from ?? usageDay(new Date(Date.parse(to) - 29 * DAY_MS));

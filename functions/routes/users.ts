@@ -1,18 +1,15 @@
 import { stream } from "hono/streaming";
 import { z } from "zod";
 import { auditFacts } from "../../src/memory/contradictions/audit-facts.js";
-import { previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
+import { type DerivationDeps, previewRebuild } from "../../src/pipeline/derive/preview-rebuild.js";
 import { resetDerivedMemory } from "../../src/pipeline/rebuild.js";
-import { eraseUser } from "../../src/users/erase-user.js";
-import { type ExportRecord, exportUser } from "../../src/users/export-user.js";
+import { erasedAnything, eraseUser } from "../../src/users/erase-user.js";
+import { exportUser } from "../../src/users/export-user.js";
 import { ExternalIdSchema } from "../../src/vocabulary/external-id.js";
 import { apiRoutes, defineRoute, documentedSchema, jsonAnswer, jsonBody } from "../contract/define-route.js";
-import { EventSchema, eventJson } from "../json/event.js";
+import { ExportRecordSchema, exportJson } from "../json/export-record.js";
 import { FactAuditSchema, factAuditJson } from "../json/fact-audit.js";
-import { HistoryEntrySchema, historyJson } from "../json/history.js";
-import { MemorySchema, memoryJson } from "../json/memory.js";
 import { RebuildPreviewSchema, rebuildPreviewJson } from "../json/rebuild-preview.js";
-import { SessionSchema, sessionJson } from "../json/session.js";
 
 export const UserAppSchema = z.strictObject({ app_id: ExternalIdSchema.default("default") });
 export const RebuildSchema = z.strictObject({
@@ -24,14 +21,6 @@ export const RebuildSchema = z.strictObject({
 const UserPath = z.object({ user_id: ExternalIdSchema.describe("The end user") });
 const count = z.number().int();
 const tags = ["operations"];
-
-/** One line of an export: what is stored, tagged with its kind. */
-export const ExportRecordSchema = z.discriminatedUnion("kind", [
-  SessionSchema.extend({ kind: z.literal("session") }),
-  EventSchema.extend({ kind: z.literal("event") }),
-  MemorySchema.extend({ kind: z.literal("memory") }),
-  HistoryEntrySchema.extend({ kind: z.literal("history"), memory_id: z.uuid() }),
-]);
 
 const erase = defineRoute({
   method: "delete",
@@ -117,7 +106,7 @@ const auditRepair = defineRoute({
 });
 
 /** Per-user operations. */
-export const userRoutes = apiRoutes()
+export const userRoutes = apiRoutes<"db" | "clock" | "notifier" | "recall" | "ann" | "background" | "erasureScrub" | keyof DerivationDeps>()
   // Erasure: everything about the user goes, and their pending pipeline work is cancelled.
   .openapi(erase, async (c) => {
     const scope = { appId: c.req.valid("query").app_id, userId: c.req.valid("param").user_id };
@@ -129,12 +118,10 @@ export const userRoutes = apiRoutes()
     // the transaction; the periodic upkeep drops it if this process stops first).
     const forgetIndexed = c.var.deps.ann?.forgetUser?.bind(c.var.deps.ann);
     if (forgetIndexed) c.var.deps.background.run(c, "drop the user's vector index", () => forgetIndexed(scope));
-    // Deleted rows stay in the files until rewritten or reused: the scrub runs right after the response.
+    // Deleted rows stay in the files until rewritten or reused: the scrub runs after the response
+    // (at most once per ERASURE_SCRUB_INTERVAL), and only when rows were deleted.
     const scrub = c.var.deps.erasureScrub;
-    if (scrub)
-      c.var.deps.background.run(c, "scrub the erased user's relations", async () =>
-        c.var.deps.logger.info("erased rows scrubbed from the database files", { ...(await scrub.afterErasure()) }),
-      );
+    if (scrub && erasedAnything(report)) c.var.deps.background.run(c, "scrub the erased user's relations", () => scrub.afterErasure());
     return c.json({ user_id: scope.userId, app_id: scope.appId, erased: report }, 200);
   })
   // Data access: everything stored about the user, one JSON record per line, in the API's shapes.
@@ -172,17 +159,3 @@ export const userRoutes = apiRoutes()
       202,
     );
   });
-
-/** An export record: what is stored, so a memory has no retention (computed when read, from its access count and time). */
-function exportJson(record: ExportRecord): z.infer<typeof ExportRecordSchema> {
-  switch (record.kind) {
-    case "session":
-      return { kind: record.kind, ...sessionJson(record.row) };
-    case "event":
-      return { kind: record.kind, ...eventJson(record.row) };
-    case "memory":
-      return { kind: record.kind, ...memoryJson(record.row, null, { provenance: record.provenance, withSources: true }) };
-    case "history":
-      return { kind: record.kind, memory_id: record.row.memoryId, ...historyJson(record.row) };
-  }
-}

@@ -36,7 +36,7 @@ const consolidate = defineRoute({
  * an HMAC signature with a timestamp window instead of an API key; each signature is accepted
  * once, so a captured delivery cannot be replayed.
  */
-export const webhookRoutes = apiRoutes().openapi(consolidate, async (c) => {
+export const webhookRoutes = apiRoutes<"security" | "db" | "notifier" | "background">().openapi(consolidate, async (c) => {
   const { security, db, notifier, background } = c.var.deps;
   if (!security.webhook) throw notFound("webhook", "consolidate");
   const body = await c.req.text();

@@ -313,6 +313,12 @@ export const EnvSchema = z.object({
    * holds the table, and the one embedded connection, for as long as it copies). 0: vacuum only.
    */
   ERASURE_REWRITE_MAX_MB: z.coerce.number().min(0).default(16),
+  /**
+   * At most one scrub of the erased relations starts per this period: erasures within it share the
+   * next pass, so a caller repeating an erasure cannot keep the tables (or the one embedded
+   * connection) rewritten. An erased row's bytes leave the files within this period and one pass.
+   */
+  ERASURE_SCRUB_INTERVAL: boundedDuration("0s", "1h").default("1m"),
   /** Longest wait of the embedded executor between queue checks when nothing is due. */
   EXECUTOR_POLL_INTERVAL: DurationSchema.default("1s"),
   /** First retry delay of the embedded executor; doubles per attempt, with jitter, up to a minute. */

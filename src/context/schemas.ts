@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { whenValid } from "../util/when-valid.js";
 import { ExternalIdSchema } from "../vocabulary/external-id.js";
 import { ContextExplanationSchema } from "./receipts.js";
 
@@ -52,6 +53,7 @@ export const ContextRequestSchema = z
       .refine((history) => history.strategy !== "sliding_window" || history.overlap < history.max_turns, {
         path: ["overlap"],
         message: "must be smaller than max_turns",
+        when: whenValid("max_turns", "overlap"),
       })
       .default({ strategy: "none", max_turns: 20, overlap: 2 }),
     /** Retrieval receipts: each memory's signals and why it is in the window, and the candidates left out and why. */
@@ -60,6 +62,7 @@ export const ContextRequestSchema = z
   .refine((body) => body.reserve_output_tokens < body.max_tokens, {
     path: ["reserve_output_tokens"],
     message: "must be smaller than max_tokens",
+    when: whenValid("max_tokens", "reserve_output_tokens"),
   });
 export type ContextRequest = z.infer<typeof ContextRequestSchema>;
 

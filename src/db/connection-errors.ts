@@ -85,17 +85,43 @@ const CONNECTION_CAUSES: Record<string, string> = {
   "57P01": "the server ended the connection (administrator command)",
   "57P02": "the database stopped (crash shutdown; embedded: its thread is gone, restart the service)",
   "57P03": "the server is starting up or shutting down",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed (sslmode, or its CA in sslrootcert)",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate chain is not trusted (sslmode, or its CA in sslrootcert)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate cannot be verified (sslmode, or its CA in sslrootcert)",
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate names another host",
 };
+
+/**
+ * What drivers say without a code, each with its cause in words. node-postgres wraps the socket's
+ * end in its own message: no answer within `connectionTimeoutMillis` (a host that drops the
+ * packets, or a server that takes the connection and sends nothing) is "Connection terminated due
+ * to connection timeout" (its cause: "Connection terminated unexpectedly"); a pool that found no
+ * free connection in time says "timeout exceeded when trying to connect".
+ */
+const CONNECTION_MESSAGES: [RegExp, string][] = [
+  [/Connection terminated due to connection timeout/i, "timed out connecting: no answer within DATABASE_CONNECT_TIMEOUT"],
+  [/timeout exceeded when trying to connect/i, "timed out connecting (DATABASE_CONNECT_TIMEOUT)"],
+  [/Connection terminated unexpectedly/i, "the connection closed before the server answered (is PostgreSQL listening there?)"],
+  [/does not support SSL connections/i, "the server does not accept TLS (sslmode in DATABASE_URL)"],
+  [/WebSocket (was )?closed/i, "the WebSocket to the database closed (Neon, or its proxy)"],
+];
 
 /**
  * One line saying why the database could not be reached: a cause an operator can act on and its
  * code (`connection refused: nothing listens there (ECONNREFUSED)`, `password authentication
- * failed (28P01)`). Messages of unknown errors are not repeated: a driver's may quote a statement.
+ * failed (28P01)`), or the words for what a driver said without a code (a connect timeout). The
+ * messages of unknown errors are not repeated: a driver's may quote a statement.
+ *
+ * @example
+ * describeConnectionFailure(new Error("Connection terminated due to connection timeout"));
+ * // "timed out connecting: no answer within DATABASE_CONNECT_TIMEOUT"
  */
 export function describeConnectionFailure(error: unknown): string {
   for (const { code, message } of causeChain(error)) {
     if (typeof code === "string" && CONNECTION_CAUSES[code]) return `${CONNECTION_CAUSES[code]} (${code})`;
-    if (typeof message === "string" && /timeout exceeded when trying to connect/i.test(message)) return "timed out connecting";
+    const known = typeof message === "string" ? CONNECTION_MESSAGES.find(([pattern]) => pattern.test(message)) : undefined;
+    if (known) return known[1];
   }
   for (const { code } of causeChain(error)) if (typeof code === "string") return `failed (${code})`;
   return "failed";

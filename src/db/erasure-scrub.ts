@@ -112,34 +112,78 @@ async function checkpoint(db: Database, kind: DatabaseKind): Promise<boolean> {
   }
 }
 
+/** How often a scrub may start, and the clock it is timed by (real time, not the memory's clock). */
+export interface ScrubSchedule {
+  /** A pass starts at least this long after the previous one started; 0: as soon as the previous one ended. */
+  minIntervalMs: number;
+  now?: () => number;
+}
+
 /**
- * Runs a scrub (`scrubRelations`) after erasures, one pass at a time: erasures that arrive while a
- * pass runs share the next one, so a burst of them costs two passes, not one each.
+ * Runs a scrub (`scrubRelations`) after erasures that deleted rows (the route asks only then: an
+ * erasure of a user who never existed rewrites nothing), one pass at a time and at most one pass
+ * per `minIntervalMs`: erasures that arrive while a pass runs, or before the interval since the
+ * last one has passed, share the next pass, which starts when both allow. So a burst of erasures
+ * (or a caller repeating one) costs one pass per interval, and no erased row stays in the files
+ * longer than the interval and a pass. `flush()` starts a waiting pass now (at shutdown).
  *
  * @example
- * const scrub = new ErasureScrub(() => scrubRelations(db, "pglite", ERASED_RELATIONS, { rewriteMaxBytes: 16 << 20 }));
+ * const scrub = new ErasureScrub(() => scrubRelations(db, "pglite", ERASED_RELATIONS, { rewriteMaxBytes: 16 << 20 }), { minIntervalMs: 60_000 });
  * background.run(c, "scrub the erased user's relations", () => scrub.afterErasure());
  */
 export class ErasureScrub {
   private running: Promise<ScrubPass> | undefined;
-  private next: Promise<ScrubPass> | undefined;
+  /** The next pass, promised to the erasures waiting for it, and what starts it before its time. */
+  private waiting: { pass: Promise<ScrubPass>; startNow: () => void } | undefined;
+  private lastStart = Number.NEGATIVE_INFINITY;
+  private readonly now: () => number;
 
-  constructor(private readonly pass: () => Promise<ScrubPass>) {}
+  constructor(
+    private readonly pass: () => Promise<ScrubPass>,
+    private readonly schedule: ScrubSchedule = { minIntervalMs: 0 },
+  ) {
+    this.now = schedule.now ?? Date.now;
+  }
 
-  /** The pass that starts after the erasure committed: the next one if a pass is already running. */
+  /** The pass that covers an erasure that just committed: the one waiting to start, or a new one. */
   afterErasure(): Promise<ScrubPass> {
-    if (!this.running) {
-      this.running = this.pass().finally(() => {
-        this.running = undefined;
-      });
-      return this.running;
-    }
-    this.next ??= this.running
+    if (this.waiting) return this.waiting.pass;
+    const due = this.lastStart + this.schedule.minIntervalMs;
+    if (!this.running && this.now() >= due) return this.start();
+    let startNow: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      startNow = resolve;
+    });
+    const pass = (this.running ?? Promise.resolve())
       .catch(() => undefined)
-      .then(() => {
-        this.next = undefined;
-        return this.afterErasure();
+      .then(async () => {
+        const wait = this.lastStart + this.schedule.minIntervalMs - this.now();
+        if (wait > 0) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([released, new Promise<void>((resolve) => (timer = setTimeout(resolve, wait)))]);
+          clearTimeout(timer);
+        }
+        this.waiting = undefined;
+        return this.start();
       });
-    return this.next;
+    this.waiting = { pass, startNow };
+    return pass;
+  }
+
+  /** Starts the waiting pass without waiting out the interval (it still follows a running one); resolves when it is done. */
+  async flush(): Promise<void> {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    waiting.startNow();
+    await waiting.pass.catch(() => undefined);
+  }
+
+  private start(): Promise<ScrubPass> {
+    this.lastStart = this.now();
+    const running = this.pass().finally(() => {
+      if (this.running === running) this.running = undefined;
+    });
+    this.running = running;
+    return running;
   }
 }

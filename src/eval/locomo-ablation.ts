@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
 import type { AblationScores } from "./ablation.js";
+import { ablationEnv } from "./ablation-settings.js";
 import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
 import { loadLocomo } from "./locomo.js";
 import { importConversations } from "./locomo-cv.js";
@@ -43,11 +44,11 @@ export async function ablateLocomo(options: {
       options.files.map(async (file) => ({ file, conversation: await loadLocomo(join(options.dir, file)) })),
     );
     const scores: AblationScores = {};
-    for (const value of options.values) {
+    for (const [valueIndex, value] of options.values.entries()) {
       // A copy per value: answering records access, which ranking reads.
-      const copy = join(root, `value-${value}`);
+      const copy = join(root, `value-${valueIndex}`);
       await copyKeptData(importDir, copy);
-      const runtime = await startRuntime(evaluationEnv(copy, { [options.setting]: value }), { clock });
+      const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
       try {
         scores[value] = {};
         for (const { file, conversation } of conversations) {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
+import { ablationEnv } from "./ablation-settings.js";
 import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
 import { evaluationEnv } from "./locomo-run.js";
 import type { LongMemEvalQuestion } from "./longmemeval.js";
@@ -75,11 +76,11 @@ export async function ablateLongMemEval(options: {
 
     const results: Record<string, QuestionRecall[]> = {};
     const answerMs: Record<string, number> = {};
-    for (const value of options.values) {
-      const copy = join(root, `value-${value}`);
+    for (const [valueIndex, value] of options.values.entries()) {
+      const copy = join(root, `value-${valueIndex}`);
       await copyKeptData(imported, copy);
       const at = Date.now();
-      const runtime = await startRuntime(evaluationEnv(copy, options.setting ? { [options.setting]: value } : {}), { clock });
+      const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
       try {
         results[value] = [];
         for (const [index, question] of options.questions.entries()) {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import { asBackgroundWork } from "../db/connection-gate.js";
 import type { Database, Queryable } from "../db/database.js";
-import { recordExecutorRun } from "../telemetry/metrics.js";
+import { recordExecutorRun, startExecutorCounters } from "../telemetry/metrics.js";
 import { currentTraceparent, inSpan, withTraceparent } from "../telemetry/tracing.js";
 import { withLogContext } from "../util/log-context.js";
 import { type ActiveRun, acceptCheckpoint } from "./checkpoints.js";
@@ -127,6 +127,7 @@ export class LocalExecutor {
     const recovered = this.options.exclusive ? await recoverInterruptedRuns(this.options.db) : await requeueExpiredLeases(this.options.db);
     if (recovered > 0) this.options.log?.("resuming interrupted runs", { count: recovered });
     for (const fn of this.functions.values()) for (const pattern of fn.cronTriggers) this.scheduleCron(fn, pattern);
+    startExecutorCounters(this.functions.keys());
     this.running = true;
     // Claims, polls and runs are background work: on the embedded database requests go first.
     this.loop = asBackgroundWork(() => this.pollLoop());

@@ -100,12 +100,37 @@ export function recordExecutorRetry(attributes: { function: string }): void {
   use().executorRetries.add(1, attributes);
 }
 
+/**
+ * The embedded executor's counters at zero for each of its functions (runs completed and failed,
+ * retries), so their series exist from start-up: a series that first appears at its first event
+ * hides that event from `rate()` and `increase()`, and an absent series reads as "no data", not 0.
+ *
+ * @example
+ * startExecutorCounters(["mnemo-fast-replay", "mnemo-decay"]);
+ */
+export function startExecutorCounters(functionIds: Iterable<string>): void {
+  const { executorRuns, executorRetries } = use();
+  for (const id of functionIds) {
+    for (const status of ["completed", "failed"] as const) executorRuns.add(0, { function: id, status });
+    executorRetries.add(0, { function: id });
+  }
+}
+
 export function recordDatabaseWait(seconds: number, work: "request" | "background"): void {
   use().databaseWait.record(seconds, { work });
 }
 
-export function recordDecay(counts: Record<string, number>): void {
+/** What scheduled decay counts (`mnemo_decay_memories_total{outcome}`). */
+export const DECAY_OUTCOMES = ["recomputed", "forgotten", "over_quota", "traits_dissolved", "purged"] as const;
+export type DecayOutcome = (typeof DECAY_OUTCOMES)[number];
+
+export function recordDecay(counts: Partial<Record<DecayOutcome, number>>): void {
   for (const [outcome, count] of Object.entries(counts)) if (count > 0) use().decayMemories.add(count, { outcome });
+}
+
+/** The decay counter at zero for every outcome, so its series exist from start-up (see `startExecutorCounters`). */
+export function startDecayCounter(): void {
+  for (const outcome of DECAY_OUTCOMES) use().decayMemories.add(0, { outcome });
 }
 
 /** One reading of a gauge: a value and the labels that tell it from the gauge's other readings. */

@@ -46,6 +46,11 @@ export interface ErasureReport {
   graph_history: number;
 }
 
+/** Whether an erasure deleted any row: an erasure of a user who never existed (or one erased already) changed no file. */
+export function erasedAnything(report: ErasureReport): boolean {
+  return Object.values(report).some((count) => count > 0);
+}
+
 /** Every table `eraseUser` deletes from, directly or by cascade: the relations its scrub rewrites (`db/erasure-scrub.ts`). */
 export const ERASED_RELATIONS: readonly string[] = [
   sessions,

@@ -6,7 +6,8 @@ export const EXTERNAL_ID_MAX_LENGTH = 200;
 /**
  * An id the caller names (`user_id`, `app_id`, `agent_id`), read the same way wherever it comes
  * from — body, query, path, MCP arguments: trimmed, in Unicode NFC (so "José" typed as é or as
- * e + ◌́ is one user), 1 to 200 characters, no control characters. One schema, so
+ * e + ◌́ is one user), 1 to 200 characters, no control characters, not "." or ".." (a URL path
+ * cannot carry those: they are read as its own segments). One schema, so
  * `DELETE /v1/users/ana%20` erases the "ana" that `{"user_id": "ana "}` created.
  *
  * @example
@@ -18,4 +19,5 @@ export const ExternalIdSchema = z
   .normalize("NFC")
   .min(1)
   .max(EXTERNAL_ID_MAX_LENGTH)
-  .regex(/^\P{Cc}*$/u, "control characters are not allowed");
+  .regex(/^\P{Cc}*$/u, "control characters are not allowed")
+  .refine((id) => id !== "." && id !== "..", "'.' and '..' are path segments, not ids");

@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../fixtures/database.js";
+import { finished } from "../fixtures/finished.js";
 
 /** `mnemo mcp` as a desktop client starts it: a child process spoken to over its stdin and stdout. */
 let database: TestDatabase;
@@ -47,6 +49,52 @@ describe("mnemo mcp (stdio)", () => {
       } finally {
         await client.close();
       }
+    },
+    2 * STARTUP_TIMEOUT_MS,
+  );
+
+  it(
+    "answers every request written before stdin closed with the service's answers, then exits 0 (issue 50: they were 'This operation was aborted')",
+    async () => {
+      const child = spawn("node", ["bin/mnemo.mjs", "mcp"], {
+        env: { ...process.env, ...database.env, LOG_LEVEL: "error", MNEMO_URL: "" },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      // The service starts in the process (a fresh embedded database, the embedder): slow on a busy machine.
+      const ended = finished(child, STARTUP_TIMEOUT_MS);
+      // A client that writes its requests and closes its end at once (a script piping a file in).
+      const messages = [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "add_memory", arguments: { user_id: "bo", content: "Bo plays the cello." } },
+        },
+        { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      ];
+      child.stdin.end(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
+      const { code, stdout, stderr } = await ended;
+      expect(code, stderr).toBe(0);
+      expect(stderr).not.toContain("aborted");
+      const answers = new Map(
+        stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as { id: number; result?: Record<string, unknown>; error?: unknown })
+          .map((answer) => [answer.id, answer]),
+      );
+      expect([...answers.keys()].sort()).toEqual([1, 2, 3]);
+      for (const answer of answers.values()) expect(answer.error).toBeUndefined();
+      expect(answers.get(1)?.result?.["serverInfo"]).toMatchObject({ name: "mnemo-pipeline" });
+      expect(JSON.parse(textOf(answers.get(2)?.result))).toMatchObject({ operation: "ADD" });
+      expect(answers.get(3)?.result?.["tools"]).toHaveLength(6);
     },
     2 * STARTUP_TIMEOUT_MS,
   );

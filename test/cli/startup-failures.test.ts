@@ -58,6 +58,27 @@ describe("start-up failures", () => {
     expect(line.message).not.toContain("secret");
   });
 
+  it("a server that takes the connection and never answers names the connect timeout (issue 50: was 'failed')", async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const started = performance.now();
+      const result = await startExpectingFailure({
+        ...base(),
+        DATABASE_URL: `postgres://mnemo:secret@127.0.0.1:${port}/mnemo`,
+        DATABASE_CONNECT_TIMEOUT: "1s",
+      });
+      expect(failureLine(result).message).toBe(
+        `cannot start: DATABASE_URL mnemo@127.0.0.1:${port}/mnemo: timed out connecting: no answer within DATABASE_CONNECT_TIMEOUT`,
+      );
+      // The setting bounds it: not a hang (any bound tells them apart; a loaded machine needs a generous one).
+      expect(performance.now() - started).toBeLessThan(45_000);
+    } finally {
+      silent.close();
+    }
+  });
+
   it.runIf(testDatabaseUrl)("a role the server refuses, and a database it does not have, are named with their cause", async () => {
     const server = new URL(testDatabaseUrl as string);
     const role = new URL(server);

@@ -90,6 +90,18 @@ describe("POST /v1/context", () => {
     expect(status).toBe(400);
     expect(body.error.details.issues.map((issue: { field: string }) => issue.field)).toContain(field);
   });
+
+  // Issue 50: a bad max_tokens also reported a reserve_output_tokens error nobody sent.
+  it.each([
+    [{ user_id: "dana", query: "x", max_tokens: -5 }, ["body.max_tokens"]],
+    [{ user_id: "dana", query: "x", max_tokens: -5, reserve_output_tokens: 10 }, ["body.max_tokens"]],
+    [{ user_id: "dana", query: "x", max_tokens: 100, reserve_output_tokens: -1 }, ["body.reserve_output_tokens"]],
+    [{ user_id: "dana", query: "x", max_tokens: 100, history: { strategy: "sliding_window", max_turns: 0 } }, ["body.history.max_turns"]],
+  ])("rejects %j naming only %j", async (payload, fields) => {
+    const { status, body } = await context(payload);
+    expect(status).toBe(400);
+    expect(body.error.details.issues.map((issue: { field: string }) => issue.field)).toEqual(fields);
+  });
 });
 
 describe("GET /v1/memories/:id", () => {

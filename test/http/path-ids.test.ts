@@ -42,6 +42,15 @@ describe("user ids in the path", () => {
     }
   });
 
+  it('refuses "." and ".." as ids where they are written (no URL path could name them again)', async () => {
+    for (const id of [".", " .. "]) {
+      const refused = await call(runtime.app, "POST", "/v1/sessions", { user_id: id });
+      expect(refused.status, id).toBe(400);
+      expect(JSON.stringify(refused.body.error)).toContain("user_id");
+    }
+    expect((await call(runtime.app, "POST", "/v1/sessions", { user_id: "..." })).status).toBe(201);
+  });
+
   // Every route with a user id in its path.
   const routes = [
     { method: "DELETE", path: (id: string) => `/v1/users/${path(id)}`, body: undefined },
@@ -72,6 +81,11 @@ describe("user ids in the path", () => {
       await fc.assert(
         fc.asyncProperty(rawIds, async (raw) => {
           const expected = ExternalIdSchema.safeParse(raw);
+          // A URL reads "." and ".." as its own segments: no path can carry them, so no id may be one.
+          if ([".", ".."].includes(raw.trim())) {
+            expect(expected.success).toBe(false);
+            return;
+          }
           const response = await runtime.app.request(route.path(raw), {
             method: route.method,
             ...(route.body ? { headers: { "content-type": "application/json" }, body: JSON.stringify(route.body) } : {}),

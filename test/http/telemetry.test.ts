@@ -189,7 +189,7 @@ describe("/metrics", () => {
 });
 
 describe("/metrics behind keys", () => {
-  it("needs the admin key when keys are required", async () => {
+  it("needs the admin key when keys are required: no key is 401, an app's key 403 as on /v1/keys", async () => {
     const admin = "admin-key-for-the-metrics-test-0123456789";
     const guarded = await startTestRuntime(
       { AUTH_REQUIRED: "true", ADMIN_API_KEY: admin, EXECUTOR_ENABLED: "false" },
@@ -199,7 +199,11 @@ describe("/metrics behind keys", () => {
       const scrape = (key?: string) => guarded.app.request("/metrics", key ? { headers: { authorization: `Bearer ${key}` } } : {});
       expect((await scrape()).status).toBe(401);
       const { key: appKey } = await createApiKey(guarded.database.db, { appId: "metrics-app", name: "not an operator" });
-      expect((await scrape(appKey)).status).toBe(401);
+      // Issue 50: the app key was 401 here and 403 on /v1/keys. Authenticated, not permitted: 403 on both.
+      const refused = await scrape(appKey);
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+      expect((await keyed(guarded.app, appKey, "GET", "/v1/keys")).status).toBe(403);
       expect((await scrape(admin)).status).toBe(200);
     } finally {
       await guarded.close();

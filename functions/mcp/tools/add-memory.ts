@@ -5,7 +5,7 @@ import { defineTool } from "../tool.js";
 const AddMemoryInput = CreateInsightSchema.omit({ type: true });
 
 /** `add_memory`: an insight through consolidation, as `POST /v1/memories` writes it (deduplicated, with history). */
-export const addMemory = defineTool({
+export const addMemory = defineTool<"db" | "embedder" | "clock" | "redaction">()({
   name: "add_memory",
   title: "Remember",
   description:

@@ -3,7 +3,7 @@ import { entityJson } from "../../json/entity.js";
 import { defineTool } from "../tool.js";
 
 /** `find_entities`: what `GET /v1/entities` takes — the people, pets, places and organisations the user's conversations name. */
-export const findEntities = defineTool({
+export const findEntities = defineTool<"db" | "clock">()({
   name: "find_entities",
   title: "Find people and places",
   description:

@@ -13,7 +13,7 @@ const ForgetMemoryInput = z.strictObject({
 });
 
 /** `forget_memory`: a soft delete, as `DELETE /v1/memories/{id}` (history kept), of one of the named user's memories. */
-export const forgetMemory = defineTool({
+export const forgetMemory = defineTool<"db" | "clock">()({
   name: "forget_memory",
   title: "Forget",
   description: "Forget one of the user's memories by `memory_id` (as `search_memory` returns it): a soft delete, its history is kept.",

@@ -1,9 +1,9 @@
-import { assembleContext } from "../../../src/context/assemble-context.js";
+import { assembleContext, type ContextDeps } from "../../../src/context/assemble-context.js";
 import { ContextRequestSchema } from "../../../src/context/schemas.js";
 import { defineTool } from "../tool.js";
 
 /** `get_context`: what `POST /v1/context` takes (budget shares, history strategy, system and tools sections); answers the prompt text. */
-export const getContext = defineTool({
+export const getContext = defineTool<keyof ContextDeps>()({
   name: "get_context",
   title: "Context window",
   description:

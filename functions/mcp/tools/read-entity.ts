@@ -13,7 +13,7 @@ const ReadEntityInput = EntityReadQuerySchema.extend({
 });
 
 /** `read_entity`: one entity with its relations, current and past, and the events that name it. */
-export const readEntity = defineTool({
+export const readEntity = defineTool<"db" | "clock">()({
   name: "read_entity",
   title: "Read a person or place",
   description:

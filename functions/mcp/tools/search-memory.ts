@@ -3,7 +3,7 @@ import { recallSignals } from "../../../src/memory/recall/signals.js";
 import { defineTool } from "../tool.js";
 
 /** `search_memory`: what `POST /v1/memories/search` takes, no less (agents get time travel too). */
-export const searchMemory = defineTool({
+export const searchMemory = defineTool<"db" | "embedder" | "clock" | "redaction" | "recall" | "ann">()({
   name: "search_memory",
   title: "Search memory",
   description:

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { whenValid } from "../../util/when-valid.js";
 
 /** Time-window phrases (as TimeWindow.from_keyword names them), in English. */
 export const TIME_PHRASES = ["just now", "today", "yesterday", "recently", "last time", "long ago"] as const;
@@ -12,7 +13,10 @@ export const TimeWindowSchema = z.union([
   z
     .strictObject({ from: z.iso.datetime({ offset: true }).optional(), to: z.iso.datetime({ offset: true }).optional() })
     .refine((range) => range.from || range.to, { message: "give from, to or both" })
-    .refine((range) => !range.from || !range.to || Date.parse(range.from) < Date.parse(range.to), { message: "from must be before to" }),
+    .refine((range) => !range.from || !range.to || Date.parse(range.from) < Date.parse(range.to), {
+      message: "from must be before to",
+      when: whenValid("from", "to"),
+    }),
 ]);
 export type TimeWindowInput = z.infer<typeof TimeWindowSchema>;
 
