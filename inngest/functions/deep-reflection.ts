@@ -69,7 +69,9 @@ export function createDeepReflection(inngest: PipelineClient, settings: { reflec
 
           try {
             const extraction = await step.run(`extract-${backlog.toSeq}`, () =>
-              withUsageScope(usage, () => extractChunk(deps, backlog, derivationTime(deps, backlog.session)).catch(toStepError)),
+              withUsageScope(usage, () =>
+                extractChunk({ db: deps.db, extractor: deps.llm }, backlog, derivationTime(deps, backlog.session)).catch(toStepError),
+              ),
             );
             const result = await step.run(`consolidate-${backlog.toSeq}`, async () => {
               const outcome = await withUsageScope(usage, () =>

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ENTITY_KINDS } from "../vocabulary/entity-kinds.js";
-import { type Extraction, ExtractionSchema, FACT_OPERATIONS, FACT_TYPES } from "./extraction.js";
+import { ExtractedItemsSchema, type Extraction, type Extractor, FACT_OPERATIONS, FACT_TYPES } from "./extraction.js";
 import { ProviderError } from "./types.js";
 
 const seqs = z.array(z.number().int().min(1)).min(1);
@@ -9,7 +9,7 @@ const seqs = z.array(z.number().int().min(1)).min(1);
  * What a model must answer for extraction, in the form structured-output APIs accept (every
  * property required, nothing else allowed, no defaults): Gemini's `responseJsonSchema` and
  * OpenAI's strict `json_schema` are generated from it. The answer is then read with the more
- * lenient ExtractionSchema, which also takes what the offline extractor and the API produce.
+ * lenient ExtractedItemsSchema, which also takes what the offline extractor and the API produce.
  */
 export const ModelExtractionSchema = z.strictObject({
   facts: z.array(
@@ -66,9 +66,10 @@ export function extractionJsonSchema(): Record<string, unknown> {
 
 /**
  * Reads the model's JSON, repairing the usual damage (code fences, prose around the object) and
- * validating it whole; anything still invalid is a retryable error, never a partial result.
+ * validating it whole; anything still invalid is a retryable error, never a partial result. The
+ * answer is recorded as `extractor`'s.
  */
-export function parseExtraction(text: string, allowedSeqs: Set<number>): Extraction {
+export function parseExtraction(text: string, allowedSeqs: Set<number>, extractor: Extractor): Extraction {
   const unfenced = text.replace(/^\s*```(?:json)?\s*/i, "").replace(/\s*```\s*$/, "");
   const start = unfenced.indexOf("{");
   const end = unfenced.lastIndexOf("}");
@@ -78,11 +79,11 @@ export function parseExtraction(text: string, allowedSeqs: Set<number>): Extract
   } catch (error) {
     throw new ProviderError(`extraction output is not JSON: ${(error as Error).message}`, true);
   }
-  const parsed = ExtractionSchema.safeParse(raw);
+  const parsed = ExtractedItemsSchema.safeParse(raw);
   if (!parsed.success) throw new ProviderError(`extraction output does not match the schema: ${parsed.error.message}`, true);
   const { facts, insights, traits, entities, relations } = parsed.data;
   const cited = [...facts, ...insights, ...traits, ...entities, ...relations].flatMap((item) => item.source_seqs);
   const unknown = cited.filter((seq) => !allowedSeqs.has(seq));
   if (unknown.length > 0) throw new ProviderError(`extraction cites turns that were not given: ${[...new Set(unknown)].join(", ")}`, true);
-  return parsed.data;
+  return { ...parsed.data, extractor };
 }

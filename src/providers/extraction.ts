@@ -16,8 +16,13 @@ function normalizeKey(key: string): string {
 
 export const FACT_TYPES = ["preference", "rule", "profile"] as const;
 
-/** What a model may do with a fact against the user's current ones: add it, give a known key a new value, retract it, or restate it unchanged. */
-export const FACT_OPERATIONS = ["ADD", "UPDATE", "DELETE", "NOOP"] as const;
+/**
+ * What an extractor does with a fact against the user's current ones: add it (ADD), give a held
+ * attribute a new value because it changed (UPDATE), end a held fact (DELETE), put a held fact
+ * right because it was wrong (CORRECT), or restate one unchanged (NOOP).
+ */
+export const FACT_OPERATIONS = ["ADD", "UPDATE", "DELETE", "CORRECT", "NOOP"] as const;
+export type FactOperation = (typeof FACT_OPERATIONS)[number];
 
 /**
  * A semantic fact: `key` identifies what the fact is about (two facts with one key
@@ -31,14 +36,12 @@ export const ExtractedFactSchema = z.object({
   content: z.string().min(1).max(1000),
   confidence: z.number().min(0).max(1).default(0.8),
   /**
-   * The model's operation against the facts it was shown. The write path decides by key whether a
-   * fact is new, a new value, or the value already held, so UPDATE and NOOP are written as ADD
-   * (a NOOP that restates the held value only adds its turns as sources); DELETE retracts.
+   * The extractor's operation against the facts it was shown, kept as stated and recorded in the
+   * memory's history. The write path still decides by key whether a fact is new, a new value, or
+   * the value already held (a NOOP that restates the held value only adds its turns as sources);
+   * DELETE retracts.
    */
-  operation: z
-    .enum(FACT_OPERATIONS)
-    .default("ADD")
-    .transform((operation): "ADD" | "DELETE" => (operation === "DELETE" ? "DELETE" : "ADD")),
+  operation: z.enum(FACT_OPERATIONS).default("ADD"),
   /** A key the user's memory holds that this fact replaces under another name (LLM extraction). */
   replaces_key: z
     .string()
@@ -105,13 +108,36 @@ export const ExtractedRelationSchema = z.object({
 });
 export type ExtractedRelation = z.infer<typeof ExtractedRelationSchema>;
 
-export const ExtractionSchema = z.object({
+/** What an extractor reads from a chunk: the items, each citing its turns. */
+export const ExtractedItemsSchema = z.object({
   facts: z.array(ExtractedFactSchema).default([]),
   insights: z.array(ExtractedInsightSchema).default([]),
   traits: z.array(TraitEvidenceSchema).default([]),
   entities: z.array(ExtractedEntitySchema).default([]),
   relations: z.array(ExtractedRelationSchema).default([]),
 });
+
+/**
+ * Which extractor read a chunk, in which version: recorded with every memory it writes (metadata
+ * and history), so a difference after a rebuild can be traced to a change of rules or of prompt.
+ * `version` changes whenever what the extractor reads changes: a hash of the offline rules'
+ * sources, or an LLM's model id with a hash of its prompt.
+ */
+export const ExtractorSchema = z.object({
+  /** `offline-rules`, `gemini`, `openai-compatible`, or another implementation's name. */
+  name: z.string().min(1).max(80),
+  version: z.string().min(1).max(200),
+  /** An LLM's model id. */
+  model: z.string().max(200).optional(),
+  /** A hash of an LLM's extraction prompt and answer schema. */
+  prompt_version: z.string().max(80).optional(),
+});
+export type Extractor = z.infer<typeof ExtractorSchema>;
+
+/** An extraction of one chunk, with the extractor that made it. */
+export const ExtractionSchema = ExtractedItemsSchema.extend({ extractor: ExtractorSchema });
 export type Extraction = z.infer<typeof ExtractionSchema>;
+/** The items of an extraction, before the extractor that read them is named. */
+export type ExtractedItems = z.infer<typeof ExtractedItemsSchema>;
 
 export const IMPORTANCE_BY_LEVEL = { high: 0.9, medium: 0.6, low: 0.3 } as const;

@@ -57,8 +57,8 @@ describe("cascading retraction: POST /v1/sessions/:id/events/:seq/redact", () =>
     const sessionId = await createSession(runtime.app, "vera");
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
       events: [
-        message("user", "I live in Berlin."),
-        message("assistant", "Berlin is a great city."),
+        message("user", "I live in Dresden."),
+        message("assistant", "Dresden is a lovely city."),
         message("user", "We moved to Porto, right above the Zorbinth bakery. I love Zorbinth pastries."),
         message("assistant", "Lovely, enjoy the pastries."),
         message("user", "I love hiking on weekends."),
@@ -84,8 +84,8 @@ describe("cascading retraction: POST /v1/sessions/:id/events/:seq/redact", () =>
     const events = (await call(runtime.app, "GET", `/v1/sessions/${sessionId}/events`)).body.events;
     expect(events.map((event: { seq: number }) => event.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(events[2]).toMatchObject({ role: "user", content: "", data: { tombstone: { reason: "user request" } } });
-    // As if it had never been said: Berlin is current again, the rest of the session is still remembered.
-    expect(await location()).toEqual(["User lives in Berlin."]);
+    // As if it had never been said: Dresden is current again, the rest of the session is still remembered.
+    expect(await location()).toEqual(["User lives in Dresden."]);
     const seen = await everything("vera");
     expect(seen).not.toMatch(/Zorbinth|Porto/);
     expect(seen).toContain("hiking");

@@ -77,7 +77,7 @@ describe("cost metering", () => {
     expect((await call<Usage>(runtime.app, "GET", "/v1/usage?user_id=marta")).body.days).toEqual([]);
   });
 
-  it("parks deep reflection for the rest of the day once the app's daily token budget is spent, and resumes the next day", async () => {
+  it("parks deep reflection until the next day once the app's daily token budget is spent, and then resumes", async () => {
     const clock = new ManualClock(new Date("2026-03-10T09:00:00Z"));
     const runtime = await startTestRuntime(
       { DAILY_TOKEN_BUDGET: "10", REFLECTION_IMPORTANCE_THRESHOLD: "1", SWEEP_CRON: "* * * * * *", SWEEP_MIN_AGE: "1s" },

@@ -102,7 +102,7 @@ describe("dead letters", () => {
     const { llm, state } = breakable(() => new ProviderError("503 service unavailable", true));
     const runtime = await start({ ...SWEEPING, PIPELINE_MAX_FAILURES: "3" }, llm);
     const sessionId = await createSession(runtime.app, "recovers");
-    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I play the cello.")] });
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events: [message("user", "I play the lute.")] });
     const failures = () =>
       queryRows<{ attempts: number }>(runtime.database.db, sql`SELECT attempts FROM pipeline_failures WHERE user_id = 'recovers'`);
     await waitUntil(async () => (await failures()).length > 0, "a failed run to be counted");
@@ -131,7 +131,7 @@ describe("the sweep finds every derivable backlog", () => {
     const runtime = await start(SWEEPING);
     const sessionId = await createSession(runtime.app, "lost-rebuild");
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, {
-      events: [message("user", "I love sailing."), message("user", "I live in Porto.")],
+      events: [message("user", "I love sailing."), message("user", "I live in Faro.")],
     });
     await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
     await waitForSettled(runtime.app, "lost-rebuild");

@@ -197,16 +197,16 @@ describe("aliases, a renamed person, a moved place and a retracted relation", ()
 describe("named participants", () => {
   it("a named participant's turns are theirs: their relations, and what they said is tied to them", async () => {
     await session("caro", 5, [
-      ["user", "Hey Mel! I went to a support group yesterday.", "Caroline"],
-      ["assistant", "Thanks, Caroline! We got another cat named Bailey.", "Melanie"],
-      ["assistant", "My husband Sam loves her.", "Melanie"],
+      ["user", "Hi Wren! I joined a rowing club on Tuesday.", "Ottilie"],
+      ["assistant", "Nice one, Ottilie! We adopted a cat named Quince.", "Wren"],
+      ["assistant", "My husband Lorcan spoils her.", "Wren"],
     ]);
     const nodes = await current("caro");
-    expect(nodes.find((node) => node.self)?.name).toBe("Caroline");
+    expect(nodes.find((node) => node.self)?.name).toBe("Ottilie");
     expect(edges((await relationsOf("caro")).filter((row) => row.current)).sort()).toEqual([
-      "Bailey species cat",
-      "Melanie partner Sam",
-      "Melanie pet Bailey",
+      "Quince species cat",
+      "Wren partner Lorcan",
+      "Wren pet Quince",
     ]);
     const said = await queryRows<{ name: string; n: number }>(
       runtime.database.db,
@@ -214,8 +214,54 @@ describe("named participants", () => {
            WHERE n.user_id = 'caro' AND em.said GROUP BY n.name ORDER BY n.name`,
     );
     expect(said).toEqual([
-      { name: "Caroline", n: 1 },
-      { name: "Melanie", n: 2 },
+      { name: "Ottilie", n: 1 },
+      { name: "Wren", n: 2 },
     ]);
+  });
+});
+
+describe("a daughter named in one turn, her teacher in the next, the teacher's move a month later", () => {
+  /** One session on `day` (days from 1 April 2025) with these user turns, ended and consolidated. */
+  const spring = async (day: number, said: string[]) => {
+    const startedAt = new Date(Date.UTC(2025, 3, day, 9));
+    const sessionId = await createSession(runtime.app, "ines", { started_at: startedAt.toISOString() });
+    const events = said.map((content, index) =>
+      message("user", content, { occurred_at: new Date(startedAt.getTime() + index * 60_000).toISOString() }),
+    );
+    expect((await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events })).status).toBe(201);
+    await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+    await waitForSettled(runtime.app, "ines");
+  };
+  beforeAll(async () => {
+    await spring(2, ["My daughter Elodie started at the village school this week.", "Elodie's teacher is Mr. Achterberg."]);
+    await spring(33, ["Mr. Achterberg moved to Zwolle over the summer break."]);
+  });
+
+  it("gives two linked people offline, read through the entities API: the user's daughter, and her teacher who moved", async () => {
+    const found = (await call(runtime.app, "GET", "/v1/entities?user_id=ines&q=Elodie")).body.entities as { id: string; name: string }[];
+    const elodie = found.find((entity) => entity.name === "Elodie");
+    expect(elodie).toBeDefined();
+    const detail = (await call(runtime.app, "GET", `/v1/entities/${elodie?.id}`)).body as {
+      entity: { kind: string };
+      relations: { subject: string; predicate: string; object: string; object_id: string | null; current: boolean }[];
+    };
+    expect(detail.entity.kind).toBe("person");
+    const held = detail.relations
+      .filter((relation) => relation.current)
+      .map((relation) => `${relation.subject} ${relation.predicate} ${relation.object}`);
+    expect(held.sort()).toEqual(["Elodie teacher Mr. Achterberg", "User daughter Elodie"]);
+    const teacherId = detail.relations.find((relation) => relation.predicate === "teacher")?.object_id;
+    expect(teacherId).toBeTruthy();
+    const teacher = (await call(runtime.app, "GET", `/v1/entities/${teacherId}`)).body as typeof detail & { entity: { name: string } };
+    expect(teacher.entity).toMatchObject({ name: "Mr. Achterberg", kind: "person" });
+    expect(
+      teacher.relations
+        .filter((relation) => relation.current)
+        .map((relation) => `${relation.subject} ${relation.predicate} ${relation.object}`)
+        .sort(),
+    ).toEqual(["Elodie teacher Mr. Achterberg", "Mr. Achterberg lives_in Zwolle"]);
+    // One node per person: the teacher named again a month later is the same node, not a second one.
+    const people = (await current("ines")).filter((node) => node.kind === "person" && !node.self).map((node) => node.name);
+    expect(people.sort()).toEqual(["Elodie", "Mr. Achterberg"]);
   });
 });

@@ -30,7 +30,7 @@ describe("recall by the kind of thing asked about", () => {
     ]);
     const answer = await call<{ explanation: { chosen: Receipt[]; left_out: Receipt[] } }>(runtime.app, "POST", "/v1/context", {
       user_id: "nadia",
-      query: "What music am I into?",
+      query: "Which sort of music am I a fan of?",
       max_tokens: 600,
       explain: true,
     });

@@ -54,15 +54,15 @@ describe("deep reflection", () => {
   });
 
   it("supersedes a contradicted fact, keeps it in history and as-of queries, and records the change of attitude", async () => {
-    await sessionSaying("gus", "2024-01-10T10:00:00Z", "I love cats.");
+    await sessionSaying("gus", "2024-01-10T10:00:00Z", "I love geckos.");
     await waitForSettled(runtime.app, "gus");
-    const later = await sessionSaying("gus", "2024-02-10T10:00:00Z", "I hate cats.");
+    const later = await sessionSaying("gus", "2024-02-10T10:00:00Z", "I hate geckos.");
     await waitForSettled(runtime.app, "gus");
 
-    const current = await memoriesOf("gus", "&type=semantic&key=attitude:cat");
-    expect(current.map((fact) => fact.content)).toEqual(["User hates cats."]);
-    const all = await memoriesOf("gus", "&type=semantic&key=attitude:cat&include_expired=true");
-    const loved = all.find((fact) => fact.content === "User loves cats.");
+    const current = await memoriesOf("gus", "&type=semantic&key=attitude:gecko");
+    expect(current.map((fact) => fact.content)).toEqual(["User hates geckos."]);
+    const all = await memoriesOf("gus", "&type=semantic&key=attitude:gecko&include_expired=true");
+    const loved = all.find((fact) => fact.content === "User loves geckos.");
     expect(loved).toMatchObject({ invalid_at: "2024-02-10T10:00:00.000Z", superseded_by: current[0].id, version: 1 });
     expect(loved.expired_at).not.toBeNull();
     expect(current[0].version).toBe(2);
@@ -72,12 +72,12 @@ describe("deep reflection", () => {
       ["ADD", "deep-reflection"],
       ["SUPERSEDE", "deep-reflection"],
     ]);
-    const asOf = await memoriesOf("gus", "&type=semantic&key=attitude:cat&as_of=2024-01-20T00:00:00Z");
-    expect(asOf.map((fact) => fact.content)).toEqual(["User loves cats."]);
+    const asOf = await memoriesOf("gus", "&type=semantic&key=attitude:gecko&as_of=2024-01-20T00:00:00Z");
+    expect(asOf.map((fact) => fact.content)).toEqual(["User loves geckos."]);
 
     const reflections = await memoriesOf("gus", "&type=insight");
     expect(reflections.map((insight) => insight.content)).toEqual([
-      'User\'s attitude towards cats changed from "loves" (2024-01-10) to "hates" (2024-02-10).',
+      'User\'s attitude towards geckos changed from "loves" (2024-01-10) to "hates" (2024-02-10).',
     ]);
 
     // A later session's context window holds the current fact, not the superseded one.
@@ -85,11 +85,11 @@ describe("deep reflection", () => {
     const context = await call(runtime.app, "POST", "/v1/context", {
       user_id: "gus",
       session_id: third,
-      query: "Does the user like cats?",
+      query: "Does the user like geckos?",
       max_tokens: 1000,
     });
-    expect(context.body.prompt).toContain("User hates cats.");
-    expect(context.body.prompt).not.toContain("User loves cats.");
+    expect(context.body.prompt).toContain("User hates geckos.");
+    expect(context.body.prompt).not.toContain("User loves geckos.");
     expect(later.sessionId).toBeTruthy();
   });
 
@@ -120,9 +120,9 @@ describe("deep reflection", () => {
   });
 
   it("keeps one memory for a fact said twice, with the sources of both statements", async () => {
-    await sessionSaying("jo", "2024-04-01T10:00:00Z", "I'm allergic to peanuts.");
+    await sessionSaying("jo", "2024-04-01T10:00:00Z", "I'm allergic to sesame.");
     await waitForSettled(runtime.app, "jo");
-    await sessionSaying("jo", "2024-04-08T10:00:00Z", "Remember that I am allergic to peanuts.");
+    await sessionSaying("jo", "2024-04-08T10:00:00Z", "Remember that I am allergic to sesame.");
     await waitForSettled(runtime.app, "jo");
     const facts = await memoriesOf("jo", "&type=semantic&include_expired=true");
     expect(facts).toHaveLength(1);
@@ -132,9 +132,9 @@ describe("deep reflection", () => {
   });
 
   it("retracts a fact the user takes back", async () => {
-    await sessionSaying("kim", "2024-06-01T10:00:00Z", "I live in Berlin.");
+    await sessionSaying("kim", "2024-06-01T10:00:00Z", "I live in Leipzig.");
     await waitForSettled(runtime.app, "kim");
-    await sessionSaying("kim", "2024-09-01T10:00:00Z", "I no longer live in Berlin.");
+    await sessionSaying("kim", "2024-09-01T10:00:00Z", "I no longer live in Leipzig.");
     await waitForSettled(runtime.app, "kim");
     expect(await memoriesOf("kim", "&key=profile:location")).toEqual([]);
     const history = (
@@ -145,7 +145,7 @@ describe("deep reflection", () => {
       )
     ).body.history;
     expect(history.map((entry: { operation: string }) => entry.operation)).toEqual(["ADD", "DELETE"]);
-    expect((await memoriesOf("kim", "&key=profile:location&as_of=2024-07-01T00:00:00Z"))[0].content).toBe("User lives in Berlin.");
+    expect((await memoriesOf("kim", "&key=profile:location&as_of=2024-07-01T00:00:00Z"))[0].content).toBe("User lives in Leipzig.");
   });
 
   it("promotes a habit from trend to emerging as evidence accumulates", async () => {

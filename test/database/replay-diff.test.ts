@@ -79,13 +79,13 @@ const currentFacts = async (userId: string) =>
 describe("replay diff: POST /v1/users/:id/rebuild {dry_run: true}", () => {
   it("derives the memory again in a shadow, shows what a changed model would change, applies nothing, and predicts the real rebuild", async () => {
     revised.on = false;
-    await converse("iris", ["I live in Berlin and I work as a nurse.", "Nice!", "I love hiking on weekends.", "Sounds fun."]);
-    await converse("iris", ["We moved to Lisbon last month.", "Congratulations on the move!"]);
+    await converse("iris", ["I live in Dresden and I work as a farrier.", "Nice!", "I love hiking on weekends.", "Sounds fun."]);
+    await converse("iris", ["We moved to Coimbra last month.", "Congratulations on the move!"]);
     await waitForSettled(runtime.app, "iris");
     const before = await stored("iris");
     const factsBefore = await currentFacts("iris");
     expect(factsBefore).toEqual(
-      expect.arrayContaining(["profile:location = User lives in Lisbon.", "attitude:hiking = User loves hiking."]),
+      expect.arrayContaining(["profile:location = User lives in Coimbra.", "attitude:hiking = User loves hiking."]),
     );
 
     // The same providers derive the same memory: nothing to apply.
@@ -104,8 +104,8 @@ describe("replay diff: POST /v1/users/:id/rebuild {dry_run: true}", () => {
     expect(diff.changed).toEqual([
       expect.objectContaining({
         key: "profile:occupation",
-        before: expect.objectContaining({ content: "User works as a nurse." }),
-        after: expect.objectContaining({ content: "The user's job: nurse." }),
+        before: expect.objectContaining({ content: "User works as a farrier." }),
+        after: expect.objectContaining({ content: "The user's job: farrier." }),
       }),
     ]);
     expect(diff.counts).toMatchObject({ added: 1, removed: 1, changed: 1 });
@@ -121,7 +121,7 @@ describe("replay diff: POST /v1/users/:id/rebuild {dry_run: true}", () => {
     await waitForSettled(runtime.app, "iris");
     const factsAfter = await currentFacts("iris");
     expect(factsAfter).toContain("profile:language = User writes in English.");
-    expect(factsAfter).toContain("profile:occupation = The user's job: nurse.");
+    expect(factsAfter).toContain("profile:occupation = The user's job: farrier.");
     expect(factsAfter.some((fact) => fact.startsWith("attitude:"))).toBe(false);
     expect((await preview("iris")).counts).toMatchObject({ added: 0, removed: 0, changed: 0 });
     revised.on = false;
@@ -129,12 +129,12 @@ describe("replay diff: POST /v1/users/:id/rebuild {dry_run: true}", () => {
 
   it("previews a user whose pipeline has not caught up: what a rebuild would add is listed, and the pipeline still finishes", async () => {
     revised.on = false;
-    await converse("jon", ["I live in Oslo.", "Nice city."]);
+    await converse("jon", ["I live in Trondheim.", "Nice city."]);
     // No wait: the preview runs while replay and reflection of this session may be in flight.
     const diff = await preview("jon");
     expect(diff.sessions).toBe(1);
     await waitForSettled(runtime.app, "jon");
-    expect(await currentFacts("jon")).toContain("profile:location = User lives in Oslo.");
+    expect(await currentFacts("jon")).toContain("profile:location = User lives in Trondheim.");
     expect((await preview("jon")).counts).toMatchObject({ added: 0, removed: 0, changed: 0 });
   });
 

@@ -68,97 +68,97 @@ describe("a move, and the reply that did not speak of it", () => {
 describe("a change of mind", () => {
   beforeAll(async () => {
     await session("kai", 3, [
-      ["user", "Hi! I love cats"],
-      ["assistant", "Cats are wonderful companions."],
+      ["user", "Hi! I love ferrets"],
+      ["assistant", "Ferrets are wonderful companions."],
     ]);
     await session("kai", 20, [
-      ["user", "Honestly, I hate cats."],
-      ["assistant", "Noted, no more cat stories then."],
+      ["user", "Honestly, I hate ferrets."],
+      ["assistant", "Noted, no more ferret stories then."],
     ]);
   });
 
   it("supersedes the fact, and the trait of the old attitude dissolves: never both current", async () => {
     const facts = await memories("kai", "&type=semantic");
-    expect(facts.filter((fact) => fact.key === "attitude:cat").map((fact) => fact.content)).toEqual(["User hates cats."]);
+    expect(facts.filter((fact) => fact.key === "attitude:ferret").map((fact) => fact.content)).toEqual(["User hates ferrets."]);
     const traits = await memories("kai", "&type=trait");
-    expect(traits.map((trait) => `${trait.key} ${trait.trait?.stage}`)).toEqual(["dislikes:cat trend"]);
+    expect(traits.map((trait) => `${trait.key} ${trait.trait?.stage}`)).toEqual(["dislikes:ferret trend"]);
     // Every version, each with its stage: the dissolved one is kept, and says so.
     const all = await memories("kai", "&type=trait&include_expired=true");
-    expect(all.map((trait) => `${trait.key} ${trait.trait?.stage}`).sort()).toEqual(["dislikes:cat trend", "likes:cat dissolved"]);
+    expect(all.map((trait) => `${trait.key} ${trait.trait?.stage}`).sort()).toEqual(["dislikes:ferret trend", "likes:ferret dissolved"]);
   });
 
   it("marks the old turn — and the reply to it — as superseded in the context window, with the date and what holds now", async () => {
-    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "kai", query: "Do I like cats?", max_tokens: 2000 })).body;
+    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "kai", query: "Do I like ferrets?", max_tokens: 2000 })).body;
     const lines = (window.sections as { kind: string; items: { text: string }[] }[]).flatMap((section) =>
       section.items.map((item) => item.text),
     );
-    const old = lines.find((line) => line.includes("I love cats"));
+    const old = lines.find((line) => line.includes("I love ferrets"));
     expect(old).toBeDefined();
     expect(old).toContain("superseded on 2025-03-20");
-    expect(old).toContain("User hates cats.");
-    const reply = lines.find((line) => line.includes("Cats are wonderful companions."));
+    expect(old).toContain("User hates ferrets.");
+    const reply = lines.find((line) => line.includes("Ferrets are wonderful companions."));
     if (reply) expect(reply).toContain("superseded");
     // What holds now is never marked, and the fact section says it.
-    expect(lines.find((line) => line.includes("I hate cats"))).not.toContain("superseded");
-    expect(window.prompt.indexOf("User hates cats.")).toBeLessThan(window.prompt.indexOf("I love cats"));
+    expect(lines.find((line) => line.includes("I hate ferrets"))).not.toContain("superseded");
+    expect(window.prompt.indexOf("User hates ferrets.")).toBeLessThan(window.prompt.indexOf("I love ferrets"));
   });
 
   it("flags the old turn in search, and ranks what replaced it above it", async () => {
-    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "kai", query: "I love cats", limit: 10 })).body
+    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "kai", query: "I love ferrets", limit: 10 })).body
       .memories as {
       content: string;
       superseded: { at: string; by: string }[] | null;
     }[];
-    const oldIndex = found.findIndex((memory) => memory.content.includes("I love cats"));
+    const oldIndex = found.findIndex((memory) => memory.content.includes("I love ferrets"));
     expect(oldIndex).toBeGreaterThanOrEqual(0);
-    expect(found[oldIndex]?.superseded).toEqual([expect.objectContaining({ at: "2025-03-20T10:00:00.000Z", by: "User hates cats." })]);
-    const newerIndex = found.findIndex((memory) => memory.content === "User hates cats.");
+    expect(found[oldIndex]?.superseded).toEqual([expect.objectContaining({ at: "2025-03-20T10:00:00.000Z", by: "User hates ferrets." })]);
+    const newerIndex = found.findIndex((memory) => memory.content === "User hates ferrets.");
     expect(newerIndex).toBeGreaterThanOrEqual(0);
     expect(newerIndex).toBeLessThan(oldIndex);
-    expect(found.filter((memory) => memory.content.includes("I hate cats")).every((memory) => memory.superseded === null)).toBe(true);
+    expect(found.filter((memory) => memory.content.includes("I hate ferrets")).every((memory) => memory.superseded === null)).toBe(true);
   });
 
   it("keeps a dissolved trait out of the default listing, search and context", async () => {
-    const hit = (text: string) => text.includes("User likes cats.");
+    const hit = (text: string) => text.includes("User likes ferrets.");
     expect((await memories("kai")).some((memory) => hit(memory.content))).toBe(false);
-    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "kai", query: "User likes cats", limit: 20 })).body
+    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "kai", query: "User likes ferrets", limit: 20 })).body
       .memories as { content: string }[];
     expect(found.some((memory) => hit(memory.content))).toBe(false);
-    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "kai", query: "User likes cats", max_tokens: 2000 })).body;
+    const window = (await call(runtime.app, "POST", "/v1/context", { user_id: "kai", query: "User likes ferrets", max_tokens: 2000 })).body;
     expect(hit(window.prompt)).toBe(false);
   });
 });
 
-describe("the same with sushi, and a reply that agreed", () => {
+describe("the same with ramen, and a reply that agreed", () => {
   it("marks the assistant's agreement with the replaced statement too", async () => {
     await session("sam", 2, [
-      ["user", "I love sushi, it is my favourite food."],
-      ["assistant", "Sushi is great!"],
+      ["user", "I love ramen, it is my favourite food."],
+      ["assistant", "Ramen is great!"],
     ]);
-    await session("sam", 15, [["user", "I can't stand sushi anymore."]]);
-    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "sam", query: "sushi restaurant", limit: 20 })).body
+    await session("sam", 15, [["user", "I can't stand ramen anymore."]]);
+    const found = (await call(runtime.app, "POST", "/v1/memories/search", { user_id: "sam", query: "ramen restaurant", limit: 20 })).body
       .memories as {
       content: string;
       superseded: { by: string }[] | null;
     }[];
-    expect(found.find((memory) => memory.content.includes("I love sushi"))?.superseded?.[0]?.by).toBe("User can't stand sushi.");
-    expect(found.find((memory) => memory.content.includes("Sushi is great!"))?.superseded?.[0]?.by).toBe("User can't stand sushi.");
+    expect(found.find((memory) => memory.content.includes("I love ramen"))?.superseded?.[0]?.by).toBe("User can't stand ramen.");
+    expect(found.find((memory) => memory.content.includes("Ramen is great!"))?.superseded?.[0]?.by).toBe("User can't stand ramen.");
   });
 });
 
 describe("retract, restate, retract", () => {
   it("works any number of times, each step in history", async () => {
     const location = async () => (await memories("rae", "&type=semantic&key=profile:location")).map((fact) => fact.content);
-    await session("rae", 1, [["user", "I live in Berlin."]]);
-    expect(await location()).toEqual(["User lives in Berlin."]);
-    await session("rae", 5, [["user", "I no longer live in Berlin."]]);
+    await session("rae", 1, [["user", "I live in Bremen."]]);
+    expect(await location()).toEqual(["User lives in Bremen."]);
+    await session("rae", 5, [["user", "I no longer live in Bremen."]]);
     expect(await location()).toEqual([]);
-    await session("rae", 9, [["user", "I live in Berlin."]]);
-    expect(await location()).toEqual(["User lives in Berlin."]);
-    await session("rae", 13, [["user", "I no longer live in Berlin."]]);
+    await session("rae", 9, [["user", "I live in Bremen."]]);
+    expect(await location()).toEqual(["User lives in Bremen."]);
+    await session("rae", 13, [["user", "I no longer live in Bremen."]]);
     expect(await location()).toEqual([]);
-    await session("rae", 17, [["user", "I live in Berlin."]]);
-    expect(await location()).toEqual(["User lives in Berlin."]);
+    await session("rae", 17, [["user", "I live in Bremen."]]);
+    expect(await location()).toEqual(["User lives in Bremen."]);
     const versions = await memories("rae", "&type=semantic&key=profile:location&include_expired=true");
     expect(versions).toHaveLength(3);
     const history = await queryRows<{ operation: string }>(
@@ -171,9 +171,9 @@ describe("retract, restate, retract", () => {
       (await memories("rae", `&type=semantic&key=profile:location&as_of=${new Date(Date.UTC(2025, 2, day, 12)).toISOString()}`)).map(
         (fact) => fact.content,
       );
-    expect(await asOf(3)).toEqual(["User lives in Berlin."]);
+    expect(await asOf(3)).toEqual(["User lives in Bremen."]);
     expect(await asOf(7)).toEqual([]);
-    expect(await asOf(11)).toEqual(["User lives in Berlin."]);
+    expect(await asOf(11)).toEqual(["User lives in Bremen."]);
     expect(await asOf(15)).toEqual([]);
   });
 });

@@ -30,7 +30,7 @@ describe("POST /v1/webhooks/consolidate", () => {
     };
     const sessionId = await createSession(withKey, "hooked");
     await call(withKey, "POST", `/v1/sessions/${sessionId}/events`, {
-      events: [message("user", "I moved to Lisbon last year."), message("user", "I work as a nurse.")],
+      events: [message("user", "I moved to Lisbon last year."), message("user", "I work as a farrier.")],
     });
     await waitForSettled(withKey, "hooked");
     expect((await call(withKey, "GET", "/v1/memories?user_id=hooked&type=semantic")).body.memories).toEqual([]);

@@ -19,7 +19,7 @@ beforeAll(async () => {
   runtime = await startTestRuntime({ REFLECTION_IMPORTANCE_THRESHOLD: "1" });
   const earlier = await createSession(runtime.app, "leo");
   await call(runtime.app, "POST", `/v1/sessions/${earlier}/events`, {
-    events: [message("user", "I am vegetarian and I live in Ghent."), message("assistant", "Good to know!")],
+    events: [message("user", "I am vegetarian and I live in Ghent."), message("assistant", "Handy to know!")],
   });
   await call(runtime.app, "POST", `/v1/sessions/${earlier}/end`);
   await waitForSettled(runtime.app, "leo");

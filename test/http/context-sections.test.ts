@@ -16,7 +16,7 @@ beforeAll(async () => {
     events: Array.from({ length: 27 }, (_, i) =>
       message(
         i % 2 ? "assistant" : "user",
-        i === 2 ? "My name is Yan and I live in Porto." : `Turn ${i + 1} is about planning a trip to the mountains with friends.`,
+        i === 2 ? "My name is Yan and I live in Porto." : `Turn ${i + 1} is about organising a weekend on the coast with cousins.`,
       ),
     ),
   });
@@ -73,9 +73,9 @@ describe("context sections (S4)", () => {
   });
 
   it("honours budget ratios", async () => {
-    const noHistory = await context({ query: "mountains trip", budget_ratios: { history: 0, facts: 0, knowledge: 0 }, max_tokens: 400 });
+    const noHistory = await context({ query: "coast weekend", budget_ratios: { history: 0, facts: 0, knowledge: 0 }, max_tokens: 400 });
     const mostlyHistory = await context({
-      query: "mountains trip",
+      query: "coast weekend",
       budget_ratios: { history: 1, memories: 0.05, facts: 0 },
       max_tokens: 400,
     });

@@ -14,7 +14,7 @@ const readAll = async (id: string) => (await call(runtime.app, "GET", `/v1/sessi
 describe("POST /v1/sessions/:id/events", () => {
   it("appends one or many events with gapless sequence numbers, readable by the next request", async () => {
     const id = await createSession(runtime.app, "e1");
-    const one = await append(id, [message("user", "I love hiking")]);
+    const one = await append(id, [message("user", "I love rowing")]);
     expect(one.status).toBe(201);
     expect(one.body.events).toEqual([{ id: expect.any(String), seq: 1 }]);
     const many = await append(id, [
@@ -29,7 +29,7 @@ describe("POST /v1/sessions/:id/events", () => {
     expect(log.events[0]).toMatchObject({
       id: one.body.events[0].id,
       role: "user",
-      content: "I love hiking",
+      content: "I love rowing",
       type: "message",
       token_count: 3,
     });

@@ -15,8 +15,8 @@ beforeAll(async () => {
     "A grilled sardine dinner would suit Porto in June.",
     "My sister Ines loves sardines.",
     "Then sardines it is.",
-    "I also play the piano in a jazz band.",
-    "Jazz and piano, a fine mix.",
+    "I also play the banjo in a folk band.",
+    "Folk and banjo, a fine mix.",
     "We rehearse on Thursdays near the river.",
     "Sounds like a good routine.",
   ];
@@ -108,7 +108,7 @@ describe("retrieval receipts (explain: true)", () => {
     // No memory holds both words, so none is 0.99 relevant.
     const gated = await call(runtime.app, "POST", "/v1/memories/search", {
       user_id: "rhea",
-      query: "piano sardines",
+      query: "banjo sardines",
       min_relevance: 0.99,
       explain: true,
     });

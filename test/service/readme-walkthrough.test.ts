@@ -51,17 +51,18 @@ describe("the README walk-through", () => {
         240_000,
       );
       expect(code, stderr).toBe(0);
-      // Step 6's four facts, as the README lists them (key | content).
-      const listed = /Step 6 returns these four facts[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+      // Step 6's three facts, as the README lists them (key | content), each naming its extractor.
+      const listed = /Step 6 returns these three facts[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
       const facts = listed
         .trim()
         .split("\n")
         .map((line) => line.split("|").map((part) => part.trim()));
-      expect(facts).toHaveLength(4);
+      expect(facts).toHaveLength(3);
       for (const [key, content] of facts) {
         expect(stdout).toContain(`"key":"${key}"`);
         expect(stdout).toContain(`"content":"${content}"`);
       }
+      expect(stdout).toMatch(/"extractor":\{"name":"offline-rules","version":"[0-9a-f]{12}"\}/);
       // Step 7 ends with the Lisbon fact's history (curl prints no newline after a body): added, then superseded.
       const history = JSON.parse(stdout.slice(stdout.lastIndexOf('{"memory_id"'))) as {
         history: { operation: string; before: { content?: string } | null }[];

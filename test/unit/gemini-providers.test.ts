@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ModelExtractionSchema } from "../../src/providers/extraction-output.js";
 import { createGeminiEmbedder } from "../../src/providers/gemini/gemini-embedder.js";
 import { createGeminiLanguageModel } from "../../src/providers/gemini/gemini-language-model.js";
+import { llmExtractor } from "../../src/providers/prompts.js";
 import { ProviderError } from "../../src/providers/types.js";
 import { type RecordedPeer, recorded, startRecordedPeer } from "../fixtures/recorded-http.js";
 
@@ -103,10 +104,11 @@ describe("Gemini extraction", () => {
     expect(ModelExtractionSchema.safeParse(answer).success).toBe(true);
     peer.reply = () => ({ status: 200, body: wrap(JSON.stringify(answer)) });
     const extraction = await model().extract({
-      turns: [{ role: "user", content: "I love cats.", seq: 7 }],
+      turns: [{ role: "user", content: "I love newts.", seq: 7 }],
       knownFacts: [{ key: "profile:location", value: "Lisbon", content: "User lives in Lisbon." }],
     });
     expect(extraction.facts[0]).toMatchObject({ key: "attitude:cats", source_seqs: [7], operation: "ADD" });
+    expect(extraction.extractor).toEqual(llmExtractor("gemini", "gemini-3.8-flash"));
     // The entity graph comes back validated: the predicate normalised, the entity with its kind.
     expect(extraction.entities).toEqual([expect.objectContaining({ name: "Maya", kind: "person", source_seqs: [7] })]);
     expect(extraction.relations).toEqual([expect.objectContaining({ subject: "user", predicate: "daughter", object: "Maya" })]);
@@ -115,13 +117,13 @@ describe("Gemini extraction", () => {
     expect(body.generationConfig.responseJsonSchema.properties.facts.items.required).toContain("replaces_key");
     expect(body.generationConfig.responseJsonSchema.properties.relations.items.required).toContain("operation");
     const prompt = body.contents[0].parts[0].text as string;
-    expect(prompt).toContain("[7] user: I love cats.");
+    expect(prompt).toContain("[7] user: I love newts.");
     expect(prompt).toContain('- profile:location = "Lisbon" (User lives in Lisbon.)');
   });
 
   it("reports malformed output as a retryable error instead of a partial result", async () => {
     peer.reply = () => ({ status: 200, body: wrap('{"facts": [{"type": "preference"') });
-    await expect(model().extract({ turns: [{ role: "user", content: "I love cats.", seq: 1 }] })).rejects.toMatchObject({
+    await expect(model().extract({ turns: [{ role: "user", content: "I love newts.", seq: 1 }] })).rejects.toMatchObject({
       retryable: true,
     });
   });

@@ -8,13 +8,13 @@ import type { ExtractedFact } from "../../src/providers/extraction.js";
 
 const FILE = `# a comment
 @source fresh test
-@stream coffee
-> I love coffee.
-  tastes "coffee" #taste
-> I don't drink coffee anymore.
-  habits "coffee" "no longer|not" ; closes #taste
-> My cat Tom is grey.
-  pets "Tom" "cat"
+@stream rhubarb
+> I love rhubarb crumble.
+  tastes "rhubarb" #taste
+> I don't eat rhubarb crumble anymore.
+  habits "rhubarb" "no longer|not" ; closes #taste
+> My cat Pilchard is grey.
+  pets "Pilchard" "cat"
 `;
 
 const streamsOf = (text: string): ResolvedStream[] =>
@@ -41,17 +41,17 @@ const scripted =
 describe("labelled fact sets", () => {
   it("reads streams, inline turns, labels with word groups, ids and closures", () => {
     const [stream] = parseLabelledFile(FILE, "test.txt").streams;
-    expect(stream?.turns.map((turn) => turn.id)).toEqual(["coffee#1", "coffee#2", "coffee#3"]);
-    expect(stream?.turns[1]?.facts[0]).toMatchObject({ kinds: ["habits"], groups: [["coffee"], ["no longer", "not"]] });
+    expect(stream?.turns.map((turn) => turn.id)).toEqual(["rhubarb#1", "rhubarb#2", "rhubarb#3"]);
+    expect(stream?.turns[1]?.facts[0]).toMatchObject({ kinds: ["habits"], groups: [["rhubarb"], ["no longer", "not"]] });
     expect(stream?.turns[1]?.closes).toEqual(["taste"]);
     expect(() => parseLabelledFile('@source fresh x\n@stream a\n> hi\n  flavours "x"', "bad.txt")).toThrow(/bad.txt:4: unknown kind/);
-    expect(() => parseLabelledFile("@source fresh x\n@stream a\n> hi\n  tastes coffee", "bad.txt")).toThrow(/cannot read/);
+    expect(() => parseLabelledFile("@source fresh x\n@stream a\n> hi\n  tastes rhubarb", "bad.txt")).toThrow(/cannot read/);
   });
 
   it("matches a content that holds one word of every group", () => {
-    const label = { id: "x", kinds: ["habits" as const], groups: [["coffee"], ["no longer", "not"]] };
-    expect(matchesLabel("User no longer drinks Coffee.", label)).toBe(true);
-    expect(matchesLabel("User drinks coffee.", label)).toBe(false);
+    const label = { id: "x", kinds: ["habits" as const], groups: [["rhubarb"], ["no longer", "not"]] };
+    expect(matchesLabel("User no longer eats Rhubarb.", label)).toBe(true);
+    expect(matchesLabel("User eats rhubarb.", label)).toBe(false);
   });
 
   it("splits by a fixed hash, about 40% held out", () => {
@@ -59,17 +59,26 @@ describe("labelled fact sets", () => {
     const heldOut = units.filter((unit) => partOf(unit) === "held-out").length;
     expect(heldOut / units.length).toBeGreaterThan(0.36);
     expect(heldOut / units.length).toBeLessThan(0.44);
-    expect(partOf("fresh/relocation-2")).toBe(partOf("fresh/relocation-2"));
+    // Fixed forever: these units fell where they fall when the split was made, on every machine; the
+    // last two sit either side of the 40% line (buckets 39 and 40), so moving the line moves one of them.
+    expect(["fresh/test-a", "fresh/test-b", "fresh/test-c", "fresh/test-d", "fresh/test-57", "fresh/test-33"].map(partOf)).toEqual([
+      "tuning",
+      "tuning",
+      "held-out",
+      "held-out",
+      "held-out",
+      "tuning",
+    ]);
   });
 
   it("counts a closed fact left current as a false current fact, and a closure done as closed", async () => {
     const streams = streamsOf(FILE);
-    const part = partOf("fresh/coffee");
+    const part = partOf("fresh/rhubarb");
     const leaves = await replayLabelled(
       streams,
       scripted({
-        "I love coffee.": [fact("attitude:coffee", "User loves coffee.")],
-        "I don't drink coffee anymore.": [fact("consumes:coffee", "User no longer drinks coffee.")],
+        "I love rhubarb crumble.": [fact("attitude:rhubarb", "User loves rhubarb.")],
+        "I don't eat rhubarb crumble anymore.": [fact("consumes:rhubarb", "User no longer eats rhubarb.")],
       }),
       () => [],
     );
@@ -81,13 +90,13 @@ describe("labelled fact sets", () => {
     const closes = await replayLabelled(
       streams,
       scripted({
-        "I love coffee.": [fact("attitude:coffee", "User loves coffee.")],
-        "I don't drink coffee anymore.": [fact("consumes:coffee", "User no longer drinks coffee.")],
-        "My cat Tom is grey.": [fact("pet:cat:tom", "User has a cat named Tom.")],
+        "I love rhubarb crumble.": [fact("attitude:rhubarb", "User loves rhubarb.")],
+        "I don't eat rhubarb crumble anymore.": [fact("consumes:rhubarb", "User no longer eats rhubarb.")],
+        "My cat Pilchard is grey.": [fact("pet:cat:pilchard", "User's cat is named Pilchard.")],
       }),
       (written, current) =>
-        written.key === "consumes:coffee"
-          ? current.filter((held) => held.key === "attitude:coffee").map((held) => ({ key: held.key, reason: "same object" }))
+        written.key === "consumes:rhubarb"
+          ? current.filter((held) => held.key === "attitude:rhubarb").map((held) => ({ key: held.key, reason: "same object" }))
           : [],
     );
     expect(closes[part].closed).toBe(1);
@@ -95,11 +104,11 @@ describe("labelled fact sets", () => {
   });
 
   it("counts a fact no label records as wrong, and a true fact it replaces as lost", async () => {
-    const streams = streamsOf('@source fresh test\n@stream home\n> I live in Oslo.\n  home "Oslo"\n> I live for the weekend.\n');
+    const streams = streamsOf('@source fresh test\n@stream home\n> I live in Kotor.\n  home "Kotor"\n> I live for the weekend.\n');
     const scores = await replayLabelled(
       streams,
       scripted({
-        "I live in Oslo.": [fact("profile:location", "User lives in Oslo.")],
+        "I live in Kotor.": [fact("profile:location", "User lives in Kotor.")],
         "I live for the weekend.": [fact("profile:city", "User lives in the weekend.")],
       }),
       () => [],

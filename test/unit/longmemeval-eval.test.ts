@@ -22,7 +22,7 @@ const raw = {
       { role: "assistant", content: "Congratulations!" },
     ],
     [{ role: "user", content: "I have two bikes.", has_answer: true }],
-    [{ role: "user", content: "What is the capital of France?" }],
+    [{ role: "user", content: "What is the capital of Peru?" }],
   ],
 };
 

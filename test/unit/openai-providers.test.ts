@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAIEmbedder } from "../../src/providers/openai-compatible/openai-embedder.js";
 import { createOpenAILanguageModel } from "../../src/providers/openai-compatible/openai-language-model.js";
+import { EXTRACTION_PROMPT_VERSION, llmExtractor } from "../../src/providers/prompts.js";
 import { ProviderError } from "../../src/providers/types.js";
 import { type RecordedPeer, recorded, startRecordedPeer } from "../fixtures/recorded-http.js";
 
@@ -64,6 +65,9 @@ describe("OpenAI-compatible language model", () => {
       knownFacts: [{ key: "profile:location", value: "Lisbon", content: "User lives in Lisbon." }],
     });
     expect(extraction.facts[0]).toMatchObject({ key: "profile:location", value: "Porto", source_seqs: [3] });
+    // The facts record the server, the model and the prompt's version they were read with.
+    expect(extraction.extractor).toEqual(llmExtractor("openai-compatible", `${new URL(peer.baseUrl).host}/llama3.2:3b`));
+    expect(extraction.extractor.prompt_version).toBe(EXTRACTION_PROMPT_VERSION);
     const body = peer.requests[0]?.body;
     expect(body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "extraction", strict: true } });
     // Strict mode's rules: every property required, nothing else allowed.

@@ -33,7 +33,7 @@ describe("write-time redaction detectors", () => {
   it.each([
     "We met on 2024-06-03 at 10:30 and walked 12 km.",
     "It cost $12,500 in 2019, about 1,000,000 yen.",
-    "My son Leo turns 7 on June 3rd; call me at 5.",
+    "My son Tobiah turns 7 on June 9th; call me at 5.",
     "Order 4111 1111 1111 1112 is not a card (the checksum fails).",
     "Session 3f2c8a9e-1b4d-4c6e-9f0a-2b3c4d5e6f7a and commit 9fceb02d0ae598e95dc970b74767f19372d61af8.",
     "supercalifragilisticexpialidocious-words-only",

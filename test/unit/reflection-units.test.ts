@@ -51,26 +51,37 @@ describe("trait lifecycle", () => {
 });
 
 describe("parseExtraction (Gemini output)", () => {
+  const extractor = { name: "gemini", version: "test-model prompt 0", model: "test-model", prompt_version: "0" };
   const valid = {
     facts: [{ type: "preference", key: "Attitude Cats", value: { polarity: 1 }, content: "User loves cats.", source_seqs: [3] }],
   };
 
   it("accepts JSON wrapped in code fences or prose and normalises keys", () => {
-    const parsed = parseExtraction(`Here you go:\n\`\`\`json\n${JSON.stringify(valid)}\n\`\`\``, new Set([3]));
+    const parsed = parseExtraction(`Here you go:\n\`\`\`json\n${JSON.stringify(valid)}\n\`\`\``, new Set([3]), extractor);
     expect(parsed.facts[0]).toMatchObject({ key: "attitude_cats", confidence: 0.8, operation: "ADD" });
+    expect(parsed.extractor).toEqual(extractor);
     expect(parsed.insights).toEqual([]);
   });
 
-  it("reads the four operations against the known facts: UPDATE and NOOP are written as ADD (the key decides), DELETE retracts", () => {
+  it("keeps the five operations against the known facts as the model states them", () => {
     const fact = (operation: string, key: string) => ({ ...valid.facts[0], key, operation });
     const parsed = parseExtraction(
-      JSON.stringify({ facts: [fact("ADD", "a"), fact("UPDATE", "b"), fact("NOOP", "c"), fact("DELETE", "d")] }),
+      JSON.stringify({ facts: [fact("ADD", "a"), fact("UPDATE", "b"), fact("NOOP", "c"), fact("DELETE", "d"), fact("CORRECT", "e")] }),
       new Set([3]),
+      extractor,
     );
-    expect(parsed.facts.map((found) => `${found.key} ${found.operation}`)).toEqual(["a ADD", "b ADD", "c ADD", "d DELETE"]);
-    expect(() => parseExtraction(JSON.stringify({ facts: [fact("MERGE", "e")] }), new Set([3]))).toThrow(/does not match the schema/);
-    // The structured-output schema the providers send offers the model all four.
-    expect(JSON.stringify(extractionJsonSchema())).toContain('"enum":["ADD","UPDATE","DELETE","NOOP"]');
+    expect(parsed.facts.map((found) => `${found.key} ${found.operation}`)).toEqual([
+      "a ADD",
+      "b UPDATE",
+      "c NOOP",
+      "d DELETE",
+      "e CORRECT",
+    ]);
+    expect(() => parseExtraction(JSON.stringify({ facts: [fact("MERGE", "e")] }), new Set([3]), extractor)).toThrow(
+      /does not match the schema/,
+    );
+    // The structured-output schema the providers send offers the model all five.
+    expect(JSON.stringify(extractionJsonSchema())).toContain('"enum":["ADD","UPDATE","DELETE","CORRECT","NOOP"]');
   });
 
   it.each([
@@ -81,7 +92,7 @@ describe("parseExtraction (Gemini output)", () => {
   ])("refuses %s as a whole, retryably", (text, message) => {
     let error: unknown;
     try {
-      parseExtraction(text, new Set([3]));
+      parseExtraction(text, new Set([3]), extractor);
     } catch (caught) {
       error = caught;
     }
@@ -95,29 +106,23 @@ describe("rule extractor", () => {
   const extract = (...texts: string[]) => extractByRules({ turns: texts.map((content, i) => ({ role: "user", content, seq: i + 1 })) });
 
   it("reads likes, dislikes, negations and changes of mind under one key", () => {
-    const facts = extract("I love cats.", "I really hate cats now.", "I don't like mushrooms.", "I no longer like coffee.").facts;
+    const facts = extract("I love newts.", "I really hate newts now.", "I don't like mushrooms.", "I no longer like coffee.").facts;
     expect(facts.map((fact) => [fact.key, fact.content])).toEqual([
-      ["attitude:cat", "User loves cats."],
-      ["attitude:cat", "User hates cats."],
+      ["attitude:newt", "User loves newts."],
+      ["attitude:newt", "User hates newts."],
       ["attitude:mushroom", "User doesn't like mushrooms."],
       ["attitude:coffee", "User no longer likes coffee."],
     ]);
   });
 
-  it("reads profile statements, rules and remember requests", () => {
+  it("reads profile statements and rules; a request to remember keeps only what the readers parse (the turn itself stays an episode)", () => {
     const facts = extract(
       "My name is Ana and I live in Berlin.",
       "Remember that my birthday is on March 3rd.",
-      "Always answer in German.",
+      "Always answer in Estonian.",
       "Remember that the meeting moved to Friday.",
     ).facts;
-    expect(facts.map((fact) => fact.key)).toEqual([
-      "profile:name",
-      "profile:location",
-      "profile:birthday",
-      "rule:answer_in_german",
-      "note:the_meeting_moved_to_friday",
-    ]);
+    expect(facts.map((fact) => fact.key)).toEqual(["profile:name", "profile:location", "profile:birthday", "rule:answer_in_estonian"]);
   });
 
   it("ignores the assistant, pronoun objects and sentences with no statement", () => {

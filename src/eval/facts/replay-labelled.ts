@@ -1,4 +1,4 @@
-import type { ExtractedFact, Extraction } from "../../providers/extraction.js";
+import type { ExtractedFact, ExtractedItems } from "../../providers/extraction.js";
 import type { ExtractionRequest, KnownFact } from "../../providers/types.js";
 import { canonicalAttribute } from "../../vocabulary/fact-attributes.js";
 import { type FactLabel, matchesLabel } from "./labelled-set.js";
@@ -6,7 +6,7 @@ import { type Part, partOf } from "./split.js";
 import type { ResolvedStream, StreamTurn } from "./stream-turns.js";
 import { type Kind, kindOfKey } from "./taxonomy.js";
 
-export type Extract = (request: ExtractionRequest) => Extraction | Promise<Extraction>;
+export type Extract = (request: ExtractionRequest) => ExtractedItems | Promise<ExtractedItems>;
 
 /**
  * What the write path does with one turn's facts, given the user's current facts: which current
@@ -107,7 +107,7 @@ export async function replayLabelled(
         const kind = kindOfKey(fact.key, fact.content);
         const attribute = canonicalAttribute(fact.key);
         // Restating what memory holds word for word changes nothing (consolidation's NOOP).
-        if (fact.operation === "ADD" && memory.get(attribute)?.fact.content === fact.content) continue;
+        if (fact.operation !== "DELETE" && memory.get(attribute)?.fact.content === fact.content) continue;
         const removed: Entry[] = [];
         for (const { key, reason } of [
           ...(memory.has(attribute) ? [{ key: attribute, reason: "same attribute" }] : []),

@@ -1,4 +1,4 @@
-import type { Extraction } from "../../providers/extraction.js";
+import type { ExtractedItems } from "../../providers/extraction.js";
 import type { ExtractionRequest, KnownFact } from "../../providers/types.js";
 import { canonicalAttribute } from "../../vocabulary/fact-attributes.js";
 import type { FactCase } from "./cases.js";
@@ -18,7 +18,7 @@ export interface FactScore {
   failures: string[];
 }
 
-type Extract = (request: ExtractionRequest) => Extraction;
+type Extract = (request: ExtractionRequest) => ExtractedItems;
 
 /**
  * Runs each case's sessions through `extract` in order, each seeing the facts the earlier ones left

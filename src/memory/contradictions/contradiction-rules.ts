@@ -75,10 +75,7 @@ const EXCLUSIVE: { ends: (fact: FactLike, attribute: string, held: FactLike, hel
  *   [{ key: "attitude:coffee", value: { polarity: 1, object: "coffee" }, content: "User loves coffee." }],
  * ) // → [{ held: <the attitude>, reason: "no longer: same thing (coffee)" }]
  */
-export function contradictedBy<T extends FactLike>(
-  fact: FactLike & { operation?: "ADD" | "DELETE" },
-  current: readonly T[],
-): Contradiction<T>[] {
+export function contradictedBy<T extends FactLike>(fact: FactLike & { operation?: string }, current: readonly T[]): Contradiction<T>[] {
   const attribute = canonicalAttribute(fact.key);
   // A retraction ends its thing only when its sentence says so ("User no longer drinks coffee."); a
   // correction's retraction of a misspelt name ends nothing.

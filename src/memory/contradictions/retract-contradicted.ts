@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, lte, ne, or } from "drizzle-orm";
 import type { Queryable } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
+import type { Extractor, FactOperation } from "../../providers/extraction.js";
 import type { FactLike } from "../../providers/facts/fact-subject.js";
 import type { SourceRef } from "../provenance.js";
 import { snapshot, writeHistory } from "../write/memory-writes.js";
@@ -10,7 +11,7 @@ import { contradictedBy } from "./contradiction-rules.js";
 
 /** A statement about to be written, as consolidation holds it. */
 export interface IncomingFact extends FactLike {
-  operation: "ADD" | "DELETE";
+  operation: FactOperation;
   validAt: Date;
   sources: SourceRef[];
   sessionId: string | null;
@@ -28,7 +29,7 @@ export async function retractContradicted(
   tx: Queryable,
   scope: Scope,
   fact: IncomingFact,
-  options: { actor: string; now: Date },
+  options: { actor: string; now: Date; extractor?: Extractor },
 ): Promise<AppliedOperation[]> {
   const owned = and(eq(memories.appId, scope.appId), eq(memories.userId, scope.userId), isNull(memories.expiredAt));
   const facts = await tx
@@ -84,7 +85,7 @@ export async function retractContradicted(
       at: options.now,
       operation: "DELETE",
       before: snapshot(row),
-      after: { invalidAt: fact.validAt, contradictedBy: fact.sources },
+      after: { invalidAt: fact.validAt, contradictedBy: fact.sources, ...(options.extractor ? { extractor: options.extractor } : {}) },
       reason: why,
     });
     operations.push({ op: "DELETE", kind: "fact", memory_id: row.id, key: row.key, reason: why });

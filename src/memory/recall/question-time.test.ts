@@ -25,7 +25,7 @@ describe("readQuestionTime", () => {
 
   it("names no span for a future date or for none", () => {
     expect(readQuestionTime("What should I pack for next weekend?", now).range).toBeUndefined();
-    expect(readQuestionTime("How many days ago did I plant the tulips?", now).range).toBeUndefined();
+    expect(readQuestionTime("How long since the tulips went into the ground, in days?", now).range).toBeUndefined();
   });
 
   it("reads whether the question asks for the present state or the earliest", () => {

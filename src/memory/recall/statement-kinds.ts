@@ -32,7 +32,7 @@ const KINDS: Record<StatementKind, KindWords> = {
   },
 };
 
-/** The kinds a question asks about: a taste for "what music am I into?", a habit for "how often do I …?". */
+/** The kinds a question asks about: a taste for "which bands am I a fan of?", a habit for "how often do I …?". */
 export function kindsAskedAbout(question: string): StatementKind[] {
   return STATEMENT_KINDS.filter((kind) => KINDS[kind].question.test(question));
 }

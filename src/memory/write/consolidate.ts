@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../../db/database.js";
 import { memories } from "../../db/schema/index.js";
+import type { Extractor } from "../../providers/extraction.js";
 import type { Embedder } from "../../providers/types.js";
 import { redactedAmong } from "../../sessions/redacted-events.js";
 import { retractContradicted } from "../contradictions/retract-contradicted.js";
@@ -40,6 +41,8 @@ interface Context {
   model: string;
   now: Date;
   operations: AppliedOperation[];
+  /** Which extractor read the batch: recorded on what it writes and on every change it makes. */
+  extractor?: Extractor;
 }
 
 /**
@@ -107,6 +110,7 @@ export async function applyCandidates(
     model: vectors.model,
     now: options.now,
     operations: [],
+    ...(batch.extractor ? { extractor: batch.extractor } : {}),
   };
   const cited = [...batch.facts, ...batch.insights, ...batch.traits].flatMap((candidate) =>
     candidate.sources.map((source) => source.event_id),
@@ -170,7 +174,7 @@ async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
       ...owner(context, next.id),
       operation: "UPDATE",
       before: { validAt: next.validAt },
-      after: { validAt: fact.validAt },
+      after: { validAt: fact.validAt, ...changedBy(context, fact) },
       reason: "an earlier statement of the same value",
     });
     context.operations.push({ op: "UPDATE", kind: "fact", memory_id: next.id, key: fact.key, reason: "valid since an earlier statement" });
@@ -181,7 +185,15 @@ async function applyFact(context: Context, fact: ResolvedFact): Promise<void> {
   const duplicate = await findDuplicate(context, fact.content, ["semantic"]);
   if (duplicate && (await confirm(context, "fact", duplicate.row, fact.sources, duplicate.reason))) return;
   const id = randomUUID();
-  await insertMemory(tx, factRow(context, id, fact, { version: 1 }), fact.sources, context.actor, context.now, fact.keyNote);
+  await insertMemory(
+    tx,
+    factRow(context, id, fact, { version: 1 }),
+    fact.sources,
+    context.actor,
+    context.now,
+    fact.keyNote,
+    stated(context, fact),
+  );
   context.operations.push({ op: "ADD", kind: "fact", memory_id: id, key: fact.key, reason: "new fact" });
 }
 
@@ -209,9 +221,14 @@ async function supersede(
     context.actor,
     context.now,
     withKeyNote(
-      restated ? `stated again after ${prev?.id} was retracted` : prev ? `supersedes ${prev.id}` : `historical version before ${next?.id}`,
+      restated
+        ? `stated again after ${prev?.id} was retracted`
+        : prev
+          ? `${fact.operation === "CORRECT" ? "corrects" : "supersedes"} ${prev.id}`
+          : `historical version before ${next?.id}`,
       fact,
     ),
+    stated(context, fact),
   );
   if (prev && (prev.invalidAt === null || prev.invalidAt > fact.validAt)) {
     const after = { invalidAt: fact.validAt, expiredAt: prev.expiredAt ?? context.now, supersededBy: id };
@@ -223,8 +240,8 @@ async function supersede(
       ...owner(context, prev.id),
       operation: "SUPERSEDE",
       before: snapshot(prev),
-      after: snapshot({ ...prev, ...after }),
-      reason: `superseded by ${id}`,
+      after: { ...snapshot({ ...prev, ...after }), ...changedBy(context, fact) },
+      reason: `${fact.operation === "CORRECT" ? "corrected" : "superseded"} by ${id}`,
     });
   }
   context.operations.push({
@@ -279,7 +296,7 @@ async function retractFact(context: Context, fact: FactCandidate, prev: MemoryRe
     ...owner(context, prev.id),
     operation: "DELETE",
     before: snapshot(prev),
-    after: { invalidAt: fact.validAt, retractedBy: fact.sources },
+    after: { invalidAt: fact.validAt, retractedBy: fact.sources, ...changedBy(context, fact) },
     reason: fact.content,
   });
   context.operations.push({ op: "DELETE", kind: "fact", memory_id: prev.id, key: fact.key, reason: "retracted by the user" });
@@ -348,7 +365,7 @@ async function insertInsight(
       importance: insight.importance,
       validAt: insight.validAt,
       contentHash: contentHash(insight.content),
-      metadata: { ...insight.metadata, ...origin(context) },
+      metadata: { ...insight.metadata, ...provenance(context) },
       ...embeddingOf(context, insight.content),
     },
     insight.sources,
@@ -436,7 +453,7 @@ function factRow(context: Context, id: string, fact: ResolvedFact, extra: Partia
     importance: fact.importance,
     validAt: fact.validAt,
     contentHash: contentHash(fact.content),
-    metadata: { ...origin(context), ...(fact.keyNote ? { key_note: fact.keyNote } : {}) },
+    metadata: { ...provenance(context), ...(fact.keyNote ? { key_note: fact.keyNote } : {}) },
     ...embeddingOf(context, fact.content),
     ...extra,
   };
@@ -460,9 +477,22 @@ function attitudeFlipped(before: unknown, after: unknown): boolean {
   return a !== null && b !== null && a !== b && typeof (before as { object?: unknown }).object === "string";
 }
 
-/** Whether a memory can be derived again from the log (rebuild keeps API-written ones). */
-function origin(context: Context): { origin: "api" | "log" } {
-  return { origin: context.actor === "api" ? "api" : "log" };
+/**
+ * Where a memory comes from: whether it can be derived again from the log (rebuild keeps
+ * API-written ones), and which extractor read it.
+ */
+function provenance(context: Context): { origin: "api" | "log"; extractor?: Extractor } {
+  return { origin: context.actor === "api" ? "api" : "log", ...(context.extractor ? { extractor: context.extractor } : {}) };
+}
+
+/** What a history row of a change says of the statement that made it: the extractor, and the operation it stated. */
+function changedBy(context: Context, fact: FactCandidate): { extractor?: Extractor; stated_operation?: string } {
+  return context.extractor ? { extractor: context.extractor, stated_operation: fact.operation } : {};
+}
+
+/** The operation the extractor stated, for a new memory's ADD row (the extractor itself is in its metadata). */
+function stated(context: Context, fact: FactCandidate): Record<string, unknown> | undefined {
+  return context.extractor ? { stated_operation: fact.operation } : undefined;
 }
 
 function owner(context: Context, memoryId: string) {

@@ -1,4 +1,4 @@
-import type { ExtractedFact, ExtractedInsight, Extraction, TraitEvidenceCandidate } from "../../providers/extraction.js";
+import type { ExtractedFact, ExtractedInsight, Extraction, Extractor, TraitEvidenceCandidate } from "../../providers/extraction.js";
 import { IMPORTANCE_BY_LEVEL } from "../../providers/extraction.js";
 import type { SourceRef } from "../provenance.js";
 import { ruleImportance } from "./importance.js";
@@ -26,6 +26,8 @@ export type InsightCandidate = Omit<ExtractedInsight, "source_seqs" | "importanc
 export type TraitCandidate = Omit<TraitEvidenceCandidate, "source_seqs"> & Grounded;
 
 export interface CandidateBatch {
+  /** Which extractor read the batch (absent for what the API writes): every memory it writes records it. */
+  extractor?: Extractor;
   facts: FactCandidate[];
   insights: InsightCandidate[];
   traits: TraitCandidate[];
@@ -51,6 +53,7 @@ export function groundExtraction(extraction: Extraction, events: SourceEvent[]):
   const byTime = <T extends { validAt: Date; sources: SourceRef[] }>(items: T[]) =>
     items.sort((a, b) => a.validAt.getTime() - b.validAt.getTime() || (a.sources[0]?.seq ?? 0) - (b.sources[0]?.seq ?? 0));
   return {
+    extractor: extraction.extractor,
     facts: byTime(
       extraction.facts.map(({ source_seqs, ...fact }) => {
         const { texts, ...grounded } = ground(source_seqs);

@@ -25,7 +25,7 @@ describe("low-information turns", () => {
       "Noted: Maya starts school on September 4th.",
       "Thanks, I moved to Lisbon.",
       "Great, see you in Porto on Friday!",
-      "I love it",
+      "I adore it",
     ])
       expect(isLowInformation(text), text).toBe(false);
   });

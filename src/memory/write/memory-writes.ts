@@ -66,7 +66,10 @@ export async function addSources(tx: Queryable, memoryId: string, sources: Sourc
     .onConflictDoNothing();
 }
 
-/** Inserts a memory with its sources and an ADD history row, created (and last accessed) at `now`. */
+/**
+ * Inserts a memory with its sources and an ADD history row, created (and last accessed) at `now`;
+ * `history` adds to what the row's `after` says (the operation an extractor stated, say).
+ */
 export async function insertMemory(
   tx: Queryable,
   row: MemoryInsert & { id: string },
@@ -74,14 +77,24 @@ export async function insertMemory(
   actor: string,
   now: Date,
   reason?: string,
+  history?: Record<string, unknown>,
 ): Promise<void> {
-  await insertMemories(tx, [{ row, sources, ...(reason ? { reason } : {}) }], actor, now);
+  await insertMemories(tx, [{ row, sources, ...(reason ? { reason } : {}), ...(history ? { history } : {}) }], actor, now);
+}
+
+/**
+ * The extractor a memory's metadata records (what wrote it), for its history rows: present on
+ * what an extraction wrote, absent on what the API or fast replay wrote.
+ */
+export function extractorOf(metadata: unknown): { extractor: unknown } | Record<string, never> {
+  const extractor = metadata && typeof metadata === "object" ? (metadata as Record<string, unknown>)["extractor"] : undefined;
+  return extractor === undefined ? {} : { extractor };
 }
 
 /** Inserts many memories with their sources and ADD history rows in three statements; their system times are `now`. */
 export async function insertMemories(
   tx: Queryable,
-  entries: { row: MemoryInsert & { id: string }; sources: SourceRef[]; reason?: string }[],
+  entries: { row: MemoryInsert & { id: string }; sources: SourceRef[]; reason?: string; history?: Record<string, unknown> }[],
   actor: string,
   now: Date,
 ): Promise<void> {
@@ -99,7 +112,7 @@ export async function insertMemories(
       userId: entry.row.userId,
       operation: "ADD" as const,
       actor,
-      after: snapshot(entry.row),
+      after: { ...snapshot(entry.row), ...extractorOf(entry.row.metadata), ...entry.history },
       reason: entry.reason ?? null,
       createdAt: now,
     })),

@@ -105,7 +105,7 @@ async function reflectSession(deps: DerivationDeps, sessionId: string, runId: st
     if (!chunk) return;
     const jobId = await startChunkJob(deps.db, runId, "deep_reflection", chunk);
     const usage = { appId: chunk.session.appId, userId: chunk.session.userId, stage: "reflection" as const, deferred: spent };
-    const extraction = await withUsageScope(usage, () => extractChunk(deps, chunk, deps.clock.now()));
+    const extraction = await withUsageScope(usage, () => extractChunk({ db: deps.db, extractor: deps.llm }, chunk, deps.clock.now()));
     const outcome = await withUsageScope(usage, () => consolidateChunk(deps, { ...chunk, jobId }, extraction, { now: deps.clock.now() }));
     if (!outcome.applied) throw new Error(`reflection of session ${sessionId} did not apply: ${outcome.reason}`);
   }

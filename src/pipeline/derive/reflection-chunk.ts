@@ -1,4 +1,5 @@
 import type { Database } from "../../db/database.js";
+import type { FactExtractor } from "../../memory/extraction/fact-extractor.js";
 import { applyGraph, embedEntities } from "../../memory/graph/apply-graph.js";
 import { groundGraph } from "../../memory/graph/graph-batch.js";
 import { knownEntities } from "../../memory/graph/known-entities.js";
@@ -6,20 +7,26 @@ import { knownFacts } from "../../memory/read/known-facts.js";
 import { type AppliedOperation, applyCandidates, embedCandidates } from "../../memory/write/consolidate.js";
 import { groundExtraction } from "../../memory/write/extraction-grounding.js";
 import type { Extraction } from "../../providers/extraction.js";
-import type { Embedder, LanguageModel } from "../../providers/types.js";
+import type { Embedder } from "../../providers/types.js";
 import { type ChunkOutcome, commitChunk } from "../chunk-unit.js";
 import type { ReflectionChunk } from "../reflection-backlog.js";
 
 /**
- * Facts, insights and trait evidence of one reflection chunk. The user's current facts go with
- * the turns, so the model reuses their keys; a redacted event is a tombstone with no words.
+ * Facts, insights and trait evidence of one reflection chunk, read by the configured extractor (an
+ * LLM, or the offline reader). The user's current facts go with the turns, so the extractor
+ * reuses their keys and says what each statement does to them; a redacted event is a tombstone
+ * with no words.
  */
-export async function extractChunk(deps: { db: Database; llm: LanguageModel }, chunk: ReflectionChunk, now: Date): Promise<Extraction> {
+export async function extractChunk(
+  deps: { db: Database; extractor: FactExtractor },
+  chunk: ReflectionChunk,
+  now: Date,
+): Promise<Extraction> {
   const [facts, entities] = await Promise.all([knownFacts(deps.db, chunk.session, now), knownEntities(deps.db, chunk.session)]);
   const turns = chunk.events
     .filter((e) => e.content !== "")
     .map((e) => ({ role: e.role, content: e.content, seq: e.seq, ...(e.speaker ? { speaker: e.speaker } : {}) }));
-  return deps.llm.extract({ turns, knownFacts: facts, knownEntities: entities });
+  return deps.extractor.extract({ turns, knownFacts: facts, knownEntities: entities });
 }
 
 /**

@@ -1,5 +1,4 @@
 import nlp from "compromise";
-import { KIND_OF, withKinds } from "../../vocabulary/thing-kinds.js";
 
 /** Whether a fact states something (1), its opposite (-1, "doesn't like"), or that it ended (0, "no longer", "quit"). */
 export type Polarity = 1 | -1 | 0;
@@ -32,18 +31,11 @@ const NOT_THE_THING = new Set(
     " ",
   ),
 );
-/** "Quit drinking" means alcohol, not coffee; "smoking" is cigarettes whatever the object was called. */
+/** The verbs of consuming used alone name their habit: "quit drinking" is alcohol, not coffee; "smoking" is whatever was smoked. */
 const IDIOMS: Record<string, string[]> = {
   drinking: ["alcohol"],
   smoking: ["smoke"],
   vaping: ["vape"],
-  cigarettes: ["smoke"],
-  cigarette: ["smoke"],
-  cigs: ["smoke"],
-  fags: ["smoke"],
-  // A class, a course and lessons are one thing said three ways: "the pottery course wrapped up" ends "pottery class".
-  course: ["class"],
-  lesson: ["class"],
 };
 
 const ENDED =
@@ -144,11 +136,7 @@ export function wordRoots(text: string): string[] {
 export function sameThing(statement: FactSubject, held: FactSubject): boolean {
   if ([...statement.names].some((name) => held.names.has(name))) return true;
   if (statement.words.size === 0) return false;
-  // A statement about the kind speaks of the held thing: "alcohol" of "red wine", "climbing" of "bouldering".
-  const heldWords = new Set([...held.words, ...(held.verb ? [held.verb] : [])].flatMap(withKinds));
+  const heldWords = new Set([...held.words, ...(held.verb ? [held.verb] : [])]);
   if (![...statement.words].every((word) => heldWords.has(word))) return false;
-  const ends = [...(held.head ? withKinds(held.head) : []), ...(held.verb ? withKinds(held.verb) : [])];
-  if (ends.some((word) => statement.words.has(word))) return true;
-  // Naming the kind of a held word is naming the thing: "alcohol" of "red wine most nights".
-  return [...held.words].some((word) => KIND_OF[word] !== undefined && statement.words.has(KIND_OF[word] as string));
+  return [held.head, held.verb].some((word) => word !== undefined && statement.words.has(word));
 }

@@ -1,6 +1,6 @@
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { extractionJsonSchema, parseExtraction } from "../extraction-output.js";
-import { extractionPrompt, summaryPrompt } from "../prompts.js";
+import { extractionPrompt, llmExtractor, summaryPrompt } from "../prompts.js";
 import { type LanguageModel, ProviderError } from "../types.js";
 import { type GeminiOptions, geminiClient } from "./gemini-client.js";
 import { toProviderError } from "./gemini-errors.js";
@@ -42,6 +42,7 @@ export function createGeminiLanguageModel(options: GeminiLanguageModelOptions): 
     }
     return text;
   };
+  const extractor = llmExtractor("gemini", options.model);
   return {
     id: `gemini:${options.model}`,
     async summarize(request) {
@@ -53,7 +54,7 @@ export function createGeminiLanguageModel(options: GeminiLanguageModelOptions): 
         responseMimeType: "application/json",
         responseJsonSchema: extractionJsonSchema(),
       });
-      return parseExtraction(text, new Set(request.turns.map((turn) => turn.seq)));
+      return parseExtraction(text, new Set(request.turns.map((turn) => turn.seq)), extractor);
     },
   };
 }

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { summarizeExtractively } from "./extractive-summarizer.js";
 
 const turns = [
-  { role: "Caroline", content: "Hey Mel! Good to see you. I went to a LGBTQ support group yesterday and it was so powerful." },
-  { role: "Melanie", content: "Wow, that's cool, Caroline! What happened that was so awesome?" },
-  { role: "Caroline", content: "The transgender stories were so inspiring. I decided to keep going every week." },
-  { role: "Melanie", content: "Haha yeah. That sounds great. I painted a lake sunrise last year, it is special to me." },
+  { role: "Dagny", content: "Hey Fen! Nice to catch you. I went to a bereavement support group on Monday and it moved me a lot." },
+  { role: "Fen", content: "Oh wow, Dagny! What made it so moving?" },
+  { role: "Dagny", content: "Hearing the others talk about their losses helped. I decided to keep going every fortnight." },
+  { role: "Fen", content: "Haha yeah. That sounds good. I carved a wooden heron last winter, it still sits by my desk." },
 ];
 
 describe("summarizeExtractively", () => {
@@ -26,12 +26,12 @@ describe("summarizeExtractively", () => {
   it("respects the word limit and keeps the decision", () => {
     const summary = summarizeExtractively(turns, 30);
     expect(summary.split(/\s+/).length).toBeLessThanOrEqual(30);
-    expect(summary).toContain("I decided to keep going every week.");
+    expect(summary).toContain("I decided to keep going every fortnight.");
   });
 
   it("drops small talk and is deterministic", () => {
     const summary = summarizeExtractively(turns, 200);
-    expect(summary).not.toMatch(/Hey Mel|Haha/);
+    expect(summary).not.toMatch(/Hey Fen|Haha/);
     expect(summarizeExtractively(turns, 200)).toBe(summary);
   });
 

@@ -12,7 +12,14 @@ const ReplySchema = z.union([z.object({ id: z.number(), result: z.unknown() }), 
  */
 const SummaryShape = z.looseObject({ text: z.string(), sourceSeqs: z.array(z.number()).optional() });
 const items = z.array(z.looseObject({}));
-const ExtractionShape = z.looseObject({ facts: items, insights: items, traits: items, entities: items, relations: items });
+const ExtractionShape = z.looseObject({
+  facts: items,
+  insights: items,
+  traits: items,
+  entities: items,
+  relations: items,
+  extractor: z.looseObject({ name: z.string(), version: z.string() }),
+});
 
 type Pending = { resolve: (result: unknown) => void; reject: (error: Error) => void };
 

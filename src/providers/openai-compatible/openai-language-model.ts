@@ -1,6 +1,6 @@
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { extractionJsonSchema, parseExtraction } from "../extraction-output.js";
-import { extractionPrompt, summaryPrompt } from "../prompts.js";
+import { extractionPrompt, llmExtractor, summaryPrompt } from "../prompts.js";
 import { type LanguageModel, ProviderError } from "../types.js";
 import { type OpenAICompatibleOptions, openAIClient, openAIModelId } from "./openai-client.js";
 import { toProviderError } from "./openai-errors.js";
@@ -45,15 +45,17 @@ export function createOpenAILanguageModel(options: OpenAILanguageModelOptions): 
     if (!content?.trim()) throw new ProviderError(`OpenAI-compatible ${operation} returned no text (${finish ?? "no choices"})`, true);
     return content;
   };
+  const id = openAIModelId(options);
+  const extractor = llmExtractor(options.baseUrl ? "openai-compatible" : "openai", id.slice(id.indexOf(":") + 1));
   return {
-    id: openAIModelId(options),
+    id,
     async summarize(request) {
       return { text: (await complete("summarize", summaryPrompt(request), { temperature: 0.2 })).trim() };
     },
     async extract(request) {
       const format = RESPONSE_FORMATS[options.responseFormat ?? "json_schema"]();
       const text = await complete("extract", extractionPrompt(request), { temperature: 0, ...(format ? { response_format: format } : {}) });
-      return parseExtraction(text, new Set(request.turns.map((turn) => turn.seq)));
+      return parseExtraction(text, new Set(request.turns.map((turn) => turn.seq)), extractor);
     },
   };
 }

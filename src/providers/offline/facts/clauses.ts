@@ -1,4 +1,8 @@
 import nlp from "compromise";
+import { registerWordClasses } from "./lexicon.js";
+import { type Modality, modalityOf } from "./modality.js";
+
+registerWordClasses();
 
 /**
  * One clause of a user's message, ready for the rules: quotations removed (the user quoting someone
@@ -13,7 +17,9 @@ export interface Clause {
   message: string;
   /** compromise's tags of each word in the clause, by the word as written. */
   tagsOf(word: string): ReadonlySet<string>;
-  /** Hypothetical, future, wished-for, or someone else's words: no fact about the user's present. */
+  /** How the clause asserts what it says (modality.ts): only an `asserted` clause states a fact. */
+  modality: Modality;
+  /** Not asserted: a condition, a wish, an obligation, a hypothesis, someone else's words, sarcasm. */
   unasserted: boolean;
 }
 
@@ -41,7 +47,9 @@ export function readClauses(message: string): Clause[] {
     const expanded = doc.text();
     for (const part of splitClauses(expanded)) {
       const text = withSubject(part, tagsOf);
-      clauses.push({ text, sentence: expanded, message, tagsOf, unasserted: isUnasserted(text) });
+      // Sarcasm marks the whole sentence ("Oh great, I love Mondays"); the rest is the clause's own.
+      const modality = modalityOf(text) === "asserted" && modalityOf(expanded) === "sarcastic" ? "sarcastic" : modalityOf(text);
+      clauses.push({ text, sentence: expanded, message, tagsOf, modality, unasserted: modality !== "asserted" });
     }
   }
   return clauses;
@@ -122,23 +130,3 @@ function splitClauses(sentence: string): string[] {
 }
 /** What can stand before "and I" as the other half of one subject: "Kim", "my husband". */
 const JOINT_SUBJECT = /^(?:\p{Lu}[\p{L}'-]+|(?:my|our) \p{L}+)$/u;
-
-/**
- * Conditionals, wishes, plans, futures and reported speech: "If I lived in Tokyo", "I would love
- * to", "I am thinking about moving", "My boss said he lives in Paris".
- */
-function isUnasserted(clause: string): boolean {
-  if (/\b(?:if|would|could|might|maybe|perhaps|should|someday|one day|wish|wishes|hope|hoping|dream of|will|shall)\b/i.test(clause)) {
-    return true;
-  }
-  if (
-    /\b(?:thinking (?:about|of)|planning|plan to|want to|wants to|going to|considering|about to|moving to|trying to decide)\b/i.test(clause)
-  ) {
-    return true;
-  }
-  const reported =
-    /\b(?:said|says|saying|told|tells|think|thinks|thought|believe|believes|claims?|asked|reckons?|assume|assumes|assumed|suppose|supposes|rumou?r|rumou?red|gossip|speculate|speculating|guess|guesses)\b/i.exec(
-      clause,
-    );
-  return reported !== null && !/^(?:\S+\s+){0,2}I\b/.test(clause.slice(0, reported.index));
-}

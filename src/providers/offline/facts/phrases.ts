@@ -51,10 +51,7 @@ const NOT_A_THING = new Set([
   "with",
 ]);
 const CLAUSE_END =
-  /\s+(?:because|but|since|when|while|though|although|so|and i|and my|which|if|as|for|with|at|in|on|last|next|this|today|yesterday|tonight|after|before|over|than|instead|to|every|each|during|from|by|twice|once|(?:two|three|four|five|\d+) times|daily|weekly)(?:\s+|$)|[.,;:!?()"]/i;
-
-/** "… anymore" / "… any more": a negation that says something stopped, not that it never was. */
-export const saysAnymore = (text: string) => /\bany ?more\b/i.test(text);
+  /\s+(?:because|but|since|when|while|though|although|so|and i|and my|which|if|as|for|with|at|in|on|last|next|this|today|yesterday|tonight|after|before|over|than|instead|to|every|each|during|from|by|twice|once|(?:two|three|four|five|\d+) times|daily|weekly|any ?more)(?:\s+|$)|[.,;:!?()"]/i;
 
 /** The object of a statement: up to the end of its clause, without leading articles, at most six words. */
 export function objectPhrase(raw: string): string | null {
@@ -144,27 +141,19 @@ export function looksLikeName(word: string, clause: Clause): boolean {
 }
 const NOT_NAMES = ["Adjective", "Demonym", "Place", "Date", "Verb", "Adverb", "Expression", "Organization"];
 
-/** Heads of a phrase that is about a way of putting things, not a thing: "the idea of…", "the sound of…". */
-const NOT_A_TASTE =
-  /^(?:idea|ideas|sound|sounds|way|thought|fact|look|looks|feeling|part|rest|chance|opportunity|moment|moments|process|fact that|how|what|that|its|his|her|their|your|our|to|is|are|was|be|being)\b/i;
-
 /**
- * The thing a taste is about, or null when the words after the verb are no thing: a pronoun or
- * an infinitive ("I love to", "I love its sound"), a way of putting things ("the idea of…", "the
- * sound of…"), a predicate ("…is awesome"). "my" becomes "their": the fact is in the third person.
+ * The thing a taste is about, or null when the words after the verb are no thing: a pronoun, an
+ * infinitive ("I love to…"), a predicate ("…is awesome"), or a phrase cut off at a preposition.
+ * "my" becomes "their": the fact is in the third person.
  */
 export function thingPhrase(raw: string): string | null {
   if (/^(?:to|all the|these|those|this|that|it|its)\s/i.test(raw.trim())) return null;
   const phrase = objectPhrase(raw);
-  if (
-    !phrase ||
-    NOT_A_TASTE.test(phrase) ||
-    /\b(?:is|are|was|were)\b/i.test(phrase) ||
-    /\s(?:of|to|with|for|in|on|at|the|a|an|and|or)$/i.test(phrase)
-  )
-    return null;
+  // "the idea of …", "the sound of …": a noun with a complement names a proposition, not a thing one likes.
+  if (!phrase || /\b(?:is|are|was|were|of)\b/i.test(phrase) || /\s(?:to|with|for|in|on|at|the|a|an|and|or)$/i.test(phrase)) return null;
   const words = nlp(phrase).json({ terms: { tags: true } }) as { terms: { tags: string[] }[] }[];
   const first = words[0]?.terms[0]?.tags ?? [];
-  if (first.includes("Pronoun") || first.includes("Preposition") || first.includes("Conjunction")) return null;
+  if (first.includes("Pronoun") || first.includes("Preposition") || first.includes("Conjunction") || first.includes("Possessive"))
+    return null;
   return phrase.replace(/\bmy\b/gi, "their").replace(/\bme\b/gi, "them");
 }

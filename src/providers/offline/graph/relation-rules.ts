@@ -42,7 +42,7 @@ function possessor(word: string, speaker: string, clause: Clause): string | null
 }
 
 const RELATION = `(${RELATION_WORD})`;
-const POSSESSOR = `(my|our|${NAME}['’]s)`;
+const POSSESSOR = `([Mm]y|[Oo]ur|${NAME}['’]s)`;
 
 /**
  * The relations a clause states between people, animals, places and organisations — the user's
