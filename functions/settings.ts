@@ -16,6 +16,7 @@ import { type Logger, toVariadicLogger } from "../src/util/logger.js";
 export function databaseOptions(env: Env): ConnectOptions {
   return {
     dataDir: env.DATA_DIR,
+    thread: env.EMBEDDED_DATABASE_THREAD,
     url: env.DATABASE_URL,
     driver: env.DATABASE_DRIVER,
     poolMax: env.DATABASE_POOL_MAX,

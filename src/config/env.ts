@@ -110,6 +110,12 @@ export const EnvSchema = z.object({
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   /** PGlite's data directory; "memory://" keeps the embedded database in memory (tests). */
   DATA_DIR: z.string().min(1).default("./.data"),
+  /**
+   * The embedded database runs in a worker thread of its own: its statements (Postgres in
+   * WebAssembly) and the parsing of their results stay off the event loop. `false` runs it on the
+   * main thread, as before (to compare, or where threads are unwelcome).
+   */
+  EMBEDDED_DATABASE_THREAD: booleanFromEnv.default(true),
   /** postgres://… uses node-postgres; a Neon host (or DATABASE_DRIVER=neon) uses the Neon driver. */
   DATABASE_URL: z.string().url().optional(),
   DATABASE_DRIVER: z.enum(["pglite", "pg", "neon"]).optional(),

@@ -1,8 +1,10 @@
+import type { PGlite } from "@electric-sql/pglite";
 import { recordDatabaseWait, registerGauge } from "../telemetry/metrics.js";
 import { createConnectionGate, gateEmbeddedClient } from "./connection-gate.js";
 import { ensureDataDir } from "./data-dir.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import type { Database, DatabaseHandle, DatabaseKind } from "./database.js";
+import type { ThreadedPglite } from "./pglite-thread/threaded-pglite.js";
 import { registerEmbeddedSession, registerServerPool } from "./pool-statements.js";
 import { releaseClientOnFailedBegin } from "./release-failed-begin.js";
 import * as schema from "./schema/index.js";
@@ -16,6 +18,8 @@ export interface ConnectOptions {
   driver?: DatabaseKind | undefined;
   /** PGlite's data directory; "memory://" (the default) keeps it in memory. */
   dataDir?: string | undefined;
+  /** PGlite in a worker thread of its own (the default), or on the caller's thread (`false`). */
+  thread?: boolean | undefined;
   /** Connections the node-postgres / Neon pool may open (default 10). */
   poolMax?: number | undefined;
   /** How long a query waits for a pooled connection (default 5 s). */
@@ -45,7 +49,8 @@ export type ConnectionLog = (message: string, fields?: Record<string, unknown>) 
  */
 export async function connectDatabase(options: ConnectOptions, log: ConnectionLog = () => undefined): Promise<DatabaseHandle> {
   const kind = chooseDriver(options);
-  if (kind === "pglite") return connectPglite(options.dataDir ?? "memory://", options.preparedStatements ?? true);
+  if (kind === "pglite")
+    return connectPglite(options.dataDir ?? "memory://", options.preparedStatements ?? true, options.thread ?? true, log);
   const url = options.url;
   if (!url) throw new Error(`DATABASE_DRIVER=${kind} needs DATABASE_URL`);
   const pool = {
@@ -65,29 +70,47 @@ export function chooseDriver(options: Pick<ConnectOptions, "url" | "driver">): D
   return new URL(options.url).hostname.endsWith(".neon.tech") ? "neon" : "pg";
 }
 
-async function connectPglite(dataDir: string, preparedStatements: boolean): Promise<DatabaseHandle> {
+/** PGlite with pgvector, in a worker thread of its own or on this one. */
+async function openPglite(dataDir: string, thread: boolean, log: ConnectionLog): Promise<PgliteClient> {
+  if (thread) {
+    const { ThreadedPglite } = await import("./pglite-thread/threaded-pglite.js");
+    return ThreadedPglite.open(dataDir, (error) =>
+      log("the embedded database's thread stopped: every statement fails until the service restarts", { error }),
+    );
+  }
+  const [{ PGlite }, { vector }, { btree_gin }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite-pgvector"),
+    import("@electric-sql/pglite/contrib/btree_gin"),
+  ]);
+  return PGlite.create(dataDir, { extensions: { vector, btree_gin } });
+}
+
+/** The part of PGlite the service uses, which the threaded client offers too. */
+type PgliteClient = Pick<ThreadedPglite, "query" | "exec" | "transaction" | "close">;
+
+async function connectPglite(dataDir: string, preparedStatements: boolean, thread: boolean, log: ConnectionLog): Promise<DatabaseHandle> {
   const inMemory = dataDir.startsWith("memory://");
   // Before loading PGlite, so an unusable or taken directory is reported at once.
   if (!inMemory) await ensureDataDir(dataDir);
   // PGlite is one process's database: a second process on the same files would see neither the
   // first one's writes nor its own after a restart.
   const lock = inMemory ? undefined : await acquireDataDirLock(dataDir);
+  let opened: PgliteClient | undefined;
   try {
-    const [{ PGlite }, { vector }, { btree_gin }, { drizzle }] = await Promise.all([
-      import("@electric-sql/pglite"),
-      import("@electric-sql/pglite-pgvector"),
-      import("@electric-sql/pglite/contrib/btree_gin"),
-      import("drizzle-orm/pglite"),
-    ]);
+    const [{ drizzle }, started] = await Promise.all([import("drizzle-orm/pglite"), openPglite(dataDir, thread, log)]);
+    opened = started;
     const gate = createConnectionGate({ onGrant: (waitMs, work) => recordDatabaseWait(waitMs / 1000, work) });
-    const client = gateEmbeddedClient(tracePglite(await PGlite.create(dataDir, { extensions: { vector, btree_gin } })), gate);
+    const client = gateEmbeddedClient(tracePglite(started), gate);
     // The embedded database writes the memory change log its resident recall copies read
     // (db/schema/memory-change-log.ts); a server's sessions leave it off.
     await client.exec("SET mnemo.change_log = on");
     // WAL segments a checkpoint no longer needs are unlinked, not renamed for reuse with their old
     // records inside, so an erasure's scrub (db/erasure-scrub.ts) leaves no copy of the erased rows in pg_wal.
     await client.exec("SET wal_recycle = off");
-    const db = drizzle(client, { schema }) as unknown as Database;
+    // drizzle's PGlite driver calls only `query` and `transaction` (drizzle-orm/pglite/session.js),
+    // which the threaded client answers as PGlite does; its type names the whole PGlite class.
+    const db = drizzle(client as unknown as PGlite, { schema }) as unknown as Database;
     if (preparedStatements) registerEmbeddedSession(db);
     return {
       db,
@@ -103,6 +126,7 @@ async function connectPglite(dataDir: string, preparedStatements: boolean): Prom
       },
     };
   } catch (error) {
+    await opened?.close().catch(() => undefined);
     await lock?.release();
     throw error;
   }

@@ -82,6 +82,8 @@ const CONNECTION_CAUSES: Record<string, string> = {
   "28000": "the server refused this role or client (pg_hba.conf)",
   "3D000": "the database does not exist",
   "53300": "too many connections",
+  "57P01": "the server ended the connection (administrator command)",
+  "57P02": "the database stopped (crash shutdown; embedded: its thread is gone, restart the service)",
   "57P03": "the server is starting up or shutting down",
   DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed (sslmode, or its CA in sslrootcert)",
   SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate chain is not trusted (sslmode, or its CA in sslrootcert)",
