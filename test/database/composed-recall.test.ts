@@ -162,7 +162,11 @@ describe("recall in one statement and channel by channel", () => {
   it("a question about the past, a window of time, facts only, and no query vector", async () => {
     const cases: [string, Partial<RecallQuery>, boolean][] = [
       ["What bike do I ride?", { asOf: new Date(Date.UTC(2025, 0, 25)) }, true],
-      ["In which city do I live at present?", { window: { from: new Date(Date.UTC(2025, 0, 15)), to: new Date(Date.UTC(2025, 0, 30)) } }, true],
+      [
+        "In which city do I live at present?",
+        { window: { from: new Date(Date.UTC(2025, 0, 15)), to: new Date(Date.UTC(2025, 0, 30)) } },
+        true,
+      ],
       ["In which city do I live at present?", { types: ["semantic"] }, true],
       ["In which city do I live at present?", {}, false],
     ];
