@@ -118,8 +118,9 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
   const read = readQuestion(request.query, now);
   const kinds = settings.kindRecall ? read.kinds : [];
-  // How many of the window's first statements are shown with what was said later: their share of the budget.
-  const laterCount = Math.floor((budget * settings.laterShare) / settings.laterTokens);
+  // How many of the window's first statements are shown with what was said later: their share of
+  // the budget, spent only on a question about how things stand now.
+  const laterCount = read.aboutPresent ? Math.floor((budget * settings.laterShare) / settings.laterTokens) : 0;
   // Not awaited here: recall ranks by text while the query is being embedded (on a server: one
   // statement once it is).
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);

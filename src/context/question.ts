@@ -1,3 +1,4 @@
+import nlp from "compromise";
 import { type QuestionTime, readQuestionTime } from "../memory/recall/question-time.js";
 import { kindsAskedAbout, type StatementKind } from "../memory/recall/statement-kinds.js";
 
@@ -12,6 +13,12 @@ export interface QuestionReading {
   aboutAsker: boolean;
   /** The kinds of statement it asks about without naming them: a taste, a habit, a goal (`kindsAskedAbout`). */
   kinds: StatementKind[];
+  /**
+   * It asks how things stand now: no verb in the past tense ("did", "was", "bought"), no past span
+   * named, not the earliest state. What the user said later about a statement matters to such a
+   * question; to one about a past occasion it is noise.
+   */
+  aboutPresent: boolean;
 }
 
 /** Quantifiers and comparisons that reach over many occasions (closed classes of English words). */
@@ -29,11 +36,13 @@ const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|me|my|mine|myself)\b/i;
  * readQuestion("How many concerts did I go to in total?", new Date()).manySessions; // true
  */
 export function readQuestion(query: string, now: Date): QuestionReading {
+  const time = readQuestionTime(query, now);
   return {
-    time: readQuestionTime(query, now),
+    time,
     manySessions: GATHERS.test(query) || COMPARES.test(query),
     asksAssistant: ASKS_THE_ASSISTANT.test(query),
     aboutAsker: FIRST_PERSON.test(query) && !ASKS_THE_ASSISTANT.test(query),
     kinds: kindsAskedAbout(query),
+    aboutPresent: !time.range && time.order !== "oldest" && !nlp(query).has("#PastTense"),
   };
 }

@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { readQuestion } from "./question.js";
+
+const now = new Date("2024-06-15T12:00:00Z");
+
+describe("a question about how things stand now", () => {
+  it("is one with no verb in the past tense, no past span and no earliest state", () => {
+    for (const question of ["Which bakery do I buy bread from?", "Where is my brother living?", "How long have I been learning the cello?"])
+      expect(readQuestion(question, now).aboutPresent, question).toBe(true);
+  });
+
+  it("is not one about a past occasion, a named span or the first state", () => {
+    for (const question of [
+      "When did I repaint the shed?",
+      "What was the name of the ferry we took?",
+      "Which bakery do I like in March 2023?",
+      "Which bakery did I go to originally?",
+    ])
+      expect(readQuestion(question, now).aboutPresent, question).toBe(false);
+  });
+});
