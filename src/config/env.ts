@@ -202,7 +202,7 @@ export const EnvSchema = z.object({
    * statements (facts, the user's own turns) are shown with the user's nearest later turn on their
    * subject, dated (what was said since), as many as this share pays for. 0 turns it off.
    */
-  CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0),
+  CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0.2),
   /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */
   CONTEXT_LATER_SIMILARITY: z.coerce.number().min(0).max(1).default(0.45),
   /** The time a question names ("last month", "these days", "first") orders a window's memories. */

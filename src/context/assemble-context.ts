@@ -71,7 +71,7 @@ export interface WindowSettings {
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   excerptTokens: 0,
-  laterShare: 0,
+  laterShare: 0.2,
   laterSimilarity: 0.45,
   laterTokens: 30,
   questionTime: false,

@@ -12,7 +12,7 @@ describe("a question about how things stand now", () => {
   it("is not one about a past occasion, a named span or the first state", () => {
     for (const question of [
       "When did I repaint the shed?",
-      "What was the name of the ferry we took?",
+      "Which ferry did we board to reach the island?",
       "Which bakery do I like in March 2023?",
       "Which bakery did I go to originally?",
     ])
