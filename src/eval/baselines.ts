@@ -31,8 +31,9 @@ export function packTurns(ordered: Turn[], budget: number, tokenizer: Tokenizer)
 /** BM25 over raw turns (MiniSearch, BM25+ scoring), best first. */
 export function bm25Ranker(turns: Turn[]): (query: string) => Turn[] {
   const index = new MiniSearch<Turn>({ idField: "diaId", fields: ["text"], storeFields: ["diaId"] });
-  index.addAll(turns.map((turn) => ({ ...turn, text: turnLine(turn) })));
+  // A haystack may hold one session twice (LongMemEval does): its turns are indexed once.
   const byId = new Map(turns.map((turn) => [turn.diaId, turn]));
+  index.addAll([...byId.values()].map((turn) => ({ ...turn, text: turnLine(turn) })));
   return (query) => index.search(query).map((hit) => byId.get(String(hit.id)) as Turn);
 }
 

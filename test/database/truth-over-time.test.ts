@@ -98,8 +98,12 @@ describe("a change of mind", () => {
     expect(old).toContain("User hates ferrets.");
     const reply = lines.find((line) => line.includes("Ferrets are wonderful companions."));
     if (reply) expect(reply).toContain("superseded");
-    // What holds now is never marked, and the fact section says it.
-    expect(lines.find((line) => line.includes("I hate ferrets"))).not.toContain("superseded");
+    // What holds now is never marked, and the fact section says it; the newer turn's own item (when
+    // the window has room for it beside the quote) is the one without the old words.
+    const current = lines.find((line) => line.includes("I hate ferrets") && !line.includes("I love ferrets"));
+    if (current) expect(current).not.toContain("superseded");
+    // The old turn carries the newer one beside it, dated (CONTEXT_LATER_SHARE, on a question about the present).
+    expect(old).toContain('[said later, on 2025-03-20: "Honestly, I hate ferrets."]');
     expect(window.prompt.indexOf("User hates ferrets.")).toBeLessThan(window.prompt.indexOf("I love ferrets"));
   });
 
