@@ -8,7 +8,8 @@ import { scheduleVacuum } from "../src/db/embedded-vacuum.js";
 import { ErasureScrub, scrubRelations } from "../src/db/erasure-scrub.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { migrationState } from "../src/db/migration-state.js";
-import { assertReachable } from "../src/db/reachability.js";
+import { assertReachable, whereTo } from "../src/db/reachability.js";
+import { StartupError } from "../src/errors.js";
 import type { LocalExecutor } from "../src/executor/local-executor.js";
 import type { AnnService } from "../src/memory/recall/ann-service.js";
 import type { ResidentMemories } from "../src/memory/recall/engines/resident/resident-memories.js";
@@ -183,6 +184,13 @@ async function openDatabase(env: Env, logger: Logger, pending: Promise<DatabaseH
     if (database.kind === "pglite") await migrateDatabase(database);
     else {
       const { applied, expected } = await migrationState(database.db);
+      // A database that was never migrated has not even the executor's tables: the first query
+      // failed with its SQL and a stack. One behind (a release rolling out) starts, not ready.
+      if (applied === 0) {
+        throw new StartupError(
+          `DATABASE_URL ${whereTo(env.DATABASE_URL as string)}: the database was never migrated: run \`npx mnemo migrate\` with this DATABASE_URL first`,
+        );
+      }
       if (applied < expected) logger.warn("database migrations behind: not ready until `npx mnemo migrate` runs", { applied, expected });
     }
   } catch (error) {

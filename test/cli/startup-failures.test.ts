@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabaseUrl } from "../fixtures/database.js";
+import { admin, withDatabase } from "../fixtures/global-setup.js";
 import { type FailedStart, startExpectingFailure } from "../fixtures/service-process.js";
 
 /**
@@ -91,6 +92,20 @@ describe("start-up failures", () => {
     const absent = failureLine(await startExpectingFailure({ ...base(), DATABASE_URL: missing.toString() }));
     expect(absent.message).toMatch(/no_such_database: the database does not exist \(3D000\)$/);
   });
+
+  it.runIf(testDatabaseUrl)(
+    "a database that was never migrated is named with the command that migrates it, not a failed query",
+    async () => {
+      const name = `never_migrated_${process.pid}`;
+      await admin(testDatabaseUrl as string, (client) => client.query(`CREATE DATABASE "${name}"`));
+      try {
+        const empty = failureLine(await startExpectingFailure({ ...base(), DATABASE_URL: withDatabase(testDatabaseUrl as string, name) }));
+        expect(empty.message).toMatch(new RegExp(`/${name}: the database was never migrated: run \`npx mnemo migrate\``));
+      } finally {
+        await admin(testDatabaseUrl as string, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      }
+    },
+  );
 
   it("an unusable DATA_DIR is named within seconds, not a hang", async () => {
     // A hang never ends: any bound tells it from an answer, and a loaded machine needs a generous one.
