@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { ExportRecordSchema } from "../functions/json/export-record.js";
 import { EVENT_ROLES } from "../src/sessions/schemas.js";
+import { issuesLine } from "../src/util/issues-line.js";
 import { CommandError } from "./service.js";
 
 /**
@@ -98,16 +99,13 @@ export async function readImportFile(file: string): Promise<ImportPlan> {
   return exported ? readExport(name, lines) : readEvents(name, lines);
 }
 
-/** The issues of a failed parse, as `field: message; …`. */
-const issues = (error: z.ZodError) => error.issues.map((issue) => `${issue.path.join(".") || "(the line)"}: ${issue.message}`).join("; ");
-
 function readEvents(name: string, lines: { number: number; value: unknown }[]): ImportPlan {
   const sessions = new Map<string, ImportedSession>();
   for (const { number, value } of lines) {
     const parsed = EventLineSchema.safeParse(value);
     if (!parsed.success) {
       const hint = typeof value === "object" && value !== null && "kind" in value ? " (an export record, though line 1 is an event)" : "";
-      throw new CommandError(`${name}:${number}: ${issues(parsed.error)}${hint}`);
+      throw new CommandError(`${name}:${number}: ${issuesLine(parsed.error, "(the line)")}${hint}`);
     }
     const line = parsed.data;
     let session = sessions.get(line.session);
@@ -146,7 +144,7 @@ function readExport(name: string, lines: { number: number; value: unknown }[]): 
     if (!parsed.success) {
       const kind = typeof value === "object" && value !== null && "kind" in value ? (value as { kind: unknown }).kind : undefined;
       const what = kind === undefined ? "not an export record (line 1 is one)" : `a "${String(kind)}" record`;
-      throw new CommandError(`${name}:${number}: ${what}: ${issues(parsed.error)}`);
+      throw new CommandError(`${name}:${number}: ${what}: ${issuesLine(parsed.error, "(the line)")}`);
     }
     const record = parsed.data;
     if (record.kind === "session") {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { StartupError } from "../errors.js";
 import { durationMs } from "../util/duration.js";
+import { issuesLine } from "../util/issues-line.js";
 import { REDACTION_KINDS, type RedactionKind } from "../vocabulary/redaction-kind.js";
 
 const DURATION = /^\d+(ms|s|m|h)$/;
@@ -410,8 +411,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const result = EnvSchema.safeParse(present);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new StartupError(`Invalid configuration: ${problems}`);
+    throw new StartupError(`Invalid configuration: ${issuesLine(result.error)}`);
   }
   const env = result.data;
   if (durationMs(env.HTTP_HEADERS_TIMEOUT) > durationMs(env.HTTP_REQUEST_TIMEOUT)) {

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { issuesLine } from "../../util/issues-line.js";
 
 /**
  * A change of state said inside a long history: a first statement, a later one that ends it (in
@@ -85,8 +86,7 @@ export function parseCaseSet(text: string): HistoryCase[] {
   }
   return raw.map((entry) => {
     const parsed = CaseSchema.safeParse(entry);
-    if (!parsed.success)
-      throw new Error(`${entry["id"]}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+    if (!parsed.success) throw new Error(`${entry["id"]}: ${issuesLine(parsed.error)}`);
     return parsed.data;
   });
 }
