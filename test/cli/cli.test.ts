@@ -40,19 +40,20 @@ const failing = (...args: string[]) =>
   );
 
 async function startServer(): Promise<{ server: ChildProcess; port: string }> {
-  const port = String(40_000 + Math.floor(Math.random() * 10_000));
+  // The system picks a free port (a random one in the ephemeral range could be a connection's own).
   const server = spawn("node", ["bin/mnemo.mjs", "start"], {
-    env: { ...env, PORT: port, LOG_LEVEL: "info" },
+    env: { ...env, PORT: "0", LOG_LEVEL: "info" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let output = "";
-  await new Promise<void>((resolve, reject) => {
+  const port = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 120_000);
     server.stderr?.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes("listening on")) {
+      const listening = /listening on http:\/\/[^:/\s]+:(\d+)/.exec(output);
+      if (listening) {
         clearTimeout(timer);
-        resolve();
+        resolve(listening[1] as string);
       }
     });
     server.once("exit", (code) => {

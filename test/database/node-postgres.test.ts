@@ -17,7 +17,8 @@ import { call, createSession, message, testEnv, waitForSettled } from "../fixtur
 let pglite: PGlite;
 let server: PGLiteSocketServer;
 let runtime: Runtime;
-const port = 55_000 + Math.floor(Math.random() * 5000);
+// Above the ephemeral range (32768–60999 on Linux), where an outgoing connection may hold a port.
+const port = 63_500 + Math.floor(Math.random() * 1500);
 const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
 
 beforeAll(async () => {

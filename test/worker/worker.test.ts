@@ -18,7 +18,8 @@ import { waitUntil } from "../fixtures/wait.js";
  * on a loaded machine for reasons of its own.
  */
 const SIGNING_KEY = "signkey-test-0123456789abcdef0123456789abcdef";
-const workerPort = 59_000 + Math.floor(Math.random() * 3000);
+// Above the ephemeral range (32768–60999 on Linux), where an outgoing connection may hold a port.
+const workerPort = 61_000 + Math.floor(Math.random() * 1000);
 let database: TestDatabase | undefined;
 let inngestCloud: Server;
 let wrangler: ChildProcess;
