@@ -56,8 +56,9 @@ export const MemorySchema = z.object({
   /** The events it was derived from (where the answer reads it with them). */
   sources: z.array(SourceSchema).optional(),
   /**
-   * Facts: what the user said after the fact was last confirmed that is nearest to it by meaning,
-   * best first — for the reader to weigh against the fact, whatever the extractor made of it.
+   * Facts: what the user said of themselves after the fact was last confirmed, in another session,
+   * that is nearest to it by meaning, best first — for the reader to weigh against the fact,
+   * whatever the extractor made of it.
    */
   later_mentions: z
     .array(

@@ -199,9 +199,9 @@ export const EnvSchema = z.object({
    */
   CONTEXT_EXCERPT_TOKENS: z.coerce.number().int().min(0).max(100_000).default(60),
   /**
-   * Share of a context window's budget that later statements may take: the window's first
-   * statements (facts, the user's own turns) are shown with the user's nearest later turn on their
-   * subject, dated (what was said since), as many as this share pays for. 0 turns it off.
+   * Share of a context window's budget that later statements may take: the window's facts and
+   * first statements of the user's are shown with the user's nearest later turn on their subject
+   * from another session, dated (what was said since), as many as this share pays for. 0 turns it off.
    */
   CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0.2),
   /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */

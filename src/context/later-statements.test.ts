@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { recalledTurn } from "../../test/fixtures/recalled-memory.js";
 import type { LaterStatement } from "../memory/recall/later-statements.js";
-import { besideLaterStatements, saysSomethingOfSpeaker, statementsToLookPast } from "./later-statements.js";
+import { saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
+import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
 
 const later = (memoryId: string): LaterStatement => ({ memoryId, content: memoryId, at: new Date(0), similarity: 0.6, sources: [] });
 
@@ -19,11 +20,12 @@ describe("statements and what the user said after them", () => {
         lastConfirmedAt: new Date(5),
       }),
     ];
+    // Facts first, however far down they rank: the window packs them in a section of their own.
     expect(statementsToLookPast(recalled, 5)).toEqual([
-      { id: "statement", after: new Date(0) },
       { id: "fact", after: new Date(5) },
+      { id: "statement", after: new Date(0) },
     ]);
-    expect(statementsToLookPast(recalled, 1).map((anchor) => anchor.id)).toEqual(["statement"]);
+    expect(statementsToLookPast(recalled, 1).map((anchor) => anchor.id)).toEqual(["fact", "statement"]);
     expect(saysSomethingOfSpeaker("Is it too late to plant garlic?")).toBe(false);
     expect(saysSomethingOfSpeaker("My garlic is sprouting already!")).toBe(true);
   });
@@ -46,5 +48,15 @@ describe("statements and what the user said after them", () => {
     const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["older", [later("newer")]]]));
     expect(candidates.map((memory) => memory.id)).toEqual(["newer", "older"]);
     expect(laterOf.size).toBe(0);
+  });
+
+  it("shows a fact's later statement beside it even when recall ranked that turn ahead of the fact", () => {
+    const recalled = [
+      recalledTurn("newer"),
+      recalledTurn("fact", { type: "semantic", subtype: "profile", role: null, content: "User keeps bees." }),
+    ];
+    const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["fact", [later("newer")]]]));
+    expect(candidates.map((memory) => memory.id)).toEqual(["fact"]);
+    expect(laterOf.get("fact")?.memoryId).toBe("newer");
   });
 });

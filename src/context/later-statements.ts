@@ -1,14 +1,6 @@
 import type { RecalledMemory } from "../memory/recall/hybrid-recall.js";
 import type { LaterStatement, StatementAnchor } from "../memory/recall/later-statements.js";
-
-const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
-/** The speaker's own pronouns (a closed class): a sentence holding one says something of the speaker. */
-const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b/i;
-
-/** Whether a turn says something of its speaker: one of its sentences, not a question, speaks in the first person. */
-export function saysSomethingOfSpeaker(text: string): boolean {
-  return [...SENTENCES.segment(text)].some(({ segment }) => !segment.trim().endsWith("?") && FIRST_PERSON.test(segment));
-}
+import { saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
 
 /**
  * A statement of the window that what was said since may qualify: a fact, or a turn in which the
@@ -19,20 +11,27 @@ const isStatement = (memory: RecalledMemory) =>
   memory.type === "semantic" || (memory.subtype === "turn" && memory.role === "user" && saysSomethingOfSpeaker(memory.content));
 
 /**
- * The first `count` statements among the window's candidates, each with the moment past which the
- * user's later turns are looked at: when it was last said.
+ * The statements of the window's candidates to look past, each with the moment past which the
+ * user's later turns are looked at (when it was last said): the first `count` facts, wherever they
+ * rank, then the first `count` of the user's own statements. Facts come first and apart because
+ * the window packs them in their own section ahead of the turns: a fact far down the ranking is
+ * still served, and a fact is what the window asserts, so it is the one to read beside what came
+ * later.
  */
 export function statementsToLookPast(recalled: readonly RecalledMemory[], count: number): StatementAnchor[] {
-  return recalled
-    .filter(isStatement)
-    .slice(0, count)
-    .map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
+  const statements = recalled.filter(isStatement);
+  return [
+    ...statements.filter((memory) => memory.type === "semantic").slice(0, count),
+    ...statements.filter((memory) => memory.type !== "semantic").slice(0, count),
+  ].map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
 }
 
 /**
  * Each statement with the later statement to show beside it, and the candidates without the
- * turns now shown beside a statement. A later turn that recall ranked ahead of its statement is
- * already read first: the statement keeps no note, and the turn its place.
+ * turns now shown beside a statement. A later turn that recall ranked ahead of a turn is already
+ * read first: that turn keeps no note, and the later one its place. A fact keeps its note either
+ * way: it is packed in a section of its own, which the later turn's rank among the memories does
+ * not reach.
  */
 export function besideLaterStatements(
   recalled: readonly RecalledMemory[],
@@ -45,7 +44,7 @@ export function besideLaterStatements(
     const best = later.get(memory.id)?.[0];
     if (!best || attached.has(best.memoryId)) continue;
     const ranked = position.get(best.memoryId);
-    if (ranked !== undefined && ranked < index) continue;
+    if (ranked !== undefined && ranked < index && memory.type !== "semantic") continue;
     laterOf.set(memory.id, best);
     attached.add(best.memoryId);
   }

@@ -57,6 +57,20 @@ describe("a fact beside what the user said later", () => {
     expect(read.body.sources.length).toBe(2);
   });
 
+  it("lists only what the user said of themselves on a later occasion: not the rest of that conversation, not a question", async () => {
+    await session("noor", 10, ["I live in Norwich.", "Norwich gets so quiet in the evenings where I live, and I like it that way."]);
+    await session("noor", 50, ["What is there to do in Norwich on a rainy afternoon?"]);
+    await session("noor", 80, ["These days the sea at Cromer is the first thing I see each morning, and Norwich feels far away."]);
+
+    const norwich = (await facts("noor")).find((fact) => fact.content === "User lives in Norwich.");
+    expect(norwich).toBeDefined();
+    const mentions = (norwich?.later_mentions ?? []).map((mention) => mention.content);
+    expect(mentions[0]).toContain("Cromer");
+    // The same conversation goes on with the statement; a question states nothing of the user.
+    expect(mentions.join("\n")).not.toContain("quiet in the evenings");
+    expect(mentions.join("\n")).not.toContain("rainy afternoon");
+  });
+
   it("in a window: the newest statement on the subject beside the fact, both dated, the fact kept", async () => {
     await session("omar", 5, ["My car is a blue Skoda estate.", "Any tips for keeping basil alive indoors?"]);
     await session("omar", 40, ["How long should I rest a steak after grilling?"]);

@@ -81,7 +81,8 @@ export async function getMemoryHistory(db: Database, id: string) {
 
 /**
  * Each current fact's later mentions (`laterStatements`): the user's turns since it was last
- * confirmed that are nearest to it by meaning, best first. Facts of one user, as a listing holds.
+ * confirmed, in other sessions, that say something of the user and are nearest to it by meaning,
+ * best first. Facts of one user, as a listing holds.
  */
 export async function laterMentionsOfFacts(
   db: Database,

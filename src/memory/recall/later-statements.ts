@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
 import type { SourceRef } from "../provenance.js";
 import { memoriesAs, visibleAt } from "../visibility.js";
+import { saysSomethingOfSpeaker } from "./speaker-statements.js";
 
 /** Something the user said after a statement, about the same subject: its nearest later turn by meaning. */
 export interface LaterStatement {
@@ -21,6 +22,13 @@ export interface LaterStatement {
  */
 const MAX_TURNS_SCANNED = 2_000;
 
+/**
+ * How many of a statement's nearest later turns are read for each one kept: the nearest are often
+ * the user's questions on the subject ("can you give examples?"), which state nothing, and are
+ * passed over for the nearest that says something of the user.
+ */
+const READ_PER_KEPT = 4;
+
 /** A statement to look past: a fact or a user's turn, and when it was last said. */
 export interface StatementAnchor {
   id: string;
@@ -36,14 +44,17 @@ export interface LaterStatementOptions {
 }
 
 /**
- * For each statement, the user's own turns said after it was last confirmed that are nearest to it
- * by meaning: nearest to the statement's vector, or — for a fact, which says in a line what a turn
- * said at length — to the vectors of the turns it came from. A fact written in March is not all
- * that is known in May when the user spoke of the same thing since ("the van dropped the last
- * boxes at our place in Glasgow"); the reader can weigh the two, whatever the extractor made of
- * the second. No phrase decides it, only time and meaning: the best later turn of a statement, by
- * cosine, is its later statement when the cosine reaches `minSimilarity`. Best first, at most
- * `perStatement` each; statements with none are absent from the map.
+ * For each statement, the user's own turns said after it was last confirmed, on another occasion
+ * (in a session other than the ones it was said in), that are nearest to it by meaning: nearest to
+ * the statement's vector, or — for a fact, which says in a line what a turn said at length — to the
+ * vectors of the turns it came from. A fact written in March is not all that is known in May when
+ * the user spoke of the same thing since ("the van dropped the last boxes at our place in
+ * Glasgow"); the reader can weigh the two, whatever the extractor made of the second. No phrase
+ * decides it, only time, occasion and meaning: the best later turn of a statement, by cosine, that
+ * says something of the user (not only a question) is its later statement when the cosine reaches
+ * `minSimilarity`. The rest of the conversation a statement was said in goes on with it, and is
+ * not what was said since. Best first, at most `perStatement` each; statements with none are
+ * absent from the map.
  *
  * @example
  * const later = await laterStatements(db, { appId: "default", userId: "ana" }, [{ id: factId, after: stated }], { perStatement: 1, minSimilarity: 0.45, now });
@@ -64,7 +75,7 @@ export async function laterStatements(
       options,
     ),
   );
-  return laterStatementsOf(rows);
+  return laterStatementsOf(rows, options.perStatement);
 }
 
 /** A later statement as `laterStatementsSql` returns it, with the statement it is later than. */
@@ -109,21 +120,24 @@ export function laterStatementsSql(scope: { appId: string; userId: string }, sta
                     FROM memories u
                    WHERE ${visibleAt(u, scope, { now: options.now })} AND ${u.subtype} = 'turn' AND ${u.metadata} ->> 'role' = 'user'
                      AND ${u.validAt} > st.after AND ${u.embedding} IS NOT NULL
+                     AND NOT EXISTS (SELECT 1 FROM memory_sources said WHERE said.memory_id = st.id AND said.session_id = ${u.sessionId})
                    ORDER BY ${u.validAt} DESC
                    LIMIT ${MAX_TURNS_SCANNED}
                 ) n
             ) c
            WHERE c.similarity >= ${options.minSimilarity}
            ORDER BY c.similarity DESC
-           LIMIT ${options.perStatement}
+           LIMIT ${options.perStatement * READ_PER_KEPT}
         ) later`;
 }
 
-/** Rows of `laterStatementsSql` by statement, best first. */
-export function laterStatementsOf(rows: readonly LaterStatementRow[]): Map<string, LaterStatement[]> {
+/** Rows of `laterStatementsSql` by statement, best first: the first `perStatement` of each that say something of the user. */
+export function laterStatementsOf(rows: readonly LaterStatementRow[], perStatement: number): Map<string, LaterStatement[]> {
   const found = new Map<string, LaterStatement[]>();
-  for (const row of rows) {
+  const best = [...rows].sort((a, b) => Number(b.similarity) - Number(a.similarity));
+  for (const row of best) {
     const list = found.get(row.statement_id) ?? [];
+    if (list.length >= perStatement || !saysSomethingOfSpeaker(row.content.replace(/^user: /, ""))) continue;
     list.push({
       memoryId: row.id,
       content: row.content,

@@ -116,7 +116,7 @@ export async function composedRecall(
               now: query.now,
             },
             considered: new Map((later.considered ?? []).map((statement) => [statement.id, new Date(statement.after).getTime()])),
-            found: laterByStatement(later.found ?? []),
+            found: laterByStatement(later.found ?? [], reads.laterStatements?.perStatement ?? 0),
           },
         }
       : {}),
@@ -174,6 +174,10 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
         SELECT id, after FROM (
           SELECT r.id, ${LAST_SAID} AS after FROM recall_ranked r WHERE ${STATEMENT_LIKE} ORDER BY r.position LIMIT ${readAheadFor(later.count)}
         ) first_ranked
+        UNION
+        SELECT id, after FROM (
+          SELECT r.id, ${LAST_SAID} AS after FROM recall_ranked r WHERE r.type = 'semantic' ORDER BY r.position LIMIT ${readAheadFor(later.count)}
+        ) first_facts
         UNION
         SELECT r.id, ${LAST_SAID} FROM recall_following r WHERE ${STATEMENT_LIKE}
       )`,
