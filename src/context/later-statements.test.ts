@@ -25,7 +25,9 @@ describe("statements and what the user said after them", () => {
       { id: "fact", after: new Date(5) },
       { id: "statement", after: new Date(0) },
     ]);
-    expect(statementsToLookPast(recalled, 1).map((anchor) => anchor.id)).toEqual(["fact", "statement"]);
+    // As many as the share pays for, facts taking their places first.
+    expect(statementsToLookPast(recalled, 1).map((anchor) => anchor.id)).toEqual(["fact"]);
+    expect(statementsToLookPast(recalled, 2).map((anchor) => anchor.id)).toEqual(["fact", "statement"]);
     expect(saysSomethingOfSpeaker("Is it too late to plant garlic?")).toBe(false);
     expect(saysSomethingOfSpeaker("My garlic is sprouting already!")).toBe(true);
   });

@@ -12,18 +12,19 @@ const isStatement = (memory: RecalledMemory) =>
 
 /**
  * The statements of the window's candidates to look past, each with the moment past which the
- * user's later turns are looked at (when it was last said): the first `count` facts, wherever they
- * rank, then the first `count` of the user's own statements. Facts come first and apart because
- * the window packs them in their own section ahead of the turns: a fact far down the ranking is
- * still served, and a fact is what the window asserts, so it is the one to read beside what came
- * later.
+ * user's later turns are looked at (when it was last said): `count` in all, as many as the share
+ * of the budget pays for. The first facts, wherever they rank, take their places first, then the
+ * user's own statements in rank order. Facts come first and apart because the window packs them
+ * in their own section ahead of the turns: a fact far down the ranking is still served, and a
+ * fact is what the window asserts, so it is the one to read beside what came later.
  */
 export function statementsToLookPast(recalled: readonly RecalledMemory[], count: number): StatementAnchor[] {
   const statements = recalled.filter(isStatement);
-  return [
-    ...statements.filter((memory) => memory.type === "semantic").slice(0, count),
-    ...statements.filter((memory) => memory.type !== "semantic").slice(0, count),
-  ].map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
+  const facts = statements.filter((memory) => memory.type === "semantic").slice(0, count);
+  return [...facts, ...statements.filter((memory) => memory.type !== "semantic").slice(0, count - facts.length)].map((memory) => ({
+    id: memory.id,
+    after: memory.lastConfirmedAt,
+  }));
 }
 
 /**
