@@ -8,6 +8,7 @@ import { databaseOptions } from "../../functions/settings.js";
 import { connectDatabase } from "../../src/db/connect.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
 import { call, createSession, message, testEnv, waitForSettled } from "../fixtures/runtime.js";
+import { testPort } from "../fixtures/test-ports.js";
 
 /**
  * The self-hosted path: node-postgres over the Postgres wire protocol to a server with pgvector
@@ -17,8 +18,7 @@ import { call, createSession, message, testEnv, waitForSettled } from "../fixtur
 let pglite: PGlite;
 let server: PGLiteSocketServer;
 let runtime: Runtime;
-// Above the ephemeral range (32768–60999 on Linux), where an outgoing connection may hold a port.
-const port = 63_500 + Math.floor(Math.random() * 1500);
+const port = testPort("node-postgres");
 const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ import { createApiKey } from "../../src/auth/api-keys.js";
 import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { connectDatabase } from "../../src/db/connect.js";
 import { freshDatabase, onPostgres, type TestDatabase } from "../fixtures/database.js";
+import { testPort } from "../fixtures/test-ports.js";
 import { waitUntil } from "../fixtures/wait.js";
 
 /**
@@ -18,8 +19,7 @@ import { waitUntil } from "../fixtures/wait.js";
  * on a loaded machine for reasons of its own.
  */
 const SIGNING_KEY = "signkey-test-0123456789abcdef0123456789abcdef";
-// Above the ephemeral range (32768–60999 on Linux), where an outgoing connection may hold a port.
-const workerPort = 61_000 + Math.floor(Math.random() * 1000);
+const workerPort = testPort("worker");
 let database: TestDatabase | undefined;
 let inngestCloud: Server;
 let wrangler: ChildProcess;
