@@ -137,7 +137,7 @@ export function laterStatementsOf(rows: readonly LaterStatementRow[], perStateme
   const best = [...rows].sort((a, b) => Number(b.similarity) - Number(a.similarity));
   for (const row of best) {
     const list = found.get(row.statement_id) ?? [];
-    if (list.length >= perStatement || !saysSomethingOfSpeaker(row.content.replace(/^user: /, ""))) continue;
+    if (list.length >= perStatement || !saysSomethingOfSpeaker(row.content)) continue;
     list.push({
       memoryId: row.id,
       content: row.content,
