@@ -50,16 +50,23 @@ function loggable(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** A value the SDK hands the logger, its errors made safe: an error, or an object holding errors by name (`{ err }`). */
+function loggableValue(value: unknown): unknown {
+  if (value instanceof Error) return serializeError(value);
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? loggable(value as Record<string, unknown>) : value;
+}
+
 /** The same logger in the shape the Inngest SDK expects (`info(...args)`); its errors are made safe like any other. */
 export function toVariadicLogger(logger: Logger): Record<keyof Logger, (...args: unknown[]) => void> {
   const adapt =
     (log: LogFn) =>
     (...args: unknown[]) => {
       const [first, ...rest] = args;
-      const message = first instanceof Error ? serializeError(first).message : typeof first === "string" ? first : JSON.stringify(first);
-      const details = [...(first instanceof Error ? [first] : []), ...rest].map((value) =>
-        value instanceof Error ? serializeError(value) : value,
-      );
+      // A drizzle query error's own fields are its statement and parameters (events' words): an
+      // object the SDK logs, such as `{ err }`, is made safe before it is written.
+      const message =
+        first instanceof Error ? serializeError(first).message : typeof first === "string" ? first : JSON.stringify(loggableValue(first));
+      const details = [...(first instanceof Error ? [first] : []), ...rest].map(loggableValue);
       log(message, details.length > 0 ? { details } : undefined);
     };
   return { debug: adapt(logger.debug), info: adapt(logger.info), warn: adapt(logger.warn), error: adapt(logger.error) };
