@@ -216,6 +216,8 @@ export const EnvSchema = z.object({
   CONTEXT_ASKER_FIRST: booleanFromEnv.default(false),
   /** A question about a kind of thing (a taste, a habit, a goal) also recalls the user's own statements of that kind, nearest first. */
   CONTEXT_KIND_RECALL: booleanFromEnv.default(false),
+  /** A question about how the asker stands now ("what do I drive?") reads the user's own statements nearest to it first, each beside what was said later. */
+  CONTEXT_ASKER_STATEMENTS: booleanFromEnv.default(true),
   /**
    * Least share of a query's BM25 weight a memory must match to be a full-text candidate. Without
    * it, once a query's telling words run out, the text ranking fills with memories that match only

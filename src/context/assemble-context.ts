@@ -18,6 +18,7 @@ import {
   orderByQuestionTime,
   spreadOverSessions,
   withFollowingTurns,
+  withOwnStatementsFirst,
   withoutRedundant,
   withSourceTurns,
 } from "./memory-candidates.js";
@@ -67,6 +68,8 @@ export interface WindowSettings {
   askerFirst: boolean;
   /** A question about a kind of thing (a taste, a habit, a goal) also recalls the user's statements of that kind (CONTEXT_KIND_RECALL). */
   kindRecall: boolean;
+  /** A question about how the asker stands now reads the user's own statements nearest to it first (CONTEXT_ASKER_STATEMENTS). */
+  askerStatements: boolean;
 }
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
@@ -79,6 +82,7 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   sourceTurns: 0,
   askerFirst: false,
   kindRecall: false,
+  askerStatements: true,
 };
 
 /** A window without a session: no history, nothing to own. */
@@ -121,6 +125,8 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   // How many of the window's first statements are shown with what was said later: their share of
   // the budget, spent only on a question about how things stand now.
   const laterCount = read.aboutPresent ? Math.floor((budget * settings.laterShare) / settings.laterTokens) : 0;
+  // As many of the asker's own statements as are looked past: each is read beside what came later.
+  const ownCount = settings.askerStatements && read.aboutAsker ? laterCount : 0;
   // Not awaited here: recall ranks by text while the query is being embedded (on a server: one
   // statement once it is).
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
@@ -139,6 +145,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       {
         laterStatements: { count: laterCount, perStatement: 1, minSimilarity: settings.laterSimilarity },
         sourceTurns: settings.sourceTurns,
+        ownStatements: ownCount,
       },
     ),
   ]);
@@ -146,7 +153,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const owned = settled(session);
   if (!owned.owned) throw notFound("session", request.session_id as string);
   const history = owned.items;
-  const { ranked, anchors, following, ...beyond } = settled(recall);
+  const { ranked, anchors, following, ownStatements: own, ...beyond } = settled(recall);
   const question = {
     ...read,
     manySessions: settings.spreadSessions && read.manySessions,
@@ -154,9 +161,12 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     time: settings.questionTime ? read.time : {},
   };
   const expanded = withFollowingTurns(ranked, anchors, following);
-  const ordered = orderByQuestionTime(
-    spreadOverSessions(demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), question), question),
-    question,
+  const ordered = withOwnStatementsFirst(
+    orderByQuestionTime(
+      spreadOverSessions(demoteAssistantTurns(demoteSuperseded(withoutRedundant(expanded)), question), question),
+      question,
+    ),
+    own,
   );
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
   // Both read past the ranking, side by side; on a server usually from what recall read ahead.
@@ -239,6 +249,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
             repeated: new Set(packed.repeated),
             derivedFrom: new Map([...turnsOfFacts].flatMap(([fact, turns]) => turns.map((turn) => [turn.id, fact] as const))),
             laterOf,
+            ownStatements: new Set(own.map((memory) => memory.id)),
             now,
           }),
         }

@@ -51,6 +51,18 @@ export function withSourceTurns(ranked: RecalledMemory[], turnsOf: ReadonlyMap<s
 }
 
 /**
+ * The asker's own statements nearest to a question about how they stand now, first (in their
+ * order), then the rest as ordered: what the user said of themselves answers "what do I drive?"
+ * before any turn that shares its words. A statement recall also ranked moves up, not twice.
+ */
+export function withOwnStatementsFirst(ordered: RecalledMemory[], own: readonly RecalledMemory[]): RecalledMemory[] {
+  if (own.length === 0) return ordered;
+  const recalled = new Map(ordered.map((memory) => [memory.id, memory]));
+  const first = new Set(own.map((memory) => memory.id));
+  return [...own.map((memory) => recalled.get(memory.id) ?? memory), ...ordered.filter((memory) => !first.has(memory.id))];
+}
+
+/**
  * Drops an episode (turn or summary) whose source events are all covered by better-ranked
  * episodes — a turn quoted by a summary already chosen, say: its text is already in the window.
  * Facts, insights and traits say something else about the same events and are always kept.

@@ -43,6 +43,8 @@ export interface RecallTrail {
   derivedFrom: ReadonlyMap<string, string>;
   /** Each statement's later statement shown beside it, by the statement's id. */
   laterOf: ReadonlyMap<string, LaterStatement>;
+  /** Ids of the asker's own statements read first for a question about how they stand now. */
+  ownStatements: ReadonlySet<string>;
   now: Date;
 }
 
@@ -76,9 +78,13 @@ export function explainContext(trail: RecallTrail): ContextExplanation {
   const why = (memory: RecalledMemory) => {
     const rank = rankOf.get(memory.id);
     const fact = trail.derivedFrom.get(memory.id);
+    const own = trail.ownStatements.has(memory.id)
+      ? "one of the user's own statements nearest to a question about how they stand now, read first"
+      : undefined;
+    if (rank === undefined && own) return own;
     if (rank === undefined && fact) return `a turn the recalled fact ${fact} was derived from`;
     if (rank === undefined) return "the turn after a top-ranked turn: an answer usually follows its question";
-    const ranking = `ranked ${rank} of ${trail.ranked.length} by fused score: ${rankingSummary(memory)}`;
+    const ranking = `${own ? `${own}; ` : ""}ranked ${rank} of ${trail.ranked.length} by fused score: ${rankingSummary(memory)}`;
     return memory.superseded ? `${ranking}; what it says was replaced, so it is marked and placed behind current statements` : ranking;
   };
   const chosen = trail.offered.filter((memory) => trail.packed.has(memory.id)).map((memory) => explained(memory, why(memory)));

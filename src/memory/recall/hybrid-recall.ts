@@ -10,6 +10,7 @@ import { type QueryVector, type RecallChannel, type RecallRequest, rankChannel }
 import { queryLexemes } from "./engines/sql-bm25/text-ranking.js";
 import { type FusedHit, fuseRankings } from "./fusion.js";
 import type { LaterStatement, LaterStatementOptions, StatementAnchor } from "./later-statements.js";
+import { nearestOwnStatements, ownStatementsOf } from "./own-statements.js";
 import { type ComposedRecall, composable, composedRecall } from "./plan/composed-recall.js";
 import { laterStatementsOf, sourceTurnsOf, type TurnAnchor, type WindowReads } from "./plan/read-ahead.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
@@ -96,6 +97,8 @@ export interface WindowRecall {
   laterStatements(statements: readonly StatementAnchor[], options: LaterStatementOptions): Promise<Map<string, LaterStatement[]>>;
   /** `sourceTurns` of the facts the window picks (read ahead with the ranking when it could be). */
   sourceTurns(facts: readonly { id: string; sources: readonly SourceRef[] }[]): Promise<Map<string, RecalledMemory[]>>;
+  /** The asker's own statements nearest the query, nearest first (`ahead.ownStatements` of them; none when not asked). */
+  ownStatements: RecalledMemory[];
 }
 
 /**
@@ -118,8 +121,14 @@ export async function recallWithFollowingTurns(
     laterStatements: laterStatementsOf(db, query, composed?.later),
     sourceTurns: sourceTurnsOf(db, query, clock, composed?.sources),
   });
+  const ownCount = ahead.ownStatements ?? 0;
   const composed = await recallInOneStatement(db, query, settings, { following: count, ...ahead });
-  if (composed) return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ...reading(composed) };
+  if (composed) {
+    const ownStatements = ownStatementsOf(composed.own ?? [], ownCount);
+    return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
+  }
+  // Side by side with the rankings: it needs only the query's vector.
+  const own = Promise.resolve(query.vector).then((vector) => nearestOwnStatements(db, query, vector, ownCount, clock));
   const fused = await fuseHits(db, query, settings);
   const anchors = fused.best
     .flatMap((hit) =>
@@ -130,7 +139,7 @@ export async function recallWithFollowingTurns(
     readHits(db, fused.best, fused.visible, query.asOf ?? query.now, fused.exact, clock),
     followingTurns(db, query, anchors, clock),
   ]);
-  return { ranked, anchors, following, ...reading(undefined) };
+  return { ranked, anchors, following, ownStatements: await own, ...reading(undefined) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { RetentionClock } from "../../lifecycle/retention.js";
 import { m, type VisibilityFilters, visibleAt } from "../../visibility.js";
 import type { PlanRequest, QueryVector, RankingPlan, RecallChannel } from "../engines/recall-index.js";
 import { type LaterStatementRow, laterStatementsOf as laterByStatement, laterStatementsSql } from "../later-statements.js";
+import { ownStatementCandidatesSql } from "../own-statements.js";
 import {
   followingTurnsSql,
   RECALLED_COLUMNS,
@@ -43,6 +44,8 @@ export interface ComposedRecall {
   following: RecalledMemory[];
   later?: LaterAhead;
   sources?: SourcesAhead;
+  /** The candidates of the asker's own statements (`ownStatementsOf` picks), nearest first. */
+  own?: RecalledMemory[];
 }
 
 /** Whether every engine of every channel can offer its ranking as part of one statement (else recall runs channel by channel). */
@@ -96,6 +99,7 @@ export async function composedRecall(
                (SELECT coalesce(json_agg(f), '[]'::json) FROM recall_following f) AS following,
                ${reads.laterStatements?.count ? LATER_ANSWER : sql`NULL::json`} AS later,
                ${reads.sourceTurns ? SOURCES_ANSWER : sql`NULL::json`} AS sources,
+               ${readsOwn(query, reads) ? OWN_ANSWER : sql`NULL::json`} AS own,
                json_build_array(${sql.join(reports, sql`, `)}) AS reports`,
   );
   if (!row) return undefined;
@@ -121,6 +125,9 @@ export async function composedRecall(
         }
       : {}),
     ...(sources ? { sources: { considered: new Set(sources.considered ?? []), found: turnsByDerived(sources.found ?? [], clock) } } : {}),
+    ...(row.own !== null && row.own !== undefined
+      ? { own: (parseJson<RecalledRow[]>(row.own) ?? []).map((recalled) => toRecalled(recalled, clock)) }
+      : {}),
   };
 }
 
@@ -130,8 +137,12 @@ interface ComposedRow {
   following: unknown;
   later: unknown;
   sources: unknown;
+  own: unknown;
   reports: unknown;
 }
+
+/** Whether the plan reads the asker's own statements: asked for, and a vector to find them by. */
+const readsOwn = (query: ComposedQuery, reads: WindowReads): boolean => (reads.ownStatements ?? 0) > 0 && query.vector !== undefined;
 
 /** The first engine of the channel that can answer, as part of the statement; undefined when none can (no hits, as `rankChannel` gives). */
 function planChannel(
@@ -167,6 +178,8 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
       ${followingTurnsSql(query, query.now, sql`SELECT session_id, turn_seq + 1 AS seq FROM recall_anchors`)}
     )`,
   ];
+  const own = readsOwn(query, reads) && query.vector;
+  if (own) relations.push(sql`recall_own AS MATERIALIZED (${ownStatementCandidatesSql(query, query.now, own, reads.ownStatements ?? 0)})`);
   const later = reads.laterStatements;
   if (later?.count) {
     relations.push(
@@ -180,6 +193,7 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
         ) first_facts
         UNION
         SELECT r.id, ${LAST_SAID} FROM recall_following r WHERE ${STATEMENT_LIKE}
+        ${own ? sql`UNION SELECT r.id, ${LAST_SAID} FROM recall_own r` : sql``}
       )`,
       sql`recall_later AS MATERIALIZED (
         ${laterStatementsSql(query, sql`SELECT id, after FROM recall_statements`, {
@@ -216,6 +230,8 @@ const LAST_SAID = sql`date_trunc('milliseconds', coalesce((r.provenance ->> 'las
 const LATER_ANSWER = sql`json_build_object(
   'considered', (SELECT json_agg(json_build_object('id', s.id, 'after', s.after)) FROM recall_statements s),
   'found', (SELECT json_agg(l) FROM recall_later l))`;
+
+const OWN_ANSWER = sql`(SELECT coalesce(json_agg(o ORDER BY o.position), '[]'::json) FROM recall_own o)`;
 
 const SOURCES_ANSWER = sql`json_build_object(
   'considered', (SELECT json_agg(f.id) FROM recall_facts f),

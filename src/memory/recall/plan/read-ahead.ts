@@ -19,6 +19,8 @@ export interface WindowReads {
   laterStatements?: { count: number } & Omit<LaterStatementOptions, "now">;
   /** The turns the window's first `count` facts came from (CONTEXT_SOURCE_TURNS). */
   sourceTurns?: number;
+  /** How many of the asker's own statements nearest the query the window reads first (CONTEXT_ASKER_STATEMENTS). */
+  ownStatements?: number;
 }
 
 /**

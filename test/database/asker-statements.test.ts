@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { factSessions } from "../fixtures/fact-sessions.js";
+import { call, startTestRuntime } from "../fixtures/runtime.js";
+
+/**
+ * A question about how the asker stands now reads the user's own statements nearest to it first,
+ * each beside what the user said later: the statement shares none of the question's words, and
+ * the fused ranking puts every turn that does ahead of it. The same history with the setting off
+ * shows the ranking alone leaves it out. Through the API, on both databases.
+ */
+let runtime: Runtime | undefined;
+afterEach(async () => {
+  await runtime?.close();
+  runtime = undefined;
+});
+
+const { session } = factSessions(() => runtime as Runtime);
+
+interface Receipt {
+  content: string;
+  reason: string;
+  later_statement?: { memory_id: string };
+}
+interface Window {
+  sections: { items: { text: string }[] }[];
+  explanation: { chosen: Receipt[] };
+}
+
+const QUESTION = "What sort of boat do I own these days?";
+
+/** A sailor's history: the boat said once, other talk that shares the question's words, the boat changed months later. */
+async function sailorHistory(): Promise<void> {
+  await session("ilse", 3, ["Last summer I finally bought a wooden sailing dinghy, and I keep her moored at the reservoir club."]);
+  await session("ilse", 12, [
+    "What sort of knots should a beginner learn first?",
+    "Do I own the copyright on photos I take at a concert?",
+    "My sister and I are planning a walking trip in the Dolomites.",
+  ]);
+  await session("ilse", 30, [
+    "What sort of paint works on a garden shed these days?",
+    "Which boat races are shown on television in the spring?",
+    "I've started baking rye bread on Sundays.",
+  ]);
+  await session("ilse", 41, [
+    "What sort of rope is best for a washing line?",
+    "Should I own a pressure washer or hire one when I need it?",
+    "How many days does it take to walk across the Pyrenees?",
+  ]);
+  await session("ilse", 52, [
+    "What sort of glue holds a broken ceramic mug together?",
+    "Is a rowing boat hard to learn on a fast river?",
+    "Which days of the week are the big museums in Madrid free?",
+  ]);
+  await session("ilse", 70, ["Sold the dinghy in the autumn and bought a secondhand canal narrowboat that I live on full time now."]);
+}
+
+const ask = async (app: Runtime["app"]) =>
+  call<Window>(app, "POST", "/v1/context", { user_id: "ilse", query: QUESTION, max_tokens: 260, explain: true });
+
+describe("the asker's own statements", () => {
+  it("are read first for a question about how the asker stands now, beside what was said later", async () => {
+    runtime = await startTestRuntime();
+    await sailorHistory();
+    const window = await ask(runtime.app);
+    expect(window.status).toBe(200);
+    const dinghy = window.body.explanation.chosen.find((memory) => memory.content.includes("wooden sailing dinghy"));
+    expect(dinghy?.reason).toMatch(/own statements nearest to a question about how they stand now/);
+    const text = window.body.sections.flatMap((section) => section.items.map((item) => item.text)).join("\n");
+    expect(text).toContain("narrowboat");
+  });
+
+  it("are left to the ranking with CONTEXT_ASKER_STATEMENTS=false, which does not reach the first statement", async () => {
+    runtime = await startTestRuntime({ CONTEXT_ASKER_STATEMENTS: "false" });
+    await sailorHistory();
+    const window = await ask(runtime.app);
+    expect(window.status).toBe(200);
+    const contents = window.body.explanation.chosen.map((memory) => memory.content).join("\n");
+    expect(contents).not.toContain("wooden sailing dinghy");
+    expect(window.body.explanation.chosen.map((memory) => memory.reason).join("\n")).not.toMatch(/own statements/);
+  });
+});
