@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { recalledTurn } from "../../test/fixtures/recalled-memory.js";
 import type { RecalledMemory, TurnAnchor } from "../memory/recall/hybrid-recall.js";
-import { orderByQuestionTime, spreadOverSessions, withFollowingTurns, withSourceTurns } from "./memory-candidates.js";
+import {
+  orderByQuestionTime,
+  spreadOverSessions,
+  withFollowingTurns,
+  withOwnStatementsFirst,
+  withSourceTurns,
+} from "./memory-candidates.js";
 import { readQuestion } from "./question.js";
 
 const turn = (id: string, sessionId: string, seq: number): RecalledMemory => recalledTurn(id, { sessionId, seq });
@@ -89,5 +95,17 @@ describe("the turns a fact was derived from", () => {
     const ranked = [recalledTurn("early"), fact, recalledTurn("middle"), recalledTurn("late")];
     const placed = withSourceTurns(ranked, new Map([["fact", [recalledTurn("late"), recalledTurn("early"), recalledTurn("unranked")]]]));
     expect(placed.map((memory) => memory.id)).toEqual(["early", "fact", "late", "unranked", "middle"]);
+  });
+});
+
+describe("the asker's own statements in a context window's candidates", () => {
+  it("go first in their order, a ranked one moved up once with its recall scores, the rest as ordered", () => {
+    const first = turn("first", "s1", 1);
+    const second = turn("second", "s2", 1);
+    const ranked = [turn("a", "s3", 1), { ...second, score: 0.7 }, turn("b", "s4", 1)];
+    const placed = withOwnStatementsFirst(ranked, [first, second]);
+    expect(placed.map((memory) => memory.id)).toEqual(["first", "second", "a", "b"]);
+    expect(placed[1]?.score).toBe(0.7);
+    expect(withOwnStatementsFirst(ranked, [])).toBe(ranked);
   });
 });

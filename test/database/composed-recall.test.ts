@@ -134,11 +134,11 @@ describe("recall in one statement and channel by channel", () => {
     if (!["the and of", "zeppelin"].includes(text)) expect(channels.length).toBeGreaterThan(3);
   });
 
-  it("a window: the same ranking, following turns, later statements and source turns", async () => {
+  it("a window: the same ranking, following turns, later statements, source turns and the asker's own statements", async () => {
     for (const text of QUERIES.slice(0, 3)) {
       const query = await queryOf(text);
       const settings: RecallSettings = { minTextCoverage: 0.2, neighbourWeight: 0.5 };
-      const ahead = { laterStatements: { count: 4, perStatement: 1, minSimilarity: 0.2 }, sourceTurns: 3 };
+      const ahead = { laterStatements: { count: 4, perStatement: 1, minSimilarity: 0.2 }, sourceTurns: 3, ownStatements: 2 };
       const a = await recallWithFollowingTurns(runtime.database.db, query, { ...settings, plan: "channels" }, 5, ahead);
       const { result: b, statements: sent } = await countStatementWaves(() =>
         recallWithFollowingTurns(runtime.database.db, query, { ...settings, plan: "composed" }, 5, ahead),
@@ -148,6 +148,8 @@ describe("recall in one statement and channel by channel", () => {
       expect(shape(b.ranked)).toEqual(shape(a.ranked));
       expect(b.anchors).toEqual(a.anchors);
       expect(shape(b.following.sort(byId))).toEqual(shape(a.following.sort(byId)));
+      expect(a.ownStatements.length).toBe(2);
+      expect(b.ownStatements.map((memory) => memory.id)).toEqual(a.ownStatements.map((memory) => memory.id));
       const statements = a.ranked.map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
       const options = { perStatement: 1, minSimilarity: 0.2, now: NOW };
       expect(await b.laterStatements(statements, options)).toEqual(await a.laterStatements(statements, options));
