@@ -59,7 +59,10 @@ async function main(): Promise<void> {
             runtime.beginDrain(),
           ]);
         },
-        pending: () => `${http.inFlight} requests, ${http.connections} connections, ${runtime.executor?.inFlight ?? 0} durable runs`,
+        pending: () => {
+          const runs = runtime.executor?.describeInFlight() ?? [];
+          return `${http.inFlight} requests, ${http.connections} connections, ${runtime.executor?.inFlight ?? 0} durable runs${runs.length > 0 ? `: ${runs.join("; ")}` : ""}`;
+        },
       },
       { name: "work after responses and the database", run: () => runtime.close() },
       { name: "the telemetry export", run: () => telemetry.shutdown() },

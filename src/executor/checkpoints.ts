@@ -27,6 +27,11 @@ export type Halt = "release" | "lost";
 /** A run this process is driving, as the checkpoint endpoint sees it. */
 export interface ActiveRun {
   claim: Claim;
+  functionId: string;
+  /** When this process began driving it (`performance.now()`). */
+  since: number;
+  /** The last step it checkpointed, by name: where a run that outlives a stop was. */
+  lastStep?: string;
   /** Set when the run was told to stop at a checkpoint; the driver then hands it back or lets go. */
   halted?: Halt;
 }
@@ -63,6 +68,7 @@ export async function acceptCheckpoint(body: unknown, options: CheckpointOptions
       run.halted = "lost";
       return json({ error: `run ${runId} is no longer held by this claim` }, 409);
     }
+    run.lastStep = step.displayName ?? step.name ?? step.id;
   }
   if (options.releasing()) {
     run.halted = "release";

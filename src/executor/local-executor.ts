@@ -117,6 +117,18 @@ export class LocalExecutor {
     return this.active.size;
   }
 
+  /**
+   * The runs being driven now, one phrase each: function, run id, for how long, after which step.
+   * What a stop past its bound names, so the step that outlived it can be found.
+   */
+  describeInFlight(): string[] {
+    const now = performance.now();
+    return [...this.driven.entries()].map(
+      ([runId, run]) =>
+        `${run.functionId} run ${runId} for ${Math.round(now - run.since)} ms, ${run.lastStep ? `after step "${run.lastStep}"` : "before its first step"}`,
+    );
+  }
+
   get registered(): ReadonlyMap<string, RegisteredFunction> {
     return this.functions;
   }
@@ -268,7 +280,7 @@ export class LocalExecutor {
       Math.max(100, this.leaseMs / 3),
     );
     this.heartbeats.add(heartbeat);
-    const driven: ActiveRun = { claim };
+    const driven: ActiveRun = { claim, functionId: fn.id, since: performance.now() };
     this.driven.set(run.id, driven);
     try {
       // A span per claim of the run, in the trace of the event that created it.

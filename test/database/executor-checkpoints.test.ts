@@ -85,6 +85,9 @@ describe("local executor with checkpointed steps", () => {
     const first = await startHarness(build(true));
     await first.inngest.send({ name: "test/release", data: {} });
     await waitUntil(() => calls.second === 1, "the second step to start");
+    // What a stop past its bound names: the run, for how long, and the step it last finished.
+    await waitUntil(() => first.executor.describeInFlight().some((run) => run.includes('after step "first"')), "the first checkpoint");
+    expect(first.executor.describeInFlight()).toEqual([expect.stringMatching(/released run \S+ for \d+ ms, after step "first"$/)]);
     const stopped = first.executor.stop({ releaseRuns: true });
     held.open();
     await stopped;
