@@ -25,6 +25,7 @@ import {
 import { memoryItem } from "./memory-items.js";
 import { type CandidateSection, packSections } from "./pack.js";
 import { readQuestion } from "./question.js";
+import { questionAsStatement } from "./question-statement.js";
 import { explainContext } from "./receipts.js";
 import { type ContextRequest, type ContextWindow, memoryIdsIn } from "./schemas.js";
 import type { Tokenizer } from "./tokenizer.js";
@@ -130,6 +131,9 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   // Not awaited here: recall ranks by text while the query is being embedded (on a server: one
   // statement once it is).
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
+  // The asker's own statements are statements: they lie nearest the question said as one.
+  const asStatement = ownCount > 0 ? questionAsStatement(request.query) : undefined;
+  const ownVector = asStatement ? embedQueryForRecall(deps, { ...scope, stage: "query" }, asStatement, warnings) : vector;
   // Sent at once, side by side: the session with its history (one statement), and recall.
   const [session, recall] = await Promise.allSettled([
     request.session_id ? sessionHistory(deps.db, scope, request.session_id, request.history) : Promise.resolve(NO_SESSION),
@@ -145,7 +149,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       {
         laterStatements: { count: laterCount, perStatement: 1, minSimilarity: settings.laterSimilarity },
         sourceTurns: settings.sourceTurns,
-        ownStatements: ownCount,
+        ownStatements: { count: ownCount, vector: ownVector },
       },
     ),
   ]);

@@ -138,7 +138,8 @@ describe("recall in one statement and channel by channel", () => {
     for (const text of QUERIES.slice(0, 3)) {
       const query = await queryOf(text);
       const settings: RecallSettings = { minTextCoverage: 0.2, neighbourWeight: 0.5 };
-      const ahead = { laterStatements: { count: 4, perStatement: 1, minSimilarity: 0.2 }, sourceTurns: 3, ownStatements: 2 };
+      const ownStatements = { count: 2, vector: queryOf("I ride my bike in Leeds").then((own) => own.vector) };
+      const ahead = { laterStatements: { count: 4, perStatement: 1, minSimilarity: 0.2 }, sourceTurns: 3, ownStatements };
       const a = await recallWithFollowingTurns(runtime.database.db, query, { ...settings, plan: "channels" }, 5, ahead);
       const { result: b, statements: sent } = await countStatementWaves(() =>
         recallWithFollowingTurns(runtime.database.db, query, { ...settings, plan: "composed" }, 5, ahead),

@@ -88,6 +88,11 @@ export function retentionAtQuery(query: { now: Date }, settings: RecallSettings)
   return { lambda: settings.retentionLambda ?? RETENTION_PRESETS.default.lambda, now: query.now };
 }
 
+/** What a window reads past the ranking, as it asks: the own statements' vector still being embedded. */
+export type WindowAhead = Omit<WindowReads, "following" | "ownStatements"> & {
+  ownStatements?: { count: number; vector: PromiseLike<QueryVector | undefined> };
+};
+
 /** A context window's recall: the ranked memories, the turns after the best turn hits, and the reads past the ranking the window makes once it has ordered them. */
 export interface WindowRecall {
   ranked: RecalledMemory[];
@@ -114,21 +119,26 @@ export async function recallWithFollowingTurns(
   query: RecallQuery,
   settings: RecallSettings,
   count: number,
-  ahead: Omit<WindowReads, "following"> = {},
+  ahead: WindowAhead = {},
 ): Promise<WindowRecall> {
   const clock = retentionAtQuery(query, settings);
   const reading = (composed: ComposedRecall | undefined) => ({
     laterStatements: laterStatementsOf(db, query, composed?.later),
     sourceTurns: sourceTurnsOf(db, query, clock, composed?.sources),
   });
-  const ownCount = ahead.ownStatements ?? 0;
-  const composed = await recallInOneStatement(db, query, settings, { following: count, ...ahead });
+  const ownCount = ahead.ownStatements?.count ?? 0;
+  const ownVector = Promise.resolve(ahead.ownStatements?.vector);
+  const composed = await recallInOneStatement(db, query, settings, {
+    following: count,
+    ...ahead,
+    ownStatements: { count: ownCount, vector: ownCount > 0 ? await ownVector : undefined },
+  });
   if (composed) {
     const ownStatements = ownStatementsOf(composed.own ?? [], ownCount);
     return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
   }
   // Side by side with the rankings: it needs only the query's vector.
-  const own = Promise.resolve(query.vector).then((vector) => nearestOwnStatements(db, query, vector, ownCount, clock));
+  const own = ownVector.then((vector) => nearestOwnStatements(db, query, vector, ownCount, clock));
   const fused = await fuseHits(db, query, settings);
   const anchors = fused.best
     .flatMap((hit) =>

@@ -99,7 +99,7 @@ export async function composedRecall(
                (SELECT coalesce(json_agg(f), '[]'::json) FROM recall_following f) AS following,
                ${reads.laterStatements?.count ? LATER_ANSWER : sql`NULL::json`} AS later,
                ${reads.sourceTurns ? SOURCES_ANSWER : sql`NULL::json`} AS sources,
-               ${readsOwn(query, reads) ? OWN_ANSWER : sql`NULL::json`} AS own,
+               ${readsOwn(reads) ? OWN_ANSWER : sql`NULL::json`} AS own,
                json_build_array(${sql.join(reports, sql`, `)}) AS reports`,
   );
   if (!row) return undefined;
@@ -142,7 +142,7 @@ interface ComposedRow {
 }
 
 /** Whether the plan reads the asker's own statements: asked for, and a vector to find them by. */
-const readsOwn = (query: ComposedQuery, reads: WindowReads): boolean => (reads.ownStatements ?? 0) > 0 && query.vector !== undefined;
+const readsOwn = (reads: WindowReads): boolean => (reads.ownStatements?.count ?? 0) > 0 && reads.ownStatements?.vector !== undefined;
 
 /** The first engine of the channel that can answer, as part of the statement; undefined when none can (no hits, as `rankChannel` gives). */
 function planChannel(
@@ -178,8 +178,8 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
       ${followingTurnsSql(query, query.now, sql`SELECT session_id, turn_seq + 1 AS seq FROM recall_anchors`)}
     )`,
   ];
-  const own = readsOwn(query, reads) && query.vector;
-  if (own) relations.push(sql`recall_own AS MATERIALIZED (${ownStatementCandidatesSql(query, query.now, own, reads.ownStatements ?? 0)})`);
+  const own = readsOwn(reads) ? reads.ownStatements : undefined;
+  if (own?.vector) relations.push(sql`recall_own AS MATERIALIZED (${ownStatementCandidatesSql(query, query.now, own.vector, own.count)})`);
   const later = reads.laterStatements;
   if (later?.count) {
     relations.push(

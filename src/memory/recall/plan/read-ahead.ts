@@ -1,6 +1,7 @@
 import type { Database } from "../../../db/database.js";
 import type { RetentionClock } from "../../lifecycle/retention.js";
 import type { SourceRef } from "../../provenance.js";
+import type { QueryVector } from "../engines/recall-index.js";
 import { type LaterStatement, type LaterStatementOptions, laterStatements, type StatementAnchor } from "../later-statements.js";
 import { type RecalledMemory, sourceTurns } from "../recalled-rows.js";
 
@@ -19,8 +20,11 @@ export interface WindowReads {
   laterStatements?: { count: number } & Omit<LaterStatementOptions, "now">;
   /** The turns the window's first `count` facts came from (CONTEXT_SOURCE_TURNS). */
   sourceTurns?: number;
-  /** How many of the asker's own statements nearest the query the window reads first (CONTEXT_ASKER_STATEMENTS). */
-  ownStatements?: number;
+  /**
+   * The asker's own statements the window reads first (CONTEXT_ASKER_STATEMENTS): how many, and
+   * the vector they are nearest to (the question as a statement: `questionAsStatement`).
+   */
+  ownStatements?: { count: number; vector: QueryVector | undefined };
 }
 
 /**
