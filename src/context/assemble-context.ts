@@ -1,6 +1,7 @@
 import type { Database } from "../db/database.js";
 import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
+import type { QueryVector } from "../memory/recall/engines/recall-index.js";
 import { kindChannel } from "../memory/recall/engines/sql-kinds.js";
 import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
@@ -86,6 +87,27 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   askerStatements: true,
 };
 
+/**
+ * The question said as a statement, embedded beside it; when that fails, the question's own
+ * vector finds the asker's statements instead, and the window says so.
+ */
+function embedStatementForm(
+  deps: ContextDeps,
+  scope: { appId: string; userId: string },
+  statement: string,
+  question: Promise<QueryVector | undefined>,
+  warnings: string[],
+): Promise<QueryVector | undefined> {
+  const failed: string[] = [];
+  return embedQueryForRecall(deps, { ...scope, stage: "query" }, statement, failed).then(async (vector) => {
+    if (vector) return vector;
+    const fallback = await question;
+    // Without the question's vector either, the window's one warning already says so.
+    if (fallback) warnings.push(`the asker's own statements were found by the question itself: ${failed.join("; ")}`);
+    return fallback;
+  });
+}
+
 /** A window without a session: no history, nothing to own. */
 const NO_SESSION: SessionHistory = { owned: true, items: [] };
 
@@ -133,7 +155,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
   // The asker's own statements are statements: they lie nearest the question said as one.
   const asStatement = ownCount > 0 ? questionAsStatement(request.query) : undefined;
-  const ownVector = asStatement ? embedQueryForRecall(deps, { ...scope, stage: "query" }, asStatement, warnings) : vector;
+  const ownVector = asStatement ? embedStatementForm(deps, scope, asStatement, vector, warnings) : vector;
   // Sent at once, side by side: the session with its history (one statement), and recall.
   const [session, recall] = await Promise.allSettled([
     request.session_id ? sessionHistory(deps.db, scope, request.session_id, request.history) : Promise.resolve(NO_SESSION),

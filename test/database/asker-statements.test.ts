@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { questionAsStatement } from "../../src/context/question-statement.js";
+import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
+import type { Embedder } from "../../src/providers/types.js";
 import { factSessions } from "../fixtures/fact-sessions.js";
 import { call, startTestRuntime } from "../fixtures/runtime.js";
 
@@ -78,5 +81,27 @@ describe("the asker's own statements", () => {
     const contents = window.body.explanation.chosen.map((memory) => memory.content).join("\n");
     expect(contents).not.toContain("wooden sailing dinghy");
     expect(window.body.explanation.chosen.map((memory) => memory.reason).join("\n")).not.toMatch(/own statements/);
+  });
+
+  it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {
+    const hashing = createHashingEmbedder();
+    const statement = questionAsStatement(QUESTION);
+    const flaky: Embedder = {
+      model: hashing.model,
+      dimensions: hashing.dimensions,
+      embed: (texts, options) =>
+        texts.includes(statement as string) ? Promise.reject(new Error("embedder overloaded (429)")) : hashing.embed(texts, options),
+    };
+    runtime = await startTestRuntime({}, { providers: { embedder: flaky } });
+    await session("ilse", 3, ["Last summer I finally bought a wooden sailing dinghy, and I keep her moored at the reservoir club."]);
+    const window = await call<{ warnings: string[] }>(runtime.app, "POST", "/v1/context", {
+      user_id: "ilse",
+      query: QUESTION,
+      max_tokens: 260,
+    });
+    expect(window.status).toBe(200);
+    expect(window.body.warnings).toEqual([
+      expect.stringMatching(/own statements were found by the question itself: .*embedder overloaded \(429\)/),
+    ]);
   });
 });

@@ -127,12 +127,8 @@ export async function recallWithFollowingTurns(
     sourceTurns: sourceTurnsOf(db, query, clock, composed?.sources),
   });
   const ownCount = ahead.ownStatements?.count ?? 0;
-  const ownVector = Promise.resolve(ahead.ownStatements?.vector);
-  const composed = await recallInOneStatement(db, query, settings, {
-    following: count,
-    ...ahead,
-    ownStatements: { count: ownCount, vector: ownCount > 0 ? await ownVector : undefined },
-  });
+  const ownVector = Promise.resolve(ownCount > 0 ? ahead.ownStatements?.vector : undefined);
+  const composed = await recallInOneStatement(db, query, settings, { following: count, ...ahead }, ownCount, ownVector);
   if (composed) {
     const ownStatements = ownStatementsOf(composed.own ?? [], ownCount);
     return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
@@ -160,20 +156,23 @@ async function recallInOneStatement(
   db: Database,
   query: RecallQuery,
   settings: RecallSettings,
-  reads: WindowReads,
+  reads: Omit<WindowReads, "ownStatements">,
+  ownCount = 0,
+  ownVector: Promise<QueryVector | undefined> = Promise.resolve(undefined),
 ): Promise<ComposedRecall | undefined> {
   const plan = settings.plan ?? "auto";
   if (plan === "channels" || (plan === "auto" && !isServerDatabase(db))) return undefined;
   const channels: RecallChannel[] = recallChannels(settings);
   if (!composable(channels)) return undefined;
-  const vector = await query.vector;
+  // Both embedded side by side; the statement waits for both.
+  const [vector, own] = await Promise.all([query.vector, ownVector]);
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   return composedRecall(
     db,
     { ...query, vector, pool, neighbourWeight: settings.neighbourWeight ?? 0, coverageWeighted: settings.coverageWeighted ?? false },
     channels,
     retentionAtQuery(query, settings),
-    reads,
+    { ...reads, ownStatements: { count: ownCount, vector: own } },
   );
 }
 
