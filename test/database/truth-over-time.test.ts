@@ -102,8 +102,15 @@ describe("a change of mind", () => {
     // the window has room for it beside the quote) is the one without the old words.
     const current = lines.find((line) => line.includes("I hate ferrets") && !line.includes("I love ferrets"));
     if (current) expect(current).not.toContain("superseded");
-    // The old turn carries the newer one beside it, dated (CONTEXT_LATER_SHARE, on a question about the present).
-    expect(old).toContain('[said later, on 2025-03-20: "Honestly, I hate ferrets."]');
+    // What the user said later is in the window, dated: as its own item under its day when recall
+    // put it ahead of the old turn (the asker's own statements, CONTEXT_ASKER_STATEMENTS), else
+    // beside the old turn (CONTEXT_LATER_SHARE) — never both, never neither.
+    const items = (window.sections as { items: { text: string; group?: string }[] }[]).flatMap((section) => section.items);
+    const newer = items.find((item) => item.text.includes("Honestly, I hate ferrets.") && !item.text.includes("I love ferrets"));
+    if (newer) {
+      expect(newer.group).toBe("2025-03-20");
+      expect(old).not.toContain("said later");
+    } else expect(old).toContain('[said later, on 2025-03-20: "Honestly, I hate ferrets."]');
     expect(window.prompt.indexOf("User hates ferrets.")).toBeLessThan(window.prompt.indexOf("I love ferrets"));
   });
 
