@@ -133,8 +133,10 @@ export async function recallWithFollowingTurns(
     const ownStatements = ownStatementsOf(composed.own ?? [], ownCount);
     return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
   }
-  // Side by side with the rankings: it needs only the query's vector.
+  // Side by side with the rankings: it needs only its vector. Awaited below; should a ranking fail
+  // first, its own failure must not go unhandled meanwhile.
   const own = ownVector.then((vector) => nearestOwnStatements(db, query, vector, ownCount, clock));
+  own.catch(() => undefined);
   const fused = await fuseHits(db, query, settings);
   const anchors = fused.best
     .flatMap((hit) =>
