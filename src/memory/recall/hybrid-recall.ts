@@ -126,17 +126,17 @@ export async function recallWithFollowingTurns(
     laterStatements: laterStatementsOf(db, query, composed?.later),
     sourceTurns: sourceTurnsOf(db, query, clock, composed?.sources),
   });
-  const ownCount = ahead.ownStatements?.count ?? 0;
-  const ownVector = Promise.resolve(ownCount > 0 ? ahead.ownStatements?.vector : undefined);
-  const composed = await recallInOneStatement(db, query, settings, { following: count, ...ahead }, ownCount, ownVector);
+  const { ownStatements: asked, ...reads } = ahead;
+  const own = asked && asked.count > 0 ? asked : undefined;
+  const composed = await recallInOneStatement(db, query, settings, { following: count, ...reads }, own);
   if (composed) {
-    const ownStatements = ownStatementsOf(composed.own ?? [], ownCount);
+    const ownStatements = ownStatementsOf(composed.own ?? [], own?.count ?? 0);
     return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
   }
   // Side by side with the rankings: it needs only its vector. Awaited below; should a ranking fail
   // first, its own failure must not go unhandled meanwhile.
-  const own = ownVector.then((vector) => nearestOwnStatements(db, query, vector, ownCount, clock));
-  own.catch(() => undefined);
+  const ownRead = Promise.resolve(own?.vector).then((vector) => nearestOwnStatements(db, query, vector, own?.count ?? 0, clock));
+  ownRead.catch(() => undefined);
   const fused = await fuseHits(db, query, settings);
   const anchors = fused.best
     .flatMap((hit) =>
@@ -147,7 +147,7 @@ export async function recallWithFollowingTurns(
     readHits(db, fused.best, fused.visible, query.asOf ?? query.now, fused.exact, clock),
     followingTurns(db, query, anchors, clock),
   ]);
-  return { ranked, anchors, following, ownStatements: await own, ...reading(undefined) };
+  return { ranked, anchors, following, ownStatements: await ownRead, ...reading(undefined) };
 }
 
 /**
@@ -159,22 +159,21 @@ async function recallInOneStatement(
   query: RecallQuery,
   settings: RecallSettings,
   reads: Omit<WindowReads, "ownStatements">,
-  ownCount = 0,
-  ownVector: Promise<QueryVector | undefined> = Promise.resolve(undefined),
+  own?: WindowAhead["ownStatements"],
 ): Promise<ComposedRecall | undefined> {
   const plan = settings.plan ?? "auto";
   if (plan === "channels" || (plan === "auto" && !isServerDatabase(db))) return undefined;
   const channels: RecallChannel[] = recallChannels(settings);
   if (!composable(channels)) return undefined;
   // Both embedded side by side; the statement waits for both.
-  const [vector, own] = await Promise.all([query.vector, ownVector]);
+  const [vector, ownVector] = await Promise.all([query.vector, own?.vector]);
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   return composedRecall(
     db,
     { ...query, vector, pool, neighbourWeight: settings.neighbourWeight ?? 0, coverageWeighted: settings.coverageWeighted ?? false },
     channels,
     retentionAtQuery(query, settings),
-    { ...reads, ownStatements: { count: ownCount, vector: own } },
+    { ...reads, ...(own ? { ownStatements: { count: own.count, vector: ownVector } } : {}) },
   );
 }
 

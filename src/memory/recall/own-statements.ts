@@ -1,15 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
-import { toVectorLiteral } from "../../db/vector.js";
 import type { RetentionClock } from "../lifecycle/retention.js";
 import { m, visibleAt } from "../visibility.js";
+import { nearestUserTurnsSql } from "./engines/nearest-user-turns.js";
 import type { QueryVector } from "./engines/recall-index.js";
 import { RECALLED_COLUMNS, type RecalledMemory, type RecalledRow, toRecalled } from "./recalled-rows.js";
-import { saysSomethingOfSpeaker } from "./speaker-statements.js";
+import { FIRST_PERSON_SQL_PATTERN, saysSomethingOfSpeaker } from "./speaker-statements.js";
 import { supersededSql } from "./superseded.js";
-
-/** The newest user turns compared with the question: what a user says of themselves now is said among the last few thousand. */
-const MAX_TURNS_READ = 5_000;
 
 /**
  * How many of the nearest first-person user turns are read for each one kept: some only ask
@@ -17,13 +14,10 @@ const MAX_TURNS_READ = 5_000;
  */
 const READ_PER_KEPT = 3;
 
-/** A turn that speaks in the first person somewhere (`saysSomethingOfSpeaker` then reads it by sentence). */
-const FIRST_PERSON = "\\m(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\\M";
-
 /**
  * The user's first-person turns nearest to the query's vector, nearest first, as recalled rows
  * (`similarity` their cosine to the query): the candidates of `ownStatementsOf`, read exactly
- * among the user's newest `MAX_TURNS_READ` turns. On its own (`nearestOwnStatements`) or as a
+ * among the user's newest turns (`nearestUserTurnsSql`). On its own (`nearestOwnStatements`) or as a
  * relation of a composed plan.
  */
 export function ownStatementCandidatesSql(scope: { appId: string; userId: string }, now: Date, vector: QueryVector, count: number): SQL {
@@ -31,16 +25,7 @@ export function ownStatementCandidatesSql(scope: { appId: string; userId: string
       SELECT t.position, t.similarity, 0::float8 AS score, 0::float8 AS coverage, NULL::int AS vector_rank, NULL::int AS text_rank, ${RECALLED_COLUMNS}
         FROM (
           SELECT n.id, (row_number() OVER (ORDER BY n.distance, n.id))::int AS position, (1 - n.distance)::float8 AS similarity FROM (
-            SELECT u.id, u.embedding <=> ${toVectorLiteral(vector.values)}::halfvec AS distance FROM (
-              SELECT ${m.id} AS id, ${m.content} AS content, ${m.embedding} AS embedding FROM memories m
-               WHERE ${visibleAt(m, scope, { now })} AND ${m.subtype} = 'turn' AND ${m.metadata} ->> 'role' = 'user'
-                 AND ${m.embedding} IS NOT NULL AND ${m.embeddingModel} = ${vector.model}
-               ORDER BY ${m.validAt} DESC
-               LIMIT ${MAX_TURNS_READ}
-            ) u
-            WHERE u.content ~* ${FIRST_PERSON}
-            ORDER BY distance, u.id
-            LIMIT ${count * READ_PER_KEPT}
+            ${nearestUserTurnsSql(visibleAt(m, scope, { now }), vector, FIRST_PERSON_SQL_PATTERN, count * READ_PER_KEPT)}
           ) n
         ) t
         JOIN memories m ON ${m.id} = t.id
@@ -54,7 +39,7 @@ export function ownStatementsOf(candidates: readonly RecalledMemory[], count: nu
 
 /**
  * The user's own statements about themselves nearest to the query by meaning, nearest first:
- * `count` of the user's turns that say something of the user, among the newest `MAX_TURNS_READ`.
+ * `count` of the user's turns that say something of the user, among the newest few thousand.
  * A question about how the asker stands now ("what do I drive these days?") is answered by what
  * the user said of themselves, which often shares none of its words and which the fused ranking
  * puts behind every turn that does ("can you compare car insurance quotes?"). Read exactly, on

@@ -1,6 +1,10 @@
 const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
 /** The speaker's own pronouns (a closed class): a sentence holding one says something of the speaker. */
-const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b/i;
+const FIRST_PERSON_WORDS = "i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us";
+const FIRST_PERSON = new RegExp(`\\b(?:${FIRST_PERSON_WORDS})\\b`, "i");
+
+/** The same pronouns as a POSIX pattern for `~*`: a turn that holds one may say something of its speaker. */
+export const FIRST_PERSON_SQL_PATTERN = `\\m(${FIRST_PERSON_WORDS})\\M`;
 
 /**
  * Whether a turn says something of its speaker: one of its sentences, not a question, speaks in

@@ -1,23 +1,18 @@
 import { type SQL, sql } from "drizzle-orm";
 import { queryRowsWithSettings } from "../../../db/pool-statements.js";
-import { toVectorLiteral } from "../../../db/vector.js";
-import { m } from "../../visibility.js";
 import type { RankedHit } from "../fusion.js";
 import { type StatementKind, statementPattern } from "../statement-kinds.js";
+import { nearestUserTurnsSql } from "./nearest-user-turns.js";
 import type { QueryVector, RecallChannel, RecallIndex, RecallRequest } from "./recall-index.js";
 import { asRankedHits, NO_HITS, planOf } from "./sql-ranking.js";
-import { TURN_SEQ } from "./turn-seq.js";
-
-/** The newest user turns a kind ranking reads: a taste said years and thousands of turns ago is read by the vector channel. */
-const MAX_TURNS_READ = 5_000;
 
 /**
  * The user's own statements of the kinds the question asks about (`request.kinds`: a taste, a
  * habit, a goal — `statement-kinds.ts`), nearest to the query first: "What music am I into?"
  * finds "My favourite band is Radiohead", which holds none of its words and which the vector
  * channel ranks behind every turn about music. Empty when the question asks about no kind or the
- * query has no vector. Reads the newest `MAX_TURNS_READ` user turns, exactly, on either database;
- * as part of a composed plan too (`plan`).
+ * query has no vector. Reads the newest user turns (`nearestUserTurnsSql`): a taste said years and
+ * thousands of turns ago is the vector channel's to find. As part of a composed plan too (`plan`).
  */
 export const sqlKindsIndex: RecallIndex = {
   name: "sql-kinds",
@@ -37,20 +32,9 @@ export const sqlKindsIndex: RecallIndex = {
 
 /** The `pool` user statements of `kinds` nearest to the query among the newest turns, as a ranking (`created_at` a timestamp). */
 function nearestOfKinds(request: Pick<RecallRequest, "visible" | "pool">, vector: QueryVector, kinds: readonly StatementKind[]): SQL {
-  const literal = toVectorLiteral(vector.values);
   const pattern = kinds.map(statementPattern).join("|");
   return sql`SELECT id, session_id, turn_seq, created_at, (row_number() OVER (ORDER BY distance, id))::int AS rank, (1 - distance)::float8 AS similarity FROM (
-      SELECT t.id, t.session_id, t.turn_seq, t.created_at, t.embedding <=> ${literal}::halfvec AS distance FROM (
-        SELECT ${m.id}, ${m.sessionId}, ${TURN_SEQ} AS turn_seq, ${m.createdAt}, ${m.embedding}, ${m.content}
-          FROM memories m
-         WHERE ${request.visible} AND ${m.subtype} = 'turn' AND ${m.metadata} ->> 'role' = 'user'
-           AND ${m.embedding} IS NOT NULL AND ${m.embeddingModel} = ${vector.model}
-         ORDER BY ${m.validAt} DESC
-         LIMIT ${MAX_TURNS_READ}
-      ) t
-      WHERE t.content ~* ${pattern}
-      ORDER BY distance, id
-      LIMIT ${request.pool}
+      ${nearestUserTurnsSql(request.visible, vector, pattern, request.pool)}
     ) nearest`;
 }
 
