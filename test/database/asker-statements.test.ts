@@ -32,29 +32,46 @@ interface Window {
 
 const QUESTION = "What sort of boat do I own these days?";
 
+/** Other talk between the two statements, by day: questions sharing the question's words, and statements about other things. */
+const OTHER_TALK: [day: number, said: string[]][] = [
+  [
+    12,
+    [
+      "What sort of knots should a beginner learn first?",
+      "Do I own the copyright on photos I take at a concert?",
+      "My sister and I are planning a walking trip in the Dolomites.",
+    ],
+  ],
+  [
+    30,
+    [
+      "What sort of paint works on a garden shed these days?",
+      "Which boat races are shown on television in the spring?",
+      "I've started baking rye bread on Sundays.",
+    ],
+  ],
+  [
+    41,
+    [
+      "What sort of rope is best for a washing line?",
+      "Should I own a pressure washer or hire one when I need it?",
+      "How many days does it take to walk across the Pyrenees?",
+    ],
+  ],
+  [
+    52,
+    [
+      "What sort of glue holds a broken ceramic mug together?",
+      "Is a rowing boat hard to learn on a fast river?",
+      "Which days of the week are the big museums in Madrid free?",
+    ],
+  ],
+];
+
 /** A sailor's history: the boat said once, other talk that shares the question's words, the boat changed months later. */
 async function sailorHistory(): Promise<void> {
   await session("ilse", 3, ["Last summer I finally bought a wooden sailing dinghy, and I keep her moored at the reservoir club."]);
-  await session("ilse", 12, [
-    "What sort of knots should a beginner learn first?",
-    "Do I own the copyright on photos I take at a concert?",
-    "My sister and I are planning a walking trip in the Dolomites.",
-  ]);
-  await session("ilse", 30, [
-    "What sort of paint works on a garden shed these days?",
-    "Which boat races are shown on television in the spring?",
-    "I've started baking rye bread on Sundays.",
-  ]);
-  await session("ilse", 41, [
-    "What sort of rope is best for a washing line?",
-    "Should I own a pressure washer or hire one when I need it?",
-    "How many days does it take to walk across the Pyrenees?",
-  ]);
-  await session("ilse", 52, [
-    "What sort of glue holds a broken ceramic mug together?",
-    "Is a rowing boat hard to learn on a fast river?",
-    "Which days of the week are the big museums in Madrid free?",
-  ]);
+  for (const [day, said] of OTHER_TALK) await session("ilse", day, said);
   await session("ilse", 70, ["Sold the dinghy in the autumn and bought a secondhand canal narrowboat that I live on full time now."]);
 }
 
