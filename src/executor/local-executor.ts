@@ -238,7 +238,9 @@ export class LocalExecutor {
           const pruned = await pruneFinishedRuns(this.options.db, this.options.retentionMs);
           if (pruned > 0) this.options.log?.("pruned finished runs past their retention", { count: pruned });
         }
-        while (this.active.size < parallelism) {
+        // A stop ends the claiming at once: a run it hands back is due again at once, and a loop
+        // that went on would claim it, hand it back and claim it again until the stop's bound.
+        while (this.running && this.active.size < parallelism) {
           const run = await claimDueRun(this.options.db, randomUUID(), this.leaseMs);
           if (!run) break;
           const task = this.execute(run).finally(() => {

@@ -102,6 +102,33 @@ describe("local executor with checkpointed steps", () => {
     expect(calls).toEqual({ first: 1, second: 1, third: 1 });
   });
 
+  it("stops claiming once a stop with releaseRuns begins, while runs are still queued", async () => {
+    let started = 0;
+    harness = await startHarness((inngest) => [
+      inngest.createFunction({ id: "stream", triggers: [{ event: "test/stream" }] }, async ({ step }) =>
+        step.run("only", async () => {
+          started++;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }),
+      ),
+    ]);
+    await harness.inngest.send(Array.from({ length: 60 }, (_, index) => ({ name: "test/stream", data: { index } })));
+    // Stopped mid-stream, while the loop claims a run for each slot that frees up.
+    await waitUntil(() => started >= 6, "a few runs to have run");
+    const executor = harness.executor;
+    const stopped = await Promise.race([
+      executor.stop({ releaseRuns: true }).then(() => "stopped" as const),
+      new Promise<"still claiming">((resolve) => setTimeout(() => resolve("still claiming"), 3_000)),
+    ]);
+    // A run handed back at its first check is due again at once: a loop that went on claiming
+    // after the stop would take it, hand it back, and take it again until the stop's bound.
+    expect(stopped).toBe("stopped");
+    expect(executor.inFlight).toBe(0);
+    const runs = await harness.runs("stream");
+    expect(runs.filter((run) => run.status !== "completed" && run.status !== "queued")).toEqual([]);
+    expect(runs).toHaveLength(60);
+  });
+
   it("stops a run at its next checkpoint once its claim is gone, writing nothing more for it", async () => {
     const calls = { first: 0, second: 0 };
     const held = gate();
