@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
 import type { SourceRef } from "../provenance.js";
 import { memoriesAs, visibleAt } from "../visibility.js";
-import { saysSomethingOfSpeaker } from "./speaker-statements.js";
+import { saysSomethingOfSomeone } from "./speaker-statements.js";
 
 /** Something the user said after a statement, about the same subject: its nearest later turn by meaning. */
 export interface LaterStatement {
@@ -25,7 +25,7 @@ const MAX_TURNS_SCANNED = 2_000;
 /**
  * How many of a statement's nearest later turns are read for each one kept: the nearest are often
  * the user's questions on the subject ("can you give examples?"), which state nothing, and are
- * passed over for the nearest that says something of the user.
+ * passed over for the nearest that says something of the user or of someone they speak of.
  */
 const READ_PER_KEPT = 4;
 
@@ -51,8 +51,8 @@ export interface LaterStatementOptions {
  * the user spoke of the same thing since ("the van dropped the last boxes at our place in
  * Glasgow"); the reader can weigh the two, whatever the extractor made of the second. No phrase
  * decides it, only time, occasion and meaning: the best later turn of a statement, by cosine, that
- * says something of the user (not only a question) is its later statement when the cosine reaches
- * `minSimilarity`. The rest of the conversation a statement was said in goes on with it, and is
+ * says something of the user or of someone they speak of (not only a question) is its later
+ * statement when the cosine reaches `minSimilarity`. The rest of the conversation a statement was said in goes on with it, and is
  * not what was said since. Best first, at most `perStatement` each; statements with none are
  * absent from the map.
  *
@@ -131,13 +131,16 @@ export function laterStatementsSql(scope: { appId: string; userId: string }, sta
         ) later`;
 }
 
-/** Rows of `laterStatementsSql` by statement, best first: the first `perStatement` of each that say something of the user. */
+/**
+ * Rows of `laterStatementsSql` by statement, best first: the first `perStatement` of each that say
+ * something of the user or of someone they speak of ("her first week at the new school").
+ */
 export function laterStatementsOf(rows: readonly LaterStatementRow[], perStatement: number): Map<string, LaterStatement[]> {
   const found = new Map<string, LaterStatement[]>();
   const best = [...rows].sort((a, b) => Number(b.similarity) - Number(a.similarity));
   for (const row of best) {
     const list = found.get(row.statement_id) ?? [];
-    if (list.length >= perStatement || !saysSomethingOfSpeaker(row.content)) continue;
+    if (list.length >= perStatement || !saysSomethingOfSomeone(row.content)) continue;
     list.push({
       memoryId: row.id,
       content: row.content,

@@ -16,5 +16,26 @@ export const FIRST_PERSON_SQL_PATTERN = `\\m(${FIRST_PERSON_WORDS})\\M`;
  * saysSomethingOfSpeaker("Is it too late to plant garlic?"); // false
  */
 export function saysSomethingOfSpeaker(text: string): boolean {
-  return [...SENTENCES.segment(text)].some(({ segment }) => !segment.trim().endsWith("?") && FIRST_PERSON.test(segment));
+  return statesWith(text, FIRST_PERSON);
+}
+
+/** The pronouns of someone the speaker speaks of (a closed class; "it" and "they" name things as often as people). */
+const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
+
+/**
+ * Whether a turn says something of its speaker or of someone they speak of: one of its sentences,
+ * not a question, speaks in the first person or of "her" or "him". What is said later of a
+ * statement about the user's daughter ("my daughter goes to …") may be said of her by pronoun
+ * alone.
+ *
+ * @example
+ * saysSomethingOfSomeone("His new job starts on Monday."); // true
+ * saysSomethingOfSomeone("Does he need a visa for that?"); // false
+ */
+export function saysSomethingOfSomeone(text: string): boolean {
+  return statesWith(text, FIRST_PERSON) || statesWith(text, THIRD_PERSON);
+}
+
+function statesWith(text: string, pronouns: RegExp): boolean {
+  return [...SENTENCES.segment(text)].some(({ segment }) => !segment.trim().endsWith("?") && pronouns.test(segment));
 }

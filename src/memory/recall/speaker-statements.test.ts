@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { type LaterStatementRow, laterStatementsOf } from "./later-statements.js";
+import { saysSomethingOfSomeone, saysSomethingOfSpeaker } from "./speaker-statements.js";
+
+describe("turns that state something", () => {
+  it("reads a statement of the speaker in the first person, not a question", () => {
+    expect(saysSomethingOfSpeaker("Our canoe has a crack in the hull.")).toBe(true);
+    expect(saysSomethingOfSpeaker("Should we patch the canoe ourselves?")).toBe(false);
+    expect(saysSomethingOfSpeaker("His canoe has a crack in the hull.")).toBe(false);
+  });
+
+  it("reads a statement of someone the speaker speaks of by her or him, not a question nor a thing", () => {
+    expect(saysSomethingOfSomeone("His canoe has a crack in the hull.")).toBe(true);
+    expect(saysSomethingOfSomeone("She paddles to the island on Sundays now.")).toBe(true);
+    expect(saysSomethingOfSomeone("Would she like a lighter paddle?")).toBe(false);
+    expect(saysSomethingOfSomeone("The canoe has a crack in the hull.")).toBe(false);
+  });
+
+  it("keeps a later turn about her over a nearer question about her", () => {
+    const row = (id: string, content: string, similarity: number): LaterStatementRow => ({
+      statement_id: "s",
+      id,
+      content,
+      valid_at: "2025-05-01T00:00:00Z",
+      similarity,
+      sources: null,
+    });
+    const later = laterStatementsOf(
+      [row("asks", "Is her paddle too heavy for a ten-year-old?", 0.7), row("says", "She joined the rowing club at the lake in May.", 0.6)],
+      1,
+    );
+    expect(later.get("s")?.map((statement) => statement.memoryId)).toEqual(["says"]);
+  });
+});
