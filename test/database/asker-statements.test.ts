@@ -76,8 +76,10 @@ async function sailorHistory(): Promise<void> {
   await session("ilse", 70, ["Sold the dinghy in the autumn and bought a secondhand canal narrowboat that I live on full time now."]);
 }
 
-const ask = async (app: Runtime["app"]) =>
-  call<Window>(app, "POST", "/v1/context", { user_id: "ilse", query: QUESTION, max_tokens: 260, explain: true });
+const ask = async (
+  app: Runtime["app"],
+  asked: { user_id: string; query: string; max_tokens: number } = { user_id: "ilse", query: QUESTION, max_tokens: 260 },
+) => call<Window>(app, "POST", "/v1/context", { ...asked, explain: true });
 
 describe("the asker's own statements", () => {
   it("are read first for a question about how the asker stands now, beside what was said later", async () => {
@@ -100,12 +102,7 @@ describe("the asker's own statements", () => {
     await session("oskar", 20, ["How long does a bike chain usually last?", "Which apps show live bus arrival times?"]);
     await session("oskar", 45, ["Is it worth buying a second-hand cargo bike?"]);
     await session("oskar", 70, ["My daughter picks me up for the market on Fridays."]);
-    const window = await call<Window>(runtime.app, "POST", "/v1/context", {
-      user_id: "oskar",
-      query: "How do I get around town these days?",
-      max_tokens: 500,
-      explain: true,
-    });
+    const window = await ask(runtime.app, { user_id: "oskar", query: "How do I get around town these days?", max_tokens: 500 });
     expect(window.status).toBe(200);
     const bike = window.body.explanation.chosen.find((memory) => memory.content.includes("I ride my bike everywhere"));
     expect(bike?.reason).toMatch(/own statements nearest to a question about how they stand now/);
