@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { startRuntime } from "../functions/node-runtime.js";
 import { loadCaseSet } from "../src/eval/changes/case-set.js";
 import { askCase, type CaseResult, summarise, withCaseInside } from "../src/eval/changes/changes-run.js";
@@ -11,6 +10,7 @@ import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { importHaystack, turnsOfEvents } from "../src/eval/longmemeval-run.js";
 import { pickSubset } from "../src/eval/longmemeval-subset.js";
 import { ManualClock } from "../src/util/clock.js";
+import { scriptArgs } from "./script-args.js";
 
 /**
  * `npm run eval:changes -- [--set src/eval/changes/tuning.txt] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR] [--with NAME=VALUE,…]`:
@@ -22,18 +22,21 @@ import { ManualClock } from "../src/util/clock.js";
  * `--import-dir` (embedded only) keeps the imported histories there, and answers a kept import
  * again without importing: a change of the read path is measured in minutes.
  */
-const { values } = parseArgs({
-  options: {
-    set: { type: "string", default: "src/eval/changes/tuning.txt" },
-    budgets: { type: "string", default: "500,1000" },
-    "database-url": { type: "string", default: "" },
-    data: { type: "string", default: "../shared/data/longmemeval-dev" },
-    only: { type: "string", default: "" },
-    "import-dir": { type: "string", default: "" },
-    /** Settings the answering service runs with, NAME=VALUE,… (the import keeps the defaults). */
-    with: { type: "string", default: "" },
+const { values } = scriptArgs(
+  "npm run eval:changes -- [--set FILE] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR] [--with NAME=VALUE,…] [--data DIR]",
+  {
+    options: {
+      set: { type: "string", default: "src/eval/changes/tuning.txt" },
+      budgets: { type: "string", default: "500,1000" },
+      "database-url": { type: "string", default: "" },
+      data: { type: "string", default: "../shared/data/longmemeval-dev" },
+      only: { type: "string", default: "" },
+      "import-dir": { type: "string", default: "" },
+      /** Settings the answering service runs with, NAME=VALUE,… (the import keeps the defaults). */
+      with: { type: "string", default: "" },
+    },
   },
-});
+);
 const budgets = (values.budgets as string).split(",").map(Number);
 if (budgets.some((budget) => !Number.isInteger(budget) || budget < 64)) throw new Error(`--budgets: ${values.budgets}`);
 const only = new Set((values.only as string).split(",").filter(Boolean));

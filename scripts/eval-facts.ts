@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { FACT_CASES, type FactCase } from "../src/eval/facts/cases.js";
 import { HELD_OUT_FACT_CASES } from "../src/eval/facts/held-out-cases.js";
 import { readLabelledFile } from "../src/eval/facts/labelled-set.js";
@@ -11,6 +10,7 @@ import { type Part, partOf } from "../src/eval/facts/split.js";
 import { type ResolvedStream, resolveStreams } from "../src/eval/facts/stream-turns.js";
 import { contradictedBy } from "../src/memory/contradictions/contradiction-rules.js";
 import { extractByRules } from "../src/providers/offline/rule-extractor.js";
+import { scriptArgs } from "./script-args.js";
 
 /**
  * `npm run eval:facts [-- --held-out] [--unseen FILE] [--failures] [--data ../shared/data]`: the offline fact
@@ -20,7 +20,7 @@ import { extractByRules } from "../src/providers/offline/rule-extractor.js";
  * tuning part is scored unless --held-out is given (the held-out part is read once, at the end).
  * Then the project's older case sets. Exits non-zero when a held-out run leaves a false current fact.
  */
-const { values } = parseArgs({
+const { values } = scriptArgs("npm run eval:facts -- [--held-out] [--unseen FILE] [--failures] [--data ../shared/data]", {
   options: {
     "held-out": { type: "boolean", default: false },
     failures: { type: "boolean", default: false },

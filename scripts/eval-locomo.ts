@@ -1,6 +1,5 @@
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { startRuntime } from "../functions/node-runtime.js";
 import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
@@ -9,6 +8,7 @@ import { ablateLocomo } from "../src/eval/locomo-ablation.js";
 import { crossValidateLocomo, TUNED_SETTINGS } from "../src/eval/locomo-cv.js";
 import { evaluateLocomo, evaluationEnv, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
 import { ManualClock } from "../src/util/clock.js";
+import { scriptArgs } from "./script-args.js";
 
 /**
  * `npm run eval:locomo -- <dir> --cv [--setting CONTEXT_FOLLOWING_TURNS] [--grid 0,5,10,20]`: the
@@ -26,22 +26,25 @@ import { ManualClock } from "../src/util/clock.js";
  * clock); with --days, the service then lives on that many days with the nightly decay pass of the
  * default settings, and recall is measured again at each checkpoint. Runs offline on the embedded default.
  */
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    budgets: { type: "string", default: "500,1000,2000,4000" },
-    days: { type: "string", default: "" },
-    /** Cross-validate --setting over --grid: choose on one conversation, report on the other. */
-    cv: { type: "boolean", default: false },
-    setting: { type: "string", default: "CONTEXT_FOLLOWING_TURNS" },
-    grid: { type: "string", default: "0,5,10,20" },
-    /** Compare the values of one setting on the same import, by question category. */
-    ablate: { type: "string", default: "" },
-    values: { type: "string", default: "0,1" },
-    /** With --ablate: keep the import here, and answer a kept one again without importing. */
-    "import-dir": { type: "string", default: "" },
+const { values, positionals } = scriptArgs(
+  "npm run eval:locomo -- <dir> [--budgets 500,1000,2000,4000] [--days 60,365] [--import-dir DIR] | --cv [--setting NAME] [--grid a,b,…] | --ablate NAME [--values a,b]",
+  {
+    allowPositionals: true,
+    options: {
+      budgets: { type: "string", default: "500,1000,2000,4000" },
+      days: { type: "string", default: "" },
+      /** Cross-validate --setting over --grid: choose on one conversation, report on the other. */
+      cv: { type: "boolean", default: false },
+      setting: { type: "string", default: "CONTEXT_FOLLOWING_TURNS" },
+      grid: { type: "string", default: "0,5,10,20" },
+      /** Compare the values of one setting on the same import, by question category. */
+      ablate: { type: "string", default: "" },
+      values: { type: "string", default: "0,1" },
+      /** With --ablate: keep the import here, and answer a kept one again without importing. */
+      "import-dir": { type: "string", default: "" },
+    },
   },
-});
+);
 const dir = positionals[0] ?? "../shared/data/locomo-dev";
 const budgets = (values.budgets as string).split(",").map(Number);
 const checkpoints = (values.days as string)

@@ -1,11 +1,11 @@
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { ablateLongMemEval } from "../src/eval/longmemeval-ablation.js";
 import { BM25, halfOfQuestion, type Measure, scoresByHalf, VECTOR } from "../src/eval/longmemeval-report.js";
 import { pickSubset } from "../src/eval/longmemeval-subset.js";
 import { HALVES } from "../src/eval/retrieval-split.js";
+import { scriptArgs } from "./script-args.js";
 
 /**
  * `npm run eval:longmemeval -- <dir> [--ablate RECALL_GRAPH --values 0,1] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…] [--half tuning] [--import-dir DIR]`:
@@ -22,18 +22,21 @@ import { HALVES } from "../src/eval/retrieval-split.js";
  * question by type (± two standard errors of the paired difference); the value is chosen on the
  * tuning half only and reported on the held-out half. Runs offline on the embedded default.
  */
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    budgets: { type: "string", default: "1000,2000,4000" },
-    limit: { type: "string", default: "" },
-    types: { type: "string", default: "" },
-    half: { type: "string", default: "" },
-    ablate: { type: "string", default: "" },
-    values: { type: "string", default: "0,1" },
-    "import-dir": { type: "string", default: "" },
+const { values, positionals } = scriptArgs(
+  "npm run eval:longmemeval -- <dir> [--ablate NAME --values a,b] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…] [--half tuning|held-out] [--import-dir DIR]",
+  {
+    allowPositionals: true,
+    options: {
+      budgets: { type: "string", default: "1000,2000,4000" },
+      limit: { type: "string", default: "" },
+      types: { type: "string", default: "" },
+      half: { type: "string", default: "" },
+      ablate: { type: "string", default: "" },
+      values: { type: "string", default: "0,1" },
+      "import-dir": { type: "string", default: "" },
+    },
   },
-});
+);
 const dir = positionals[0] ?? "../shared/data/longmemeval-dev";
 const budgets = (values.budgets as string).split(",").map(Number);
 const limit = values.limit ? Number(values.limit) : undefined;

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { parseSync } from "@swc/core";
 import { type EvaluationText, projectEvaluationTexts, sharedDataDir, sharedDataTexts } from "../src/eval/evaluation-texts.js";
 import { comparedWords } from "../src/eval/sentence-overlap.js";
 import { offlineRuleFiles, REPOSITORY } from "./offline-rule-files.js";
 import { regexAlternatives, regexPhrases } from "./regex-phrases.js";
+import { scriptArgs } from "./script-args.js";
 
 /**
  * `npx tsx scripts/measure-offline-rules.ts [--phrases] [--json]`: the size of the offline reader —
@@ -15,7 +15,7 @@ import { regexAlternatives, regexPhrases } from "./regex-phrases.js";
  * score (src/eval: the labelled, unseen and case sets) and in the shared development data
  * (with `--shared`, a few minutes). Comments are not code: swc's syntax tree holds none.
  */
-const { values } = parseArgs({
+const { values } = scriptArgs("npx tsx scripts/measure-offline-rules.ts [--phrases] [--json]", {
   options: {
     phrases: { type: "boolean", default: false },
     json: { type: "boolean", default: false },

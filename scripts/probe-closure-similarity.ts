@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
 import { readLabelledFile } from "../src/eval/facts/labelled-set.js";
 import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
+import { scriptArgs } from "./script-args.js";
 
 /**
  * `npx tsx scripts/probe-closure-similarity.ts FILE…`: can the offline embedder (USE-lite) tell
@@ -10,7 +10,7 @@ import { createUseEmbedder } from "../src/providers/offline/use-embedder.js";
  * 0.5, and the recall with no wrong closure — alone and with an end cue ("no longer", "quit", …)
  * required. An experiment for docs/evaluation.md, not part of the service.
  */
-const { positionals: files } = parseArgs({ allowPositionals: true });
+const { positionals: files } = scriptArgs("npx tsx scripts/probe-closure-similarity.ts FILE…", { allowPositionals: true });
 if (files.length === 0) throw new Error("usage: probe-closure-similarity.ts FILE…");
 
 const END_CUE =
