@@ -138,7 +138,7 @@ export function laterStatementsSql(scope: { appId: string; userId: string }, sta
 
 /**
  * Rows of `laterStatementsSql` by statement, best first: the first `perStatement` of each that say
- * something of the user or of someone they speak of ("her first week at the new school").
+ * something of the user or of someone they speak of ("her new job starts on Monday").
  */
 export function laterStatementsOf(rows: readonly LaterStatementRow[], perStatement: number): Map<string, LaterStatement[]> {
   const found = new Map<string, LaterStatement[]>();
