@@ -32,9 +32,9 @@ export function statementsToLookPast(recalled: readonly RecalledMemory[], count:
  * that has none by meaning: the newest of the other own statements (the user's statements
  * nearest the question) said after it, in another session. What the user said since in answer to
  * the same question may lie too far from the first statement for their cosine to reach the floor
- * ("I ride my bike everywhere" and, months later, "my daughter drives me to the market"): both lie near the
- * question, and time tells which is newer. The newest, not the nearest, because the question asks
- * how things stand now.
+ * ("I ride my bike everywhere" and, months later, "my daughter drives me to the market"): both
+ * lie near the question, and time tells which is newer. The newest, not the nearest, because the
+ * question asks how things stand now.
  *
  * @example
  * const later = laterByQuestion(own.slice(0, 3), own, await laterStatements(db, scope, anchors, options));
