@@ -11,7 +11,7 @@ import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import type { Clock } from "../util/clock.js";
 import { queryWords } from "./excerpts.js";
 import { type SessionHistory, sessionHistory } from "./history.js";
-import { besideLaterStatements, laterByQuestion, statementsToLookPast } from "./later-statements.js";
+import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
 import {
   demoteAssistantTurns,
   demoteSuperseded,
@@ -179,9 +179,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const owned = settled(session);
   if (!owned.owned) throw notFound("session", request.session_id as string);
   const history = owned.items;
-  const { ranked, anchors, following, ownStatements: nearQuestion, ...beyond } = settled(recall);
-  // The nearest are read first; the rest may be what the user said since (`laterByQuestion`).
-  const own = nearQuestion.slice(0, ownCount);
+  const { ranked, anchors, following, ownStatements: own, ...beyond } = settled(recall);
   const question = {
     ...read,
     manySessions: settings.spreadSessions && read.manySessions,
@@ -198,7 +196,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   );
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
   // Both read past the ranking, side by side; on a server usually from what recall read ahead.
-  const [laterByMeaning, turnsOfFacts] = await Promise.all([
+  const [later, turnsOfFacts] = await Promise.all([
     beyond.laterStatements(statementsToLookPast(ordered, laterCount), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
@@ -206,7 +204,6 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     }),
     beyond.sourceTurns(facts),
   ]);
-  const later = laterByQuestion(own, nearQuestion, laterByMeaning);
   const { candidates: recalled, laterOf } = besideLaterStatements(withoutRedundant(withSourceTurns(ordered, turnsOfFacts)), later);
   const rendering = {
     tokenizer: deps.tokenizer,

@@ -28,44 +28,6 @@ export function statementsToLookPast(recalled: readonly RecalledMemory[], count:
 }
 
 /**
- * The later statements of the asker's own statements, with one found by the question for each
- * that has none by meaning: the newest of the other own statements (the user's statements
- * nearest the question) said after it, in another session. What the user said since in answer to
- * the same question may lie too far from the first statement for their cosine to reach the floor
- * ("I ride my bike everywhere" and, months later, "my daughter drives me to the market"): both
- * lie near the question, and time tells which is newer. The newest, not the nearest, because the
- * question asks how things stand now.
- *
- * @example
- * const later = laterByQuestion(own.slice(0, 3), own, await laterStatements(db, scope, anchors, options));
- */
-export function laterByQuestion(
-  first: readonly RecalledMemory[],
-  own: readonly RecalledMemory[],
-  later: ReadonlyMap<string, readonly LaterStatement[]>,
-): Map<string, readonly LaterStatement[]> {
-  const found = new Map(later);
-  for (const statement of first) {
-    if (found.has(statement.id)) continue;
-    const since = own
-      .filter((other) => other.validAt > statement.lastConfirmedAt && other.sessionId !== statement.sessionId)
-      .sort((a, b) => b.validAt.getTime() - a.validAt.getTime())[0];
-    if (!since) continue;
-    found.set(statement.id, [
-      {
-        memoryId: since.id,
-        content: since.content,
-        at: since.validAt,
-        foundBy: "question",
-        similarity: since.similarity,
-        sources: since.sources,
-      },
-    ]);
-  }
-  return found;
-}
-
-/**
  * Each statement with the later statement to show beside it, and the candidates without the
  * turns now shown beside a statement. A later turn that recall ranked ahead of a turn is already
  * read first: that turn keeps no note, and the later one its place. A fact keeps its note either

@@ -16,15 +16,7 @@ const ExplainedMemorySchema = z.object({
   signals: RecallSignalsSchema,
   reason: z.string(),
   /** What the user said later on its subject, shown beside it in the window. */
-  later_statement: z
-    .object({
-      memory_id: z.string(),
-      said_at: z.string(),
-      /** Near the statement by meaning, or near the question among the asker's own statements. */
-      found_by: z.enum(["statement", "question"]),
-      similarity: z.number(),
-    })
-    .optional(),
+  later_statement: z.object({ memory_id: z.string(), said_at: z.string(), similarity: z.number() }).optional(),
 });
 
 /** `explain: true` on POST /v1/context: why each memory is in the window, and why the others are not. */
@@ -77,7 +69,6 @@ export function explainContext(trail: RecallTrail): ContextExplanation {
             later_statement: {
               memory_id: later.memoryId,
               said_at: later.at.toISOString(),
-              found_by: later.foundBy,
               similarity: Math.round(later.similarity * 1000) / 1000,
             },
           }

@@ -102,10 +102,7 @@ export interface WindowRecall {
   laterStatements(statements: readonly StatementAnchor[], options: LaterStatementOptions): Promise<Map<string, LaterStatement[]>>;
   /** `sourceTurns` of the facts the window picks (read ahead with the ranking when it could be). */
   sourceTurns(facts: readonly { id: string; sources: readonly SourceRef[] }[]): Promise<Map<string, RecalledMemory[]>>;
-  /**
-   * The asker's own statements nearest the query, nearest first: a few times the
-   * `ahead.ownStatements` count the window reads first (none when not asked).
-   */
+  /** The asker's own statements nearest the query, nearest first (`ahead.ownStatements` of them; none when not asked). */
   ownStatements: RecalledMemory[];
 }
 
@@ -133,7 +130,7 @@ export async function recallWithFollowingTurns(
   const own = asked && asked.count > 0 ? asked : undefined;
   const composed = await recallInOneStatement(db, query, settings, { following: count, ...reads }, own);
   if (composed) {
-    const ownStatements = ownStatementsOf(composed.own ?? []);
+    const ownStatements = ownStatementsOf(composed.own ?? [], own?.count ?? 0);
     return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
   }
   // Side by side with the rankings: it needs only its vector. Awaited below; should a ranking fail

@@ -11,12 +11,7 @@ export interface LaterStatement {
   content: string;
   /** When it was said. */
   at: Date;
-  /**
-   * What it was found near: the statement by meaning (`laterStatements`), or the question the
-   * statement answers, among the asker's own statements (`laterByQuestion` in the window).
-   */
-  foundBy: "statement" | "question";
-  /** Cosine of the turn to what it was found near: the statement (or the turns it came from), or the question. */
+  /** Cosine of the turn to the statement (or to the turns the statement came from). */
   similarity: number;
   sources: SourceRef[];
 }
@@ -150,7 +145,6 @@ export function laterStatementsOf(rows: readonly LaterStatementRow[], perStateme
       memoryId: row.id,
       content: row.content,
       at: new Date(row.valid_at),
-      foundBy: "statement",
       similarity: Number(row.similarity),
       sources: row.sources ?? [],
     });

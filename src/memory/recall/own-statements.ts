@@ -32,18 +32,14 @@ export function ownStatementCandidatesSql(scope: { appId: string; userId: string
     ) r`;
 }
 
-/**
- * The candidates, in their order, that say something of the user (not only a question): the
- * window reads the first of them first, and looks among the rest for what the user said since.
- */
-export function ownStatementsOf(candidates: readonly RecalledMemory[]): RecalledMemory[] {
-  return candidates.filter((memory) => saysSomethingOfSpeaker(memory.content));
+/** The first `count` of the candidates, in their order, that say something of the user (not only a question). */
+export function ownStatementsOf(candidates: readonly RecalledMemory[], count: number): RecalledMemory[] {
+  return candidates.filter((memory) => saysSomethingOfSpeaker(memory.content)).slice(0, count);
 }
 
 /**
  * The user's own statements about themselves nearest to the query by meaning, nearest first:
- * the user's turns that say something of the user among the `count` × `READ_PER_KEPT` nearest
- * of the newest few thousand.
+ * `count` of the user's turns that say something of the user, among the newest few thousand.
  * A question about how the asker stands now ("what do I drive these days?") is answered by what
  * the user said of themselves, which often shares none of its words and which the fused ranking
  * puts behind every turn that does ("can you compare car insurance quotes?"). Read exactly, on
@@ -63,5 +59,5 @@ export async function nearestOwnStatements(
   if (count <= 0 || !vector) return [];
   const rows = await queryRows<RecalledRow & { position: number }>(db, ownStatementCandidatesSql(scope, clock.now, vector, count));
   const candidates = rows.sort((a, b) => a.position - b.position).map((row) => toRecalled(row, clock));
-  return ownStatementsOf(candidates);
+  return ownStatementsOf(candidates, count);
 }

@@ -44,7 +44,7 @@ export interface ComposedRecall {
   following: RecalledMemory[];
   later?: LaterAhead;
   sources?: SourcesAhead;
-  /** The candidates of the asker's own statements (`ownStatementsOf` keeps those that state something), nearest first. */
+  /** The candidates of the asker's own statements (`ownStatementsOf` picks), nearest first. */
   own?: RecalledMemory[];
 }
 
