@@ -92,6 +92,22 @@ describe("a fact beside what the user said later", () => {
     if (fiat !== skoda) expect(fiat).toBeLessThan(skoda);
     else expect(items[skoda]).toMatch(/\[said later, on 2025-03-11: ".*electric Fiat.*"\]/);
   });
+
+  it("in a window: what the user said later of someone by \"he\", not in the first person, beside what they said first", async () => {
+    await session("tomas", 5, ["My son plays the trumpet in the school band."]);
+    await session("tomas", 40, ["Does he need his own drum kit for lessons?"]);
+    await session("tomas", 75, ["He switched to the drums after the summer, and the neighbours are thrilled."]);
+    const window = await call<{ sections: { items: { text: string }[] }[] }>(runtime.app, "POST", "/v1/context", {
+      user_id: "tomas",
+      query: "Which instrument does my son play these days?",
+      max_tokens: 500,
+    });
+    expect(window.status).toBe(200);
+    const items = window.body.sections.flatMap((section) => section.items.map((item) => item.text));
+    // A question about him states nothing: the statement of him is the later one.
+    const trumpet = items.find((text) => text.includes("plays the trumpet"));
+    expect(trumpet).toMatch(/\[said later, on 2025-03-16: "He switched to the drums/);
+  });
 });
 
 describe("a turn found by the fact derived from it", () => {
