@@ -93,7 +93,7 @@ describe("a fact beside what the user said later", () => {
     else expect(items[skoda]).toMatch(/\[said later, on 2025-03-11: ".*electric Fiat.*"\]/);
   });
 
-  it("in a window: what the user said later of someone by \"he\", not in the first person, beside what they said first", async () => {
+  it('in a window: what the user said later of someone by "he", not in the first person, beside what they said first', async () => {
     await session("tomas", 5, ["My son plays the trumpet in the school band."]);
     await session("tomas", 40, ["Does he need his own drum kit for lessons?"]);
     await session("tomas", 75, ["He switched to the drums after the summer, and the neighbours are thrilled."]);
