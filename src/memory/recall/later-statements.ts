@@ -48,13 +48,13 @@ export interface LaterStatementOptions {
  * (in a session other than the ones it was said in), that are nearest to it by meaning: nearest to
  * the statement's vector, or — for a fact, which says in a line what a turn said at length — to the
  * vectors of the turns it came from. A fact written in March is not all that is known in May when
- * the user spoke of the same thing since ("the van dropped the last boxes at our place in
- * Glasgow"); the reader can weigh the two, whatever the extractor made of the second. No phrase
+ * the user spoke of the same thing since ("we got the keys to the flat in Porto last week"); the
+ * reader can weigh the two, whatever the extractor made of the second. No phrase
  * decides it, only time, occasion and meaning: the best later turn of a statement, by cosine, that
  * says something of the user or of someone they speak of (not only a question) is its later
- * statement when the cosine reaches `minSimilarity`. The rest of the conversation a statement was said in goes on with it, and is
- * not what was said since. Best first, at most `perStatement` each; statements with none are
- * absent from the map.
+ * statement when the cosine reaches `minSimilarity`. The rest of the conversation a statement was
+ * said in goes on with it, and is not what was said since. Best first, at most `perStatement`
+ * each; statements with none are absent from the map.
  *
  * @example
  * const later = await laterStatements(db, { appId: "default", userId: "ana" }, [{ id: factId, after: stated }], { perStatement: 1, minSimilarity: 0.45, now });

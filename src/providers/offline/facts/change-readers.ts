@@ -70,7 +70,7 @@ const mentions = (held: KnownFact, words: string) =>
  */
 export const ownChanges: FactRule = (input) =>
   userVerbs(input.clause).flatMap((verb): ExtractedFact[] => {
-    // "I used to be a chef": a past state, not a pastime (the profile's own readers say what holds now).
+    // "I used to be a postman": a past state, not a pastime (the profile's own readers say what holds now).
     if (verb.usedTo && verb.head !== "be") {
       // "used to fence at university": the activity is the verb's when its object is a place or a time.
       const object = objectPhrase(verb.after);

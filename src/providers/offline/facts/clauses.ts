@@ -59,8 +59,8 @@ export function readClauses(message: string): Clause[] {
 const DROPPED_SUBJECT_ADVERB = /^(?:(?:just|finally|recently|also|officially|actually|eventually|basically|already)\s+)*/i;
 
 /**
- * Chat drops the subject of what the user did: "Got promoted to senior developer today", "Sold the
- * Mazda", "Been vegan for years". A clause that opens with a verb in the past is the user's, and
+ * Chat drops the subject of what the user did: "Got a new bike today", "Sold the
+ * van", "Been a runner for years". A clause that opens with a verb in the past is the user's, and
  * is read as "I got promoted …" so that every rule sees its subject; a present-tense opening is
  * an imperative ("Tell me …") and stays as it is.
  */
@@ -103,7 +103,7 @@ function isQuestion(sentence: string): boolean {
 }
 
 /**
- * "Big news: I …", "I am Dutch but I live in Oslo", "I am a nurse and I hate night shifts": each
+ * "Big news: I …", "I am Irish but I live in Lyon", "I am a nurse and I hate night shifts": each
  * part is its own statement. A split happens only where a new subject begins, so "I left Google and
  * joined Stripe" stays one clause about the user.
  */

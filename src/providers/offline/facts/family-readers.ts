@@ -97,7 +97,7 @@ function calendarDay(raw: string): string | null {
   return `${MONTHS[month - 1]} ${day}`;
 }
 
-/** "My birthday is May 12", "My dad's birthday is on March 3rd", "My son Leo's birthday is …": a possessive "birthday" and a date. */
+/** "My birthday is May 12", "My aunt's birthday is on June 9th", "My son Leo's birthday is …": a possessive "birthday" and a date. */
 export const birthdays: FactRule = (input) => {
   const { text } = input.clause;
   const own = /\bmy birthday is (?:on )?(.+)$/i.exec(text);

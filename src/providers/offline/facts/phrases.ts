@@ -104,7 +104,7 @@ export function properPhrase(raw: string): string | null {
   for (const word of words) {
     const abbreviation = /^(?:St|Dr|Mt)\.$/.test(word);
     const clean = abbreviation ? word : word.replace(/[,.;:!?]+$/, "");
-    // "Now that I'm in Valencia I barely …": the pronoun starts the next statement.
+    // "Now that I'm at home I hardly …": the pronoun starts the next statement.
     if (kept.length > 0 && clean === "I") break;
     if (/^\p{Lu}/u.test(clean) || (kept.length > 0 && NAME_CONNECTORS.has(clean))) kept.push(clean);
     else break;
