@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ErasureScrub, type ScrubPass } from "./erasure-scrub.js";
 
-const done: ScrubPass = { rewritten: ["sessions"], vacuumed: [], busy: [], checkpointed: true };
+const done: ScrubPass = { rewritten: ["sessions"], vacuumed: [], busy: [], checkpointed: true, olderSnapshots: 0 };
 
 describe("the erasure scrub's queue", () => {
   it("runs one pass at a time, and erasures during a pass share the next one", async () => {

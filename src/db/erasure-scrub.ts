@@ -15,7 +15,18 @@ export interface ScrubPass {
   busy: string[];
   /** Whether a checkpoint wrote the scrubbed pages to the files (and, embedded, removed the WAL segments before it). */
   checkpointed: boolean;
+  /**
+   * On a server: other sessions of the database whose snapshot was older than the pass when it
+   * stopped waiting for them (`OLDER_SNAPSHOTS_WAIT_MS`). A rewrite copies the rows such a snapshot
+   * can still see, the erased ones included, so with any left the erased bytes stay in the files
+   * until the next pass.
+   */
+  olderSnapshots: number;
 }
+
+/** How long a pass on a server waits for sessions with a snapshot older than the erasure to end. */
+export const OLDER_SNAPSHOTS_WAIT_MS = 10_000;
+const OLDER_SNAPSHOTS_POLL_MS = 100;
 
 export interface ScrubOptions {
   /** Tables (with their indexes and TOAST) up to this many bytes are rewritten; larger ones are vacuumed. 0: vacuum only. */
@@ -54,7 +65,10 @@ export async function scrubRelations(
          WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname IN ${[...relations]}
          ORDER BY pg_total_relation_size(c.oid)`,
   );
-  const pass: ScrubPass = { rewritten: [], vacuumed: [], busy: [], checkpointed: false };
+  // A rewrite keeps the deleted rows an older snapshot can still see (on a server, other sessions of
+  // this database): those end first, or the pass says how many were left when the wait ended.
+  const olderSnapshots = kind === "pglite" ? 0 : await waitForOlderSnapshots(db, OLDER_SNAPSHOTS_WAIT_MS);
+  const pass: ScrubPass = { rewritten: [], vacuumed: [], busy: [], checkpointed: false, olderSnapshots };
   for (const relation of sizes) {
     if (Number(relation.bytes) <= options.rewriteMaxBytes) {
       ((await rewrite(db, relation.name, sql.identifier(relation.name), relation.filenode)) ? pass.rewritten : pass.busy).push(
@@ -75,6 +89,28 @@ export async function scrubRelations(
   (statistics && (await rewrite(db, "pg_catalog.pg_statistic", catalog, statistics)) ? pass.rewritten : pass.busy).push("pg_statistic");
   pass.checkpointed = await checkpoint(db, kind);
   return pass;
+}
+
+/**
+ * Waits until no other session of this database holds a snapshot taken before now (one that may
+ * still see the rows an erasure that committed before it deleted), at most `boundMs`; returns how
+ * many still do. A transaction id assigned now marks the moment: a session whose oldest snapshot
+ * (`backend_xmin`) is older than it might see the deleted rows.
+ */
+async function waitForOlderSnapshots(db: Database, boundMs: number): Promise<number> {
+  const [mark] = await queryRows<{ xid: string }>(db, sql`SELECT pg_current_xact_id()::text AS xid`);
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const [row] = await queryRows<{ older: number }>(
+      db,
+      sql`SELECT count(*)::int AS older FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+             AND age(backend_xmin) > age(${mark?.xid ?? "0"}::xid8::xid)`,
+    );
+    const older = Number(row?.older ?? 0);
+    if (older === 0 || Date.now() >= deadline) return older;
+    await new Promise((resolve) => setTimeout(resolve, OLDER_SNAPSHOTS_POLL_MS));
+  }
 }
 
 /** Tries a skipped rewrite again a few times: the locks it skips (a pipeline step's, a reader's) are held for moments. */
