@@ -10,8 +10,14 @@ describe("a question about the asker as the statement that answers it", () => {
     ["Am I still renting the flat?", "I am still renting the flat"],
     ["Do we own a tent?", "we own a tent"],
     ["Have I got a passport", "I have got a passport"],
-    ["What is my bank called?", "my bank called is"],
+    ["What is my bank called?", "my bank called"],
     ["What's our dog's name?", "our dog's name is"],
+    ["What's my commute like these days?", "my commute these days is"],
+    ["What is my landlord like?", "my landlord"],
+    ["Which music do I like?", "I like music"],
+    ["Which club does my nephew train with?", "my nephew train with club"],
+    ["Where is our neighbour working now?", "our neighbour working now"],
+    ["Does my aunt still keep bees?", "my aunt still keep bees"],
   ])("%j → %j", (question, statement) => {
     expect(questionAsStatement(question)).toBe(statement);
   });

@@ -1,8 +1,10 @@
 /** Wh-words, auxiliaries and the asker's subject pronouns: the closed classes a question is turned around by. */
 const WH = "what|which|who|whom|whose|where|when|how|why";
 const AUX = "do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should|shall|may|might|must";
-const SUBJECT = "i|we";
+/** The asker, or something the asker has ("my daughter", "our landlord"): a possessive begins the subject. */
+const SUBJECT = "i|we|my|our";
 const DO_SUPPORT = /^(?:do|does|did)$/i;
+const POSSESSIVE = /^(?:my|our)$/i;
 
 /** "Which town do I …": the wh-word, the words of its phrase up to the auxiliary, the auxiliary, the asker, the rest. */
 const WH_QUESTION = new RegExp(`^(?:${WH})((?:\\s+(?!(?:${AUX})\\b)[\\w'-]+)*)\\s+(${AUX})\\s+(${SUBJECT})\\b(.*)$`, "i");
@@ -10,6 +12,12 @@ const WH_QUESTION = new RegExp(`^(?:${WH})((?:\\s+(?!(?:${AUX})\\b)[\\w'-]+)*)\\
 const YES_NO = new RegExp(`^(${AUX})\\s+(${SUBJECT})\\b(.*)$`, "i");
 /** "What is my …", "What's our …": the asker's possession as the subject. */
 const OF_POSSESSION = new RegExp(`^(?:${WH})(?:'s|\\s+is|\\s+are)\\s+(my|our)\\b(.*)$`, "i");
+/**
+ * A form of "be": after it, "like" is no verb ("What is my flat like at night") but the
+ * preposition whose object is the wh-word, and it goes with it.
+ */
+const BE = /^(?:am|is|are|was|were)$/i;
+const STRANDED_LIKE = /\s+like\b/i;
 
 /**
  * A question about the asker turned into the statement that would answer it, in the asker's own
@@ -18,7 +26,9 @@ const OF_POSSESSION = new RegExp(`^(?:${WH})(?:'s|\\s+is|\\s+are)\\s+(my|our)\\b
  * user said of themselves is a statement, and a statement lies nearer another statement than a
  * question does: the asker's own statements are found by this form's vector. Only subject–auxiliary
  * inversion, do-support and the wh-word are undone (closed classes), so no content word is added
- * or lost; undefined when the question is not one the asker is the subject of.
+ * or lost; undefined when the question is not one the asker is the subject of. When the subject
+ * is something of the asker's ("Which school does my son go to?"), the auxiliary is left out:
+ * where its noun phrase ends cannot be told from closed classes, and the auxiliary says nothing.
  *
  * @example
  * questionAsStatement("Where do we keep the spare keys?"); // "we keep the spare keys"
@@ -28,8 +38,8 @@ export function questionAsStatement(question: string): string | undefined {
   const statement = (subject: string, auxiliary: string, rest: string, asked = "") =>
     [
       subject.toLowerCase() === "i" ? "I" : subject.toLowerCase(),
-      DO_SUPPORT.test(auxiliary) ? "" : auxiliary.toLowerCase(),
-      rest.trim(),
+      DO_SUPPORT.test(auxiliary) || POSSESSIVE.test(subject) ? "" : auxiliary.toLowerCase(),
+      (BE.test(auxiliary) ? rest.replace(STRANDED_LIKE, "") : rest).trim(),
       asked.trim(),
     ]
       .filter((part) => part.length > 0)
@@ -39,6 +49,6 @@ export function questionAsStatement(question: string): string | undefined {
   const yesNo = YES_NO.exec(text);
   if (yesNo) return statement(yesNo[2] as string, yesNo[1] as string, yesNo[3] as string);
   const possession = OF_POSSESSION.exec(text);
-  if (possession) return `${(possession[1] as string).toLowerCase()}${possession[2]} is`.trim();
+  if (possession) return `${(possession[1] as string).toLowerCase()}${(possession[2] as string).replace(STRANDED_LIKE, "")} is`.trim();
   return undefined;
 }
