@@ -78,6 +78,7 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
       excerptTokens: env.CONTEXT_EXCERPT_TOKENS,
       laterShare: env.CONTEXT_LATER_SHARE,
       laterSimilarity: env.CONTEXT_LATER_SIMILARITY,
+      laterNames: env.CONTEXT_LATER_NAMES,
       questionTime: env.CONTEXT_QUESTION_TIME,
       spreadSessions: env.CONTEXT_SPREAD_SESSIONS,
       sourceTurns: env.CONTEXT_SOURCE_TURNS,

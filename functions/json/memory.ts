@@ -56,9 +56,10 @@ export const MemorySchema = z.object({
   /** The events it was derived from (where the answer reads it with them). */
   sources: z.array(SourceSchema).optional(),
   /**
-   * Facts: what the user said of themselves after the fact was last confirmed, in another session,
-   * that is nearest to it by meaning, best first — for the reader to weigh against the fact,
-   * whatever the extractor made of it.
+   * Facts: what the user said after the fact was last confirmed, in another session, near it by
+   * meaning, best first: turns naming someone the fact named first (`names`: the names
+   * used there), then the nearest — for the reader to weigh against the fact, whatever the
+   * extractor made of it.
    */
   later_mentions: z
     .array(
@@ -67,6 +68,7 @@ export const MemorySchema = z.object({
         content: z.string(),
         said_at: Timestamp,
         similarity: z.number(),
+        names: z.array(z.string()).optional(),
         sources: z.array(SourceSchema),
       }),
     )
@@ -141,6 +143,7 @@ export function memoryJson(row: MemoryRow, at: RetentionClock | null, reading: M
             content: mention.content,
             said_at: mention.at.toISOString(),
             similarity: Math.round(mention.similarity * 1000) / 1000,
+            ...(mention.names.length > 0 ? { names: mention.names } : {}),
             sources: mention.sources,
           })),
         }

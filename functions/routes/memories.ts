@@ -340,6 +340,7 @@ async function readWithLaterMentions(
   const later = await laterMentionsOfFacts(deps.db, rows, provenance, {
     now,
     minSimilarity: deps.window.laterSimilarity,
+    byName: deps.window.laterNames,
     perFact: LATER_MENTIONS_PER_FACT,
   });
   return { provenance, later };

@@ -206,6 +206,11 @@ export const EnvSchema = z.object({
   CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0.2),
   /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */
   CONTEXT_LATER_SIMILARITY: z.coerce.number().min(0).max(1).default(0.45),
+  /**
+   * Of a statement's later turns near it by meaning, those that name someone it named (a person or
+   * pet of the user's graph, not a speaker of the conversation) come first, however near the others are.
+   */
+  CONTEXT_LATER_NAMES: booleanFromEnv.default(true),
   /** The time a question names ("last month", "these days", "first") orders a window's memories. */
   CONTEXT_QUESTION_TIME: booleanFromEnv.default(false),
   /** A question over many occasions ("how many …") takes each session's best hit before any second. */

@@ -58,6 +58,8 @@ export interface WindowSettings {
   laterShare: number;
   /** Least cosine between a statement and a later turn for the turn to be "on its subject" (CONTEXT_LATER_SIMILARITY). */
   laterSimilarity: number;
+  /** A later turn naming someone the statement named comes before the nearer ones (CONTEXT_LATER_NAMES). */
+  laterNames: boolean;
   /** Most tokens of a later statement shown beside its statement. */
   laterTokens: number;
   /** The time a question names orders the memories: its span first, the newest or the earliest first (CONTEXT_QUESTION_TIME). */
@@ -78,6 +80,7 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   excerptTokens: 0,
   laterShare: 0.2,
   laterSimilarity: 0.45,
+  laterNames: true,
   laterTokens: 30,
   questionTime: false,
   spreadSessions: false,
@@ -169,7 +172,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       },
       deps.followingTurns,
       {
-        laterStatements: { count: laterCount, perStatement: 1, minSimilarity: settings.laterSimilarity },
+        laterStatements: { count: laterCount, perStatement: 1, minSimilarity: settings.laterSimilarity, byName: settings.laterNames },
         sourceTurns: settings.sourceTurns,
         ownStatements: { count: ownCount, vector: ownVector },
       },
@@ -200,6 +203,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     beyond.laterStatements(statementsToLookPast(ordered, laterCount), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
+      byName: settings.laterNames,
       now,
     }),
     beyond.sourceTurns(facts),

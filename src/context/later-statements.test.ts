@@ -4,7 +4,14 @@ import type { LaterStatement } from "../memory/recall/later-statements.js";
 import { saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
 import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
 
-const later = (memoryId: string): LaterStatement => ({ memoryId, content: memoryId, at: new Date(0), similarity: 0.6, sources: [] });
+const later = (memoryId: string): LaterStatement => ({
+  memoryId,
+  content: memoryId,
+  at: new Date(0),
+  similarity: 0.6,
+  names: [],
+  sources: [],
+});
 
 describe("statements and what the user said after them", () => {
   it("looks past facts and the user's own first-person turns, never a question or the assistant's words", () => {

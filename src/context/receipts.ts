@@ -16,7 +16,9 @@ const ExplainedMemorySchema = z.object({
   signals: RecallSignalsSchema,
   reason: z.string(),
   /** What the user said later on its subject, shown beside it in the window. */
-  later_statement: z.object({ memory_id: z.string(), said_at: z.string(), similarity: z.number() }).optional(),
+  later_statement: z
+    .object({ memory_id: z.string(), said_at: z.string(), similarity: z.number(), names: z.array(z.string()).optional() })
+    .optional(),
 });
 
 /** `explain: true` on POST /v1/context: why each memory is in the window, and why the others are not. */
@@ -70,6 +72,7 @@ export function explainContext(trail: RecallTrail): ContextExplanation {
               memory_id: later.memoryId,
               said_at: later.at.toISOString(),
               similarity: Math.round(later.similarity * 1000) / 1000,
+              ...(later.names.length > 0 ? { names: later.names } : {}),
             },
           }
         : {}),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { sourceTurns } from "../../src/memory/recall/hybrid-recall.js";
+import { laterStatements } from "../../src/memory/recall/later-statements.js";
 import { factSessions } from "../fixtures/fact-sessions.js";
 import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
@@ -23,11 +24,24 @@ interface FactJson {
   content: string;
   first_stated_at: string;
   last_confirmed_at: string;
-  later_mentions?: { memory_id: string; content: string; said_at: string; similarity: number }[];
+  later_mentions?: { memory_id: string; content: string; said_at: string; similarity: number; names?: string[] }[];
 }
 
 const facts = async (userId: string) =>
   (await call<{ memories: FactJson[] }>(runtime.app, "GET", `/v1/memories?user_id=${userId}&type=semantic`)).body.memories;
+
+/** What `laterStatements` finds after a statement, read directly (CONTEXT_LATER_NAMES on or off). */
+const laterContents = async (userId: string, id: string, after: string, byName: boolean) =>
+  (
+    await laterStatements(runtime.database.db, { appId: "default", userId }, [{ id, after: new Date(after) }], {
+      perStatement: 3,
+      minSimilarity: 0.45,
+      byName,
+      now: new Date(),
+    })
+  )
+    .get(id)
+    ?.map((later) => later.content);
 
 const day = (n: number) => new Date(Date.UTC(2025, 0, n, 10)).toISOString();
 
@@ -69,6 +83,60 @@ describe("a fact beside what the user said later", () => {
     // The same conversation goes on with the statement; a question states nothing of the user.
     expect(mentions.join("\n")).not.toContain("quiet in the evenings");
     expect(mentions.join("\n")).not.toContain("rainy afternoon");
+  });
+
+  it("lists first a later turn naming whom the fact names, even said of them by name alone, over a nearer one that does not", async () => {
+    await session("wren", 10, ["My sister Priya teaches chemistry at a secondary school."]);
+    await session("wren", 40, ["My niece studies chemistry at a secondary school."]);
+    await session("wren", 70, ["Priya swapped the classroom for a lab bench last month."]);
+
+    const sister = (await facts("wren")).find((fact) => /Priya/.test(fact.content));
+    expect(sister).toBeDefined();
+    const mentions = (sister?.later_mentions ?? []).map((mention) => mention.content);
+    // The niece's turn lies nearer the fact by meaning, and names no one the fact named.
+    expect(mentions[0]).toContain("lab bench");
+    expect(sister?.later_mentions?.[0]?.names).toEqual(["Priya"]);
+    expect(mentions.join("\n")).toContain("My niece");
+
+    // With names off (CONTEXT_LATER_NAMES=false), the nearest comes first, and a turn naming her
+    // without a pronoun states nothing of anyone.
+    expect(await laterContents("wren", sister?.id as string, sister?.last_confirmed_at as string, false)).toEqual([
+      "user: My niece studies chemistry at a secondary school.",
+    ]);
+  });
+
+  it("takes no name of the conversation's own participants for a subject", async () => {
+    // Dami speaks in the conversation (the assistant's side, named): talk names Dami on any subject.
+    const spoken = async (day: number, turns: [role: "user" | "assistant", content: string, speaker: string][]) => {
+      const startedAt = new Date(Date.UTC(2025, 0, day, 10));
+      const sessionId = await createSession(runtime.app, "kemi", { started_at: startedAt.toISOString() });
+      const events = turns.map(([role, content, speaker], index) =>
+        message(role, content, { occurred_at: new Date(startedAt.getTime() + index * 60_000).toISOString(), data: { speaker } }),
+      );
+      expect((await call(runtime.app, "POST", `/v1/sessions/${sessionId}/events`, { events })).status).toBe(201);
+      await call(runtime.app, "POST", `/v1/sessions/${sessionId}/end`);
+      await waitForSettled(runtime.app, "kemi");
+    };
+    await spoken(10, [
+      ["user", "Dami and I sing in the same choir on Thursdays.", "Kemi"],
+      ["assistant", "Thursdays suit me too.", "Dami"],
+    ]);
+    await spoken(40, [["user", "Dami brought the sheet music for the spring concert.", "Kemi"]]);
+    await spoken(41, [["user", "I sing in a choir on Thursday evenings with friends from work.", "Kemi"]]);
+
+    const turns = (
+      await call<{ memories: { id: string; content: string; valid_at: string }[] }>(
+        runtime.app,
+        "GET",
+        "/v1/memories?user_id=kemi&type=episodic&limit=50",
+      )
+    ).body.memories;
+    const statement = turns.find((turn) => turn.content.includes("same choir"));
+    expect(statement).toBeDefined();
+    // Dami's turn names a participant, and says nothing of anyone by pronoun: not a later statement.
+    expect(await laterContents("kemi", statement?.id as string, statement?.valid_at as string, true)).toEqual([
+      "Kemi: I sing in a choir on Thursday evenings with friends from work.",
+    ]);
   });
 
   it("in a window: the newest statement on the subject beside the fact, both dated, the fact kept", async () => {

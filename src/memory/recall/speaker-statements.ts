@@ -36,6 +36,28 @@ export function saysSomethingOfSomeone(text: string): boolean {
   return statesWith(text, FIRST_PERSON) || statesWith(text, THIRD_PERSON);
 }
 
+/**
+ * Whether a turn says something of someone by one of `names` (a sentence naming them,
+ * not a question): "Kofi sold the boat in May." states something of Kofi.
+ *
+ * @example
+ * saysSomethingOfNamed("Kofi sold the boat in May.", ["Kofi"]); // true
+ */
+export function saysSomethingOfNamed(text: string, names: readonly string[]): boolean {
+  const named = names.filter((name) => name.trim().length > 0).map((name) => escapeRegExp(name.trim()));
+  if (named.length === 0) return false;
+  const sentences = [...SENTENCES.segment(text)];
+  // Matched in the whole text, since a name may hold a full stop ("Dr. Osei") that ends a segment;
+  // the sentence it ends in is the one that must not be a question.
+  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${named.join("|")})(?![\\p{L}\\p{N}])`, "giu"))].some((match) => {
+    const end = (match.index ?? 0) + match[0].length;
+    const sentence = sentences.find(({ index, segment }) => end > index && end <= index + segment.length);
+    return sentence !== undefined && !sentence.segment.trim().endsWith("?");
+  });
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 function statesWith(text: string, pronouns: RegExp): boolean {
   return [...SENTENCES.segment(text)].some(({ segment }) => !segment.trim().endsWith("?") && pronouns.test(segment));
 }

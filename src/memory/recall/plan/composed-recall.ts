@@ -117,6 +117,7 @@ export async function composedRecall(
             options: {
               perStatement: reads.laterStatements?.perStatement ?? 0,
               minSimilarity: reads.laterStatements?.minSimilarity ?? 0,
+              byName: reads.laterStatements?.byName ?? false,
               now: query.now,
             },
             considered: new Map((later.considered ?? []).map((statement) => [statement.id, new Date(statement.after).getTime()])),
@@ -199,6 +200,7 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
         ${laterStatementsSql(query, sql`SELECT id, after FROM recall_statements`, {
           perStatement: later.perStatement,
           minSimilarity: later.minSimilarity,
+          byName: later.byName,
           now: query.now,
         })}
       )`,

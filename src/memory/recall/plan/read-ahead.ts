@@ -61,6 +61,7 @@ export function laterStatementsOf(db: Pick<Database, "execute">, scope: Scope, a
       ahead !== undefined &&
       ahead.options.perStatement === options.perStatement &&
       ahead.options.minSimilarity === options.minSimilarity &&
+      ahead.options.byName === options.byName &&
       ahead.options.now.getTime() === options.now.getTime();
     const covered = (statement: StatementAnchor) => same && ahead.considered.get(statement.id) === statement.after.getTime();
     const found = new Map<string, LaterStatement[]>();
