@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { timestampTz } from "./columns.js";
 import { entities } from "./entities.js";
@@ -27,6 +28,9 @@ export const entityMentions = pgTable(
     primaryKey({ columns: [table.entityId, table.eventId, table.surface] }),
     index("entity_mentions_event_idx").on(table.eventId),
     index("entity_mentions_entity_time_idx").on(table.entityId, table.occurredAt.desc()),
+    // The conversation's speakers: whether an entity ever spoke is read per entity a statement
+    // names (later statements), however often it is named.
+    index("entity_mentions_said_idx").on(table.entityId).where(sql`${table.said}`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "entity_mentions_said_idx" ON "entity_mentions" USING btree ("entity_id") WHERE "entity_mentions"."said";
