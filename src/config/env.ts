@@ -208,7 +208,8 @@ export const EnvSchema = z.object({
   CONTEXT_LATER_SIMILARITY: z.coerce.number().min(0).max(1).default(0.45),
   /**
    * Of a statement's later turns near it by meaning, those that name someone it named (a person or
-   * pet of the user's graph, not a speaker of the conversation) come first, however near the others are.
+   * pet of the user's graph, not a speaker of the user's conversations) come first, however near the
+   * others are, and may state something of them by name alone.
    */
   CONTEXT_LATER_NAMES: booleanFromEnv.default(true),
   /** The time a question names ("last month", "these days", "first") orders a window's memories. */

@@ -10,14 +10,15 @@ const POSSESSIVE = /^(?:my|our)$/i;
 const WH_QUESTION = new RegExp(`^(?:${WH})((?:\\s+(?!(?:${AUX})\\b)[\\w'-]+)*)\\s+(${AUX})\\s+(${SUBJECT})\\b(.*)$`, "i");
 /** "Am I …", "Do we …": a yes-no question, the auxiliary first. */
 const YES_NO = new RegExp(`^(${AUX})\\s+(${SUBJECT})\\b(.*)$`, "i");
-/** "What is my …", "What's our …": the asker's possession as the subject. */
-const OF_POSSESSION = new RegExp(`^(?:${WH})(?:'s|\\s+is|\\s+are)\\s+(my|our)\\b(.*)$`, "i");
+/** "What's our …": the asker's possession as the subject, "is" joined to the wh-word ("What is my …" is a `WH_QUESTION`). */
+const OF_POSSESSION = new RegExp(`^(?:${WH})'s\\s+(my|our)\\b(.*)$`, "i");
 /**
- * A form of "be": after it, "like" is no verb ("What is my flat like at night") but the
- * preposition whose object is the wh-word, and it goes with it.
+ * A form of "be": after it, a "like" that ends a wh-question ("What is my flat like?") is no verb
+ * but the preposition whose object is the wh-word, and it goes with it. One with an object of its
+ * own ("Am I like my dad?") stays.
  */
 const BE = /^(?:am|is|are|was|were)$/i;
-const STRANDED_LIKE = /\s+like\b/i;
+const STRANDED_LIKE = /\s+like$/i;
 
 /**
  * A question about the asker turned into the statement that would answer it, in the asker's own
@@ -39,16 +40,20 @@ export function questionAsStatement(question: string): string | undefined {
     [
       subject.toLowerCase() === "i" ? "I" : subject.toLowerCase(),
       DO_SUPPORT.test(auxiliary) || POSSESSIVE.test(subject) ? "" : auxiliary.toLowerCase(),
-      (BE.test(auxiliary) ? rest.replace(STRANDED_LIKE, "") : rest).trim(),
+      rest.trim(),
       asked.trim(),
     ]
       .filter((part) => part.length > 0)
       .join(" ");
   const wh = WH_QUESTION.exec(text);
-  if (wh) return statement(wh[3] as string, wh[2] as string, wh[4] as string, wh[1]);
+  if (wh) {
+    const auxiliary = wh[2] as string;
+    const rest = wh[4] as string;
+    return statement(wh[3] as string, auxiliary, BE.test(auxiliary) ? rest.replace(STRANDED_LIKE, "") : rest, wh[1]);
+  }
   const yesNo = YES_NO.exec(text);
   if (yesNo) return statement(yesNo[2] as string, yesNo[1] as string, yesNo[3] as string);
   const possession = OF_POSSESSION.exec(text);
-  if (possession) return `${(possession[1] as string).toLowerCase()}${(possession[2] as string).replace(STRANDED_LIKE, "")} is`.trim();
+  if (possession) return statement(possession[1] as string, "is", (possession[2] as string).replace(STRANDED_LIKE, ""));
   return undefined;
 }

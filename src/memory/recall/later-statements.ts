@@ -57,8 +57,8 @@ export interface LaterStatementOptions {
  * reader can weigh the two, whatever the extractor made of the second. No phrase decides it, only
  * time, occasion, names and meaning: of the later turns whose cosine reaches `minSimilarity`,
  * naming turns first and each kind by cosine, the first that says something (not only a question)
- * of the user, of someone they speak of, or of the one named, is its later statement. A name alone
- * is not enough: a friend is named in talk of anything. The rest of the conversation a statement
+ * of the user, of someone they speak of, or of the one named, is its later statement. A name lifts
+ * no turn past the floor: a friend is named in talk of anything. The rest of the conversation a statement
  * was said in goes on with it, and is not what was said since. Best first, at most `perStatement`
  * each; statements with none are absent from the map.
  *
@@ -125,15 +125,11 @@ export function laterStatementsSql(scope: { appId: string; userId: string }, sta
               SELECT w.*, row_number() OVER (PARTITION BY w.names IS NULL ORDER BY w.similarity DESC, w.valid_at DESC) AS place
                 FROM (
                   -- The names are read only for the turns near enough by meaning.
-                  SELECT v.*,
-                         (SELECT array_agg(DISTINCT em.surface ORDER BY em.surface) FROM memory_sources vs
-                            JOIN entity_mentions em ON em.event_id = vs.event_id AND NOT em.said
-                            JOIN named ON named.statement_id = st.id AND named.entity_id = em.entity_id
-                           WHERE vs.memory_id = v.id) AS names
+                  SELECT v.*, ${options.byName ? namesOfSql : sql`NULL::text[]`} AS names
                     FROM (
                       SELECT n.id, n.content, n.valid_at,
-                             coalesce((SELECT max(1 - (n.embedding <=> a.embedding))::float8 FROM anchor a
-                               WHERE a.statement_id = st.id AND a.embedding_model = n.embedding_model), 0) AS similarity
+                             (SELECT max(1 - (n.embedding <=> a.embedding))::float8 FROM anchor a
+                               WHERE a.statement_id = st.id AND a.embedding_model = n.embedding_model) AS similarity
                         FROM (
                           SELECT ${u.id} AS id, ${u.content} AS content, ${u.validAt} AS valid_at, ${u.embedding} AS embedding,
                                  ${u.embeddingModel} AS embedding_model
@@ -153,25 +149,33 @@ export function laterStatementsSql(scope: { appId: string; userId: string }, sta
         ) later`;
 }
 
+/** The names a later turn `v` gives the people and pets its statement `st` named (`named`); NULL when none. */
+const namesOfSql = sql`(SELECT array_agg(DISTINCT em.surface ORDER BY em.surface) FROM memory_sources vs
+                            JOIN entity_mentions em ON em.event_id = vs.event_id AND NOT em.said
+                            JOIN named ON named.statement_id = st.id AND named.entity_id = em.entity_id
+                           WHERE vs.memory_id = v.id)`;
+
 /**
  * For each statement of `st`, the people and pets it named: current entities of the user's graph,
  * named in an event it came from. What the user tells of later is news of someone; the graph's
  * places and organisations take in nationalities, topics and acronyms ("Italian", "AI"), named in
  * talk of anything. Not the conversation's participants either (an entity with turns of its own):
- * a turn naming them is on no subject of theirs.
+ * a turn naming them is on no subject of theirs. The graph as it is now: an entity that ever spoke in
+ * one of the user's conversations is a speaker.
  */
 function namedEntitiesSql(scope: { appId: string; userId: string }): SQL {
   return sql`SELECT DISTINCT st.id AS statement_id, em.entity_id FROM st
             JOIN memory_sources stated ON stated.memory_id = st.id
             JOIN entity_mentions em ON em.event_id = stated.event_id AND NOT em.said
             JOIN entities e ON e.id = em.entity_id AND e.expired_at IS NULL AND e.app_id = ${scope.appId} AND e.user_id = ${scope.userId}
-                 AND e.kind IN ('person', 'pet')
+                 AND e.kind IN ('person', 'pet') AND NOT e.self
            WHERE NOT EXISTS (SELECT 1 FROM entity_mentions spoke WHERE spoke.entity_id = em.entity_id AND spoke.said)`;
 }
 
 /**
- * Rows of `laterStatementsSql` by statement, best first: the first `perStatement` of each that say
- * something of the user or of someone they speak of ("her new job starts on Monday").
+ * Rows of `laterStatementsSql` by statement, best first (those naming someone the statement named,
+ * then the rest, each by cosine): the first `perStatement` of each that say something of the user,
+ * of someone they speak of ("her new job starts on Monday"), or of the one they name, by that name.
  */
 export function laterStatementsOf(rows: readonly LaterStatementRow[], perStatement: number): Map<string, LaterStatement[]> {
   const found = new Map<string, LaterStatement[]>();

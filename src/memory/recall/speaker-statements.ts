@@ -49,7 +49,8 @@ export function saysSomethingOfNamed(text: string, names: readonly string[]): bo
   const sentences = [...SENTENCES.segment(text)];
   // Matched in the whole text, since a name may hold a full stop ("Dr. Osei") that ends a segment;
   // the sentence it ends in is the one that must not be a question.
-  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${named.join("|")})(?![\\p{L}\\p{N}])`, "giu"))].some((match) => {
+  // As written: the names are the ones this turn used, and "Will" is no "will".
+  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${named.join("|")})(?![\\p{L}\\p{N}])`, "gu"))].some((match) => {
     const end = (match.index ?? 0) + match[0].length;
     const sentence = sentences.find(({ index, segment }) => end > index && end <= index + segment.length);
     return sentence !== undefined && !sentence.segment.trim().endsWith("?");
