@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { escapeRegExp } from "../../util/escape-regexp.js";
 import { issuesLine } from "../../util/issues-line.js";
 
 /**
@@ -42,7 +43,6 @@ const Words = z
         "i",
       ),
   );
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const ChangeSchema = z.object({
   kind: z.literal("case"),

@@ -1,7 +1,9 @@
+import { escapeRegExp } from "../../util/escape-regexp.js";
+
 const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
 /** The speaker's own pronouns (a closed class): a sentence holding one says something of the speaker. */
 const FIRST_PERSON_WORDS = "i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us";
-const FIRST_PERSON = new RegExp(`\\b(?:${FIRST_PERSON_WORDS})\\b`, "i");
+const FIRST_PERSON = new RegExp(`\\b(?:${FIRST_PERSON_WORDS})\\b`, "gi");
 
 /** The same pronouns as a POSIX pattern for `~*`: a turn that holds one may say something of its speaker. */
 export const FIRST_PERSON_SQL_PATTERN = `\\m(${FIRST_PERSON_WORDS})\\M`;
@@ -20,7 +22,7 @@ export function saysSomethingOfSpeaker(text: string): boolean {
 }
 
 /** The pronouns of someone the speaker speaks of (a closed class; "it" and "they" name things as often as people). */
-const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
+const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/gi;
 
 /**
  * Whether a turn says something of its speaker or of someone they speak of: one of its sentences,
@@ -45,20 +47,20 @@ export function saysSomethingOfSomeone(text: string): boolean {
  */
 export function saysSomethingOfNamed(text: string, names: readonly string[]): boolean {
   const named = names.filter((name) => name.trim().length > 0).map((name) => escapeRegExp(name.trim()));
-  if (named.length === 0) return false;
-  const sentences = [...SENTENCES.segment(text)];
-  // Matched in the whole text, since a name may hold a full stop ("Dr. Osei") that ends a segment;
-  // the sentence it ends in is the one that must not be a question.
   // As written: the names are the ones this turn used, and "Will" is no "will".
-  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${named.join("|")})(?![\\p{L}\\p{N}])`, "gu"))].some((match) => {
-    const end = (match.index ?? 0) + match[0].length;
+  return named.length > 0 && statesWith(text, new RegExp(`(?<![\\p{L}\\p{N}])(?:${named.join("|")})(?![\\p{L}\\p{N}])`, "gu"));
+}
+
+/**
+ * Whether `words` (a global pattern) occur in a sentence of `text` that is not a question. Matched in
+ * the whole text, since a name may hold a full stop ("Dr. Osei") that ends a segment: the sentence a
+ * match ends in is the one that must not be a question.
+ */
+function statesWith(text: string, words: RegExp): boolean {
+  const sentences = [...SENTENCES.segment(text)];
+  return [...text.matchAll(words)].some((match) => {
+    const end = match.index + match[0].length;
     const sentence = sentences.find(({ index, segment }) => end > index && end <= index + segment.length);
     return sentence !== undefined && !sentence.segment.trim().endsWith("?");
   });
-}
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-function statesWith(text: string, pronouns: RegExp): boolean {
-  return [...SENTENCES.segment(text)].some(({ segment }) => !segment.trim().endsWith("?") && pronouns.test(segment));
 }
