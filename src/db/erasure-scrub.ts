@@ -99,13 +99,14 @@ export async function scrubRelations(
  */
 async function waitForOlderSnapshots(db: Database, boundMs: number): Promise<number> {
   const [mark] = await queryRows<{ xid: string }>(db, sql`SELECT pg_current_xact_id()::text AS xid`);
+  if (!mark) throw new Error("pg_current_xact_id() returned no row");
   const deadline = Date.now() + boundMs;
   for (;;) {
     const [row] = await queryRows<{ older: number }>(
       db,
       sql`SELECT count(*)::int AS older FROM pg_stat_activity
            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
-             AND age(backend_xmin) > age(${mark?.xid ?? "0"}::xid8::xid)`,
+             AND age(backend_xmin) > age(${mark.xid}::xid8::xid)`,
     );
     const older = Number(row?.older ?? 0);
     if (older === 0 || Date.now() >= deadline) return older;
