@@ -209,7 +209,7 @@ export const EnvSchema = z.object({
   /**
    * Of a statement's later turns near it by meaning, those that name someone it named (a person or
    * pet of the user's graph, not a speaker of the user's conversations) come first, however near the
-   * others are, and may state something of them by name alone.
+   * others are.
    */
   CONTEXT_LATER_NAMES: booleanFromEnv.default(true),
   /** The time a question names ("last month", "these days", "first") orders a window's memories. */

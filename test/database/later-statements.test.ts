@@ -98,10 +98,10 @@ describe("a fact beside what the user said later", () => {
     expect(sister?.later_mentions?.[0]?.names).toEqual(["Priya"]);
     expect(mentions.join("\n")).toContain("My niece");
 
-    // With names off (CONTEXT_LATER_NAMES=false), the nearest comes first, and a turn naming her
-    // without a pronoun states nothing of anyone.
+    // With names off (CONTEXT_LATER_NAMES=false), the nearest comes first.
     expect(await laterContents("wren", sister?.id as string, sister?.last_confirmed_at as string, false)).toEqual([
       "user: My niece studies chemistry at a secondary school.",
+      "user: Priya swapped the classroom for a lab bench last month.",
     ]);
   });
 
@@ -133,10 +133,31 @@ describe("a fact beside what the user said later", () => {
     ).body.memories;
     const statement = turns.find((turn) => turn.content.includes("same choir"));
     expect(statement).toBeDefined();
-    // Dami's turn names a participant, and says nothing of anyone by pronoun: not a later statement.
+    // Dami's turn names a participant: it states something, but is not lifted by that name above
+    // the nearer turn.
     expect(await laterContents("kemi", statement?.id as string, statement?.valid_at as string, true)).toEqual([
       "Kemi: I sing in a choir on Thursday evenings with friends from work.",
+      "Kemi: Dami brought the sheet music for the spring concert.",
     ]);
+  });
+
+  it("lists a later turn that says something of a thing, not a question or a request about it", async () => {
+    await session("olu", 10, ["I grow leeks and beans on an allotment plot by the railway line."]);
+    await session("olu", 50, ["Which winter crops suit an allotment plot by a railway line?", "List winter crops for an allotment plot."]);
+    await session("olu", 80, ["The allotment committee handed the plot by the railway line to a new family in June."]);
+    const turns = (
+      await call<{ memories: { id: string; content: string; valid_at: string }[] }>(
+        runtime.app,
+        "GET",
+        "/v1/memories?user_id=olu&type=episodic&limit=50",
+      )
+    ).body.memories;
+    const statement = turns.find((turn) => turn.content.includes("grow leeks"));
+    expect(statement).toBeDefined();
+    // No I, no he or she: the committee's act is said of the plot, and is what came later.
+    const later = await laterContents("olu", statement?.id as string, statement?.valid_at as string, true);
+    expect(later?.[0]).toContain("allotment committee handed the plot");
+    expect(later?.join("\n")).not.toContain("winter crop");
   });
 
   it("in a window: the newest statement on the subject beside the fact, both dated, the fact kept", async () => {
@@ -175,6 +196,26 @@ describe("a fact beside what the user said later", () => {
     // A question about him states nothing: the statement of him is the later one.
     const trumpet = items.find((text) => text.includes("plays the trumpet"));
     expect(trumpet).toMatch(/\[said later, on 2025-03-16: "He switched to the drums/);
+  });
+
+  it("in a window: what the user said without a subject, first and later, the later beside the first or above it", async () => {
+    await session("ines", 5, ["Volunteering at the lighthouse museum on Sundays, giving the tours to school groups."]);
+    await session("ines", 40, ["How tall is the tallest lighthouse in Europe?", "Write a short poem about a lighthouse keeper."]);
+    await session("ines", 75, ["Gave up the museum tours in the spring; helping out at the lifeboat station on Sundays now."]);
+    const window = await call<{ sections: { items: { text: string }[] }[] }>(runtime.app, "POST", "/v1/context", {
+      user_id: "ines",
+      query: "Where do I volunteer these days?",
+      max_tokens: 500,
+    });
+    expect(window.status).toBe(200);
+    const items = window.body.sections.flatMap((section) => section.items.map((item) => item.text));
+    // Neither statement says I or my: both are the user's by their grammar, and the request and the
+    // question state nothing.
+    const museum = items.findIndex((text) => text.includes("lighthouse museum on Sundays"));
+    const lifeboat = items.findIndex((text) => text.includes("lifeboat station"));
+    expect(lifeboat).toBeGreaterThanOrEqual(0);
+    if (museum >= 0 && museum !== lifeboat) expect(lifeboat).toBeLessThan(museum);
+    if (museum === lifeboat) expect(items[museum]).toMatch(/\[said later, on 2025-03-16: "Gave up the museum tours/);
   });
 });
 

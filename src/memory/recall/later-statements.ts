@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
 import type { SourceRef } from "../provenance.js";
 import { memoriesAs, visibleAt } from "../visibility.js";
-import { saysSomethingOfNamed, saysSomethingOfSomeone } from "./speaker-statements.js";
+import { statesSomething } from "./speaker-statements.js";
 
 /** Something the user said after a statement, about the same subject: its nearest later turn by meaning. */
 export interface LaterStatement {
@@ -26,8 +26,8 @@ const MAX_TURNS_SCANNED = 2_000;
 
 /**
  * How many of a statement's nearest later turns are read for each one kept: the nearest are often
- * the user's questions on the subject ("can you give examples?"), which state nothing, and are
- * passed over for the nearest that says something of the user or of someone they speak of.
+ * the user's questions and requests on the subject ("can you give examples?"), which state
+ * nothing, and are passed over for the nearest that states something.
  */
 const READ_PER_KEPT = 4;
 
@@ -56,8 +56,8 @@ export interface LaterStatementOptions {
  * the user spoke of the same thing since ("we got the keys to the flat in Porto last week"); the
  * reader can weigh the two, whatever the extractor made of the second. No phrase decides it, only
  * time, occasion, names and meaning: of the later turns whose cosine reaches `minSimilarity`,
- * naming turns first and each kind by cosine, the first that says something (not only a question)
- * of the user, of someone they speak of, or of the one named, is its later statement. A name lifts
+ * naming turns first and each kind by cosine, the first that states something (not only a question
+ * or a request), of the user or of anyone or anything, is its later statement. A name lifts
  * no turn past the floor: a friend is named in talk of anything. The rest of the conversation a statement
  * was said in goes on with it, and is not what was said since. Best first, at most `perStatement`
  * each; statements with none are absent from the map.
@@ -174,8 +174,9 @@ function namedEntitiesSql(scope: { appId: string; userId: string }): SQL {
 
 /**
  * Rows of `laterStatementsSql` by statement, best first (those naming someone the statement named,
- * then the rest, each by cosine): the first `perStatement` of each that say something of the user,
- * of someone they speak of ("her new job starts on Monday"), or of the one they name, by that name.
+ * then the rest, each by cosine): the first `perStatement` of each that state something
+ * (`statesSomething`: not only questions and requests), of the user or of anyone or anything else
+ * ("her new job starts on Monday", "Biscuit chewed through another lead").
  */
 export function laterStatementsOf(rows: readonly LaterStatementRow[], perStatement: number): Map<string, LaterStatement[]> {
   const found = new Map<string, LaterStatement[]>();
@@ -183,8 +184,7 @@ export function laterStatementsOf(rows: readonly LaterStatementRow[], perStateme
   const best = [...rows].sort((a, b) => naming(b) - naming(a) || Number(b.similarity) - Number(a.similarity));
   for (const row of best) {
     const list = found.get(row.statement_id) ?? [];
-    if (list.length >= perStatement || !(saysSomethingOfSomeone(row.content) || saysSomethingOfNamed(row.content, row.names ?? [])))
-      continue;
+    if (list.length >= perStatement || !statesSomething(row.content)) continue;
     list.push({
       memoryId: row.id,
       content: row.content,

@@ -5,17 +5,20 @@ import { m, visibleAt } from "../visibility.js";
 import { nearestUserTurnsSql } from "./engines/nearest-user-turns.js";
 import type { QueryVector } from "./engines/recall-index.js";
 import { RECALLED_COLUMNS, type RecalledMemory, type RecalledRow, toRecalled } from "./recalled-rows.js";
-import { FIRST_PERSON_SQL_PATTERN, saysSomethingOfSpeaker } from "./speaker-statements.js";
+import { saysSomethingOfSpeaker } from "./speaker-statements.js";
 import { supersededSql } from "./superseded.js";
 
 /**
- * How many of the nearest first-person user turns are read for each one kept: some only ask
- * ("can I freeze my sourdough starter?"), which states nothing of the user.
+ * How many of the user's turns nearest the query are read for each one kept: many only ask ("can I
+ * freeze my sourdough starter?") or request ("Using the notes above, write …"), which states
+ * nothing of the user. Told apart in code (`saysSomethingOfSpeaker`), not by a pattern in the
+ * statement: a pattern of the verb forms a subjectless statement opens on costs the database more
+ * than reading these turns.
  */
-const READ_PER_KEPT = 3;
+const READ_PER_KEPT = 10;
 
 /**
- * The user's first-person turns nearest to the query's vector, nearest first, as recalled rows
+ * The user's turns nearest to the query's vector, nearest first, as recalled rows
  * (`similarity` their cosine to the query): the candidates of `ownStatementsOf`, read exactly
  * among the user's newest turns (`nearestUserTurnsSql`). On its own (`nearestOwnStatements`) or as a
  * relation of a composed plan.
@@ -25,7 +28,7 @@ export function ownStatementCandidatesSql(scope: { appId: string; userId: string
       SELECT t.position, t.similarity, 0::float8 AS score, 0::float8 AS coverage, NULL::int AS vector_rank, NULL::int AS text_rank, ${RECALLED_COLUMNS}
         FROM (
           SELECT n.id, (row_number() OVER (ORDER BY n.distance, n.id))::int AS position, (1 - n.distance)::float8 AS similarity FROM (
-            ${nearestUserTurnsSql(visibleAt(m, scope, { now }), vector, FIRST_PERSON_SQL_PATTERN, count * READ_PER_KEPT)}
+            ${nearestUserTurnsSql(visibleAt(m, scope, { now }), vector, undefined, count * READ_PER_KEPT)}
           ) n
         ) t
         JOIN memories m ON ${m.id} = t.id

@@ -8,13 +8,13 @@ import { TURN_SEQ } from "./turn-seq.js";
 const MAX_TURNS_READ = 5_000;
 
 /**
- * The user's turns whose text matches `pattern` (a case-insensitive POSIX regular expression),
- * nearest to `vector` first, among the newest `MAX_TURNS_READ` user turns the vector's model
+ * The user's turns whose text matches `pattern` (a case-insensitive POSIX regular expression; any
+ * turn without one), nearest to `vector` first, among the newest `MAX_TURNS_READ` user turns the vector's model
  * embedded (`visible` filters the row `m`): `id`, `session_id`, `turn_seq`, `created_at` and
  * `distance`, at most `limit`, by distance then id. Read exactly, on either database: the kind
  * channel's ranking and the asker's own statements.
  */
-export function nearestUserTurnsSql(visible: SQL, vector: QueryVector, pattern: string, limit: number): SQL {
+export function nearestUserTurnsSql(visible: SQL, vector: QueryVector, pattern: string | undefined, limit: number): SQL {
   return sql`SELECT t.id, t.session_id, t.turn_seq, t.created_at, t.embedding <=> ${toVectorLiteral(vector.values)}::halfvec AS distance FROM (
         SELECT ${m.id}, ${m.sessionId}, ${TURN_SEQ} AS turn_seq, ${m.createdAt}, ${m.embedding}, ${m.content}
           FROM memories m
@@ -23,7 +23,7 @@ export function nearestUserTurnsSql(visible: SQL, vector: QueryVector, pattern: 
          ORDER BY ${m.validAt} DESC
          LIMIT ${MAX_TURNS_READ}
       ) t
-      WHERE t.content ~* ${pattern}
+      ${pattern === undefined ? sql`` : sql`WHERE t.content ~* ${pattern}`}
       ORDER BY distance, t.id
       LIMIT ${limit}`;
 }

@@ -1,0 +1,91 @@
+import nlp from "compromise";
+import { has, headIndex, isRequest, OPENING_ADVERBS, type Term, termsOf } from "./clause-openings.js";
+
+/**
+ * Statements said without a subject ("Moved to Leeds in August.", "Been running since the spring."):
+ * in talk, a clause that opens on a verb in the past tense, a gerund or "been", with no subject
+ * before it, is said of the speaker. A bare verb in its base form is a request ("Write a haiku."),
+ * and is not one. Grammar only: the verb forms come from compromise's tagger and lexicon.
+ */
+
+/**
+ * Past forms not spelt "-ed" ("ran", "sold", "left", "been"): the single words compromise's lexicon
+ * tags PastTense or Participle, and the irregular past forms of its conjugation model, less those
+ * spelt as their base form ("put", "quit"), which read as requests. Read once.
+ */
+const IRREGULAR_PAST_FORMS: ReadonlySet<string> = (() => {
+  // compromise types its model as `object`; these are the two parts of it read here.
+  const model = nlp.model() as {
+    one: { lexicon: Record<string, string | string[]> };
+    two: { models: Record<"toPast" | "toParticiple", { ex: Record<string, string> }> };
+  };
+  const lexicon = model.one.lexicon;
+  const tagged = Object.entries(lexicon)
+    .filter(([, tags]) => (Array.isArray(tags) ? tags : [tags]).some((tag) => tag === "PastTense" || tag === "Participle"))
+    .map(([word]) => word);
+  const conjugations = model.two.models;
+  const irregular = [conjugations.toPast.ex, conjugations.toParticiple.ex].flatMap((forms) =>
+    Object.entries(forms)
+      .filter(([base, past]) => past !== base)
+      .map(([, past]) => past),
+  );
+  return new Set([...tagged, ...irregular].filter((word) => /^[a-z]+$/.test(word) && !word.endsWith("ed")));
+})();
+
+const ADVERB = `(?:[a-z]+ly|${OPENING_ADVERBS.join("|")})`;
+const VERB_FORM = `(?:[a-z]+ed|[a-z]+ing|${[...IRREGULAR_PAST_FORMS].join("|")})`;
+
+/** Where a clause begins: the text's start, a sentence's end, a semicolon, a colon or a line break, then spaces. */
+const CLAUSE_START = "(?:^|[.!?;:\\n])\\s*";
+
+/** The openings `opensWithoutSubject` reads further: an adverb or none, then a word that may be a past form or a gerund. */
+const OPENING = new RegExp(`${CLAUSE_START}(?=(?:${ADVERB}\\s+)?${VERB_FORM}\\b)`, "gi");
+const CLAUSE_END = /[.!?;]/;
+
+/** Words that open a clause inside a sentence (a closed class): a verb after one is that clause's. */
+const SUBORDINATORS = "while because when whenever although though until unless if that which who where since as".split(" ");
+
+/** A finite verb: the clause has a subject of its own, and a gerund before it is that subject ("Baking bread takes patience."). */
+const isFiniteVerb = (term: Term) =>
+  has(term, "Copula", "Modal", "PastTense") || (has(term, "PresentTense") && !has(term, "Gerund", "Infinitive", "Imperative"));
+
+/**
+ * Whether one clause is said of its speaker without a subject: it opens (after adverbs of time) on
+ * a past form, a gerund or "been", which no copula follows ("Attached is …" names a thing) and no
+ * comma at once, and it is not a participle that leads into a request ("Drawing on the notes
+ * above, draft a reply."). A gerund with a finite verb after it, before any comma or clause of its
+ * own ("while …"), is the subject of that verb.
+ */
+function clauseOpensWithoutSubject(clause: string): boolean {
+  const terms = termsOf(clause);
+  const first = headIndex(terms, { markers: false });
+  const verb = terms[first];
+  if (!verb || isRequest(verb)) return false;
+  const been = verb.text === "been";
+  if (!has(verb, "PastTense", "Participle", "Gerund") && !IRREGULAR_PAST_FORMS.has(verb.text)) return false;
+  if (has(terms[first + 1], "Copula", "Auxiliary") && !been) return false;
+  // A verb form alone before a comma is an aside on what follows ("Understood, send it over."), not a statement.
+  if (verb.post.includes(",")) return false;
+  const comma = terms.findIndex((term, index) => index >= first && term.post.includes(","));
+  const phrase = comma < 0 ? terms.slice(first + 1) : terms.slice(first + 1, comma + 1);
+  const subordinate = phrase.findIndex((term) => SUBORDINATORS.includes(term.text));
+  if (has(verb, "Gerund") && (subordinate < 0 ? phrase : phrase.slice(0, subordinate)).some(isFiniteVerb)) return false;
+  return comma < 0 || !isRequest(terms[comma + 1]);
+}
+
+/**
+ * Whether a sentence says something of its speaker without naming them: one of its clauses opens
+ * on a past form, a gerund or "been" with no subject before it.
+ *
+ * @example
+ * opensWithoutSubject("Sold the caravan in the spring."); // true
+ * opensWithoutSubject("Sell the caravan in the spring."); // false: a request
+ */
+export function opensWithoutSubject(sentence: string): boolean {
+  return [...sentence.matchAll(OPENING)].some((match) => {
+    const start = match.index + match[0].length;
+    const rest = sentence.slice(start);
+    const end = rest.search(CLAUSE_END);
+    return clauseOpensWithoutSubject(end < 0 ? rest : rest.slice(0, end + 1));
+  });
+}
