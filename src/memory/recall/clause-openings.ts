@@ -1,9 +1,10 @@
 import nlp from "compromise";
 
 /**
- * How a clause opens, read with compromise's tagger: the words before its verb, and whether that
- * verb is a request's ("Write a haiku.", "Please send it."). Shared by the tests of what a turn
- * states (`speaker-statements.ts`, `subjectless-statements.ts`).
+ * How a clause opens, read with compromise's tagger: the words before its verb, and whether it
+ * asks ("Can you …", "Which …") or requests ("Write a haiku.", "Please send it."). What
+ * `speaker-statements.ts` and `subjectless-statements.ts` read a turn's sentences with. Closed
+ * word classes only, no phrases.
  */
 
 /** One word of a clause as the tagger read it. */
@@ -21,8 +22,17 @@ export const OPENING_ADVERBS = "just still also now already finally recently onl
 /** Words that open talk before what is said ("Okay, …", "So …"): a closed class. */
 const DISCOURSE_MARKERS = "so and but ok okay well oh yes no hi hey".split(" ");
 
+/** Words that open a question, or an exclamation ("What a view!"): a closed class. */
+const WH_WORDS = "what which who whom whose where when why how".split(" ");
+
+/** The forms of "be": after a past form, they make it a description of a thing ("Attached is …"). */
+export const BE_FORMS = "is are was were be".split(" ");
+
+/** Auxiliaries that open a question before a pronoun ("can you …", "is it …"): a closed class. */
+const AUXILIARIES = "can could will would shall should may might must am is are was were do does did".split(" ");
+
 /** The longest clause handed to the tagger: an opening is read from its first words. */
-export const MAX_CLAUSE = 240;
+const MAX_CLAUSE = 240;
 
 /** The words of `clause` (its first `MAX_CLAUSE` characters), tagged. */
 export const termsOf = (clause: string): Term[] =>
@@ -34,8 +44,7 @@ export const termsOf = (clause: string): Term[] =>
 export const has = (term: Term | undefined, ...tags: string[]): boolean =>
   term !== undefined && tags.some((tag) => term.tags.includes(tag));
 
-/** Whether `term` is an adverb that may stand before a clause's verb. */
-export const isOpeningAdverb = (term: Term): boolean => has(term, "Adverb") || OPENING_ADVERBS.includes(term.text);
+const isOpeningAdverb = (term: Term): boolean => has(term, "Adverb") || OPENING_ADVERBS.includes(term.text);
 
 /** The index of the first word of `terms` after adverbs (and, with `markers`, words like "okay" and "so"); the last word at most. */
 export function headIndex(terms: readonly Term[], options: { markers: boolean }): number {
@@ -45,6 +54,27 @@ export function headIndex(terms: readonly Term[], options: { markers: boolean })
   return head;
 }
 
-/** Whether `term` heads a request: a verb in its base form, or "please" or "let" ("Drawing on the notes, draft a reply."). */
+/** Whether `term` is a verb in its base form, or "please" or "let": the head of a request. */
 export const isRequest = (term: Term | undefined): boolean =>
   term !== undefined && (has(term, "Imperative", "Infinitive") || ["please", "let", "let's"].includes(term.text));
+
+/** The index of the first word after the first comma at or after `from`, or -1. */
+export function afterComma(terms: readonly Term[], from: number): number {
+  const comma = terms.findIndex((term, index) => index >= from && term.post.includes(","));
+  return comma < 0 ? -1 : comma + 1;
+}
+
+/**
+ * Whether the clause opening at `head` asks or requests, with or without its question mark: a
+ * wh-word ("which crops suit …"), an auxiliary before a pronoun ("can you list …", "is it …"), a
+ * verb in its base form, or a phrase that leads into one ("Drawing on the notes above, draft a
+ * reply.").
+ */
+export function asksOrRequests(terms: readonly Term[], head: number): boolean {
+  const first = terms[head];
+  if (first === undefined) return false;
+  if (WH_WORDS.includes(first.text) || isRequest(first)) return true;
+  if (AUXILIARIES.includes(first.text)) return has(terms[head + 1], "Pronoun");
+  const next = afterComma(terms, head);
+  return next > 0 && isRequest(terms[next]);
+}

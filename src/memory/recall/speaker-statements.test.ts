@@ -17,6 +17,8 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Rain all week; repotted the ferns instead.")).toBe(true);
     // Irregular past forms come from the tagger's lexicon and conjugations, not a list of ours.
     expect(saysSomethingOfSpeaker("Drove the van up to the coast on Friday.")).toBe(true);
+    expect(saysSomethingOfSpeaker("Moved back.")).toBe(true);
+    expect(saysSomethingOfSpeaker("Flew to Accra in March, the humidity is something else.")).toBe(true);
   });
 
   it("reads no subjectless statement in a request, a question, a gerund subject or an aside", () => {
@@ -26,6 +28,16 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Coaching small children takes endless patience.")).toBe(false);
     expect(saysSomethingOfSpeaker("Enclosed is the signed lease.")).toBe(false);
     expect(saysSomethingOfSpeaker("Understood, send the lease over.")).toBe(false);
+    expect(saysSomethingOfSpeaker("Got it, cheers.")).toBe(false);
+    expect(saysSomethingOfSpeaker("Attached below is the signed lease.")).toBe(false);
+    // A word the lexicon knows as a past form, read by the tagger as a noun here.
+    expect(saysSomethingOfSpeaker("Rose bushes line the drive.")).toBe(false);
+  });
+
+  it("reads a subjectless statement after several adverbs, in a list item or a quotation", () => {
+    expect(saysSomethingOfSpeaker("Also just booked the ferry for June.")).toBe(true);
+    expect(saysSomethingOfSpeaker("Packing list:\n- Booked the ferry for June.")).toBe(true);
+    expect(saysSomethingOfSpeaker('"Booked the ferry for June," as I told my brother.')).toBe(true);
   });
 
   it("reads that a turn states something of anyone or anything, not a question, a request or an acknowledgement", () => {
@@ -39,6 +51,12 @@ describe("turns that state something", () => {
     expect(statesSomething("Okay, now list three lighter paddles.")).toBe(false);
     expect(statesSomething("Please compare the two canoes.")).toBe(false);
     expect(statesSomething("Sounds good.")).toBe(false);
+    // Asked without a question mark, or a request after a phrase: no statement either.
+    expect(statesSomething("which paddle suits a beginner best")).toBe(false);
+    expect(statesSomething("could you list three lakes near Kumasi")).toBe(false);
+    expect(statesSomething("Using the map above, mark the portages.")).toBe(false);
+    // A stored turn's role before it is not its subject.
+    expect(statesSomething("user: List three lakes near Kumasi.")).toBe(false);
   });
 
   it("reads no statement in talk about the talk: formulae, exclamations, a subject that points back", () => {
@@ -50,6 +68,11 @@ describe("turns that state something", () => {
     // A speaker's name before the turn is not its subject; a named or gendered subject is one.
     expect(statesSomething("Ama: The canoe club moved to the reservoir.")).toBe(true);
     expect(statesSomething("Her paddle snapped on the weir!")).toBe(true);
+    expect(statesSomething("Their canoe sank off the point in May!")).toBe(true);
+    // A colon inside a sentence is no speaker's name.
+    expect(statesSomething("The reason was simple: the hull had split along the keel.")).toBe(true);
+    // No verb with a tense: an exclamation, not a statement.
+    expect(statesSomething("Lucky you to have such a calm lake nearby.")).toBe(false);
   });
 
   const row = (id: string, content: string, similarity: number, names: string[] | null = null): LaterStatementRow => ({

@@ -1,9 +1,19 @@
-import { has, headIndex, isRequest, type Term, termsOf } from "./clause-openings.js";
+import { asksOrRequests, has, headIndex, type Term, termsOf } from "./clause-openings.js";
 import { opensWithoutSubject } from "./subjectless-statements.js";
 
 const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
+
+/**
+ * The most sentences of a turn read with the tagger: a pasted document is read by its first ones
+ * (the pronoun tests below read every sentence).
+ */
+const MAX_TAGGED_SENTENCES = 12;
+
 /** The speaker's own pronouns (a closed class): a sentence holding one says something of the speaker. */
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b/i;
+
+/** The pronouns of someone the speaker speaks of (a closed class; "it", "they" and "you" name things, groups or the listener as often). */
+const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
 
 /**
  * Whether a turn says something of its speaker: one of its sentences, not a question, speaks in
@@ -17,65 +27,58 @@ const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|
  * saysSomethingOfSpeaker("Is it too late to plant garlic?"); // false
  */
 export function saysSomethingOfSpeaker(text: string): boolean {
-  return sentencesOf(text).some((sentence) => !isQuestion(sentence) && (FIRST_PERSON.test(sentence) || opensWithoutSubject(sentence)));
+  const sentences = statementsOf(text);
+  return sentences.some((sentence) => FIRST_PERSON.test(sentence)) || sentences.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject);
 }
 
-/** Statements of a state have a subject, a verb and what they say of it: "Sounds good." and "Got it." state nothing. */
+/** Statements of a state have a subject, a verb and what they say of it: "Sounds good." states nothing. */
 const LEAST_STATEMENT_WORDS = 3;
 
 /** Words that open a social formula, not a statement ("Thanks, Mel!", "Wow, what a view!"): a closed class. */
 const FORMULAE = "thanks thank sorry congrats congratulations welcome hello bye cheers wow aw ah haha lol".split(" ");
 
-/** A speaker's name before a turn ("Mel: …"), as some imports write it: not the sentence's subject. */
-const SPEAKER_PREFIX = /^\s*[\p{L}][\p{L}\p{N} .'-]{0,40}:\s+/u;
-
-/** The pronouns of someone the speaker speaks of (a closed class; "it", "they" and "you" name things, groups or the listener as often). */
-const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
-
 /**
- * Whether a sentence's subject points at the talk itself rather than naming what it is about: a
- * pronoun other than "he" or "she" ("It means a lot to me"), or a demonstrative ("That's lovely",
- * "This is great"), which names what was just said.
+ * A speaker's name or role before a turn ("user: …", "Ama Owusu: …"), as stored turns and some
+ * imports write it: one to three words, not the sentence's subject.
  */
-function pointsAtTalk(terms: readonly Term[], head: number): boolean {
-  const subject = terms[head] as Term;
-  if (has(subject, "Pronoun")) return !THIRD_PERSON.test(subject.text);
-  return has(subject, "Determiner") && (has(terms[head + 1], "Verb") || subject.text.endsWith("'s"));
-}
+const SPEAKER_PREFIX = /^\s*\p{L}[\p{L}\p{N}'-]*(?: \p{L}[\p{L}\p{N}'-]*){0,2}:\s+/u;
 
 /**
  * Whether a turn states something, of anyone or anything: it says something of its speaker
- * (`saysSomethingOfSpeaker`), or one of its sentences, not a question, speaks of someone as "her" or
- * "him", or is a plain statement. A plain statement is
- * neither a question nor an exclamation ("What a view!"), is not a request (its first word, after
- * adverbs and words like "okay", a verb in its base form or "please") nor a social formula
- * ("Thanks, …"), names its subject (`pointsAtTalk`), and has at least three words. What the user said later of a statement may be said
- * of the user ("I sold it", "Sold it in May."), of someone by name or pronoun ("Kofi took the boat
- * over") or of a thing ("The boat went to a club in May.").
+ * (`saysSomethingOfSpeaker`), or one of its sentences, not a question, speaks of someone as "her"
+ * or "him", or is a plain statement (`isPlainStatement`). What the user said later of a statement
+ * may be said of the user ("I sold it", "Sold it in May."), of someone by name or pronoun ("Kofi
+ * took the boat over") or of a thing ("The boat went to a club in May.").
  *
  * @example
  * statesSomething("The boat went to a rowing club in May."); // true
  * statesSomething("Tell me about rowing clubs."); // false
  */
 export function statesSomething(text: string): boolean {
-  return (
-    saysSomethingOfSpeaker(text) ||
-    sentencesOf(text.replace(SPEAKER_PREFIX, "")).some((sentence) => {
-      if (isQuestion(sentence)) return false;
-      if (THIRD_PERSON.test(sentence)) return true;
-      if (sentence.trim().endsWith("!")) return false;
-      const terms = termsOf(sentence);
-      const head = headIndex(terms, { markers: true });
-      const first = terms[head];
-      return (
-        terms.length - head >= LEAST_STATEMENT_WORDS &&
-        !isRequest(first) &&
-        !FORMULAE.includes(first?.text ?? "") &&
-        !pointsAtTalk(terms, head)
-      );
-    })
-  );
+  if (saysSomethingOfSpeaker(text) || statementsOf(text).some((sentence) => THIRD_PERSON.test(sentence))) return true;
+  return statementsOf(text.replace(SPEAKER_PREFIX, "")).slice(0, MAX_TAGGED_SENTENCES).some(isPlainStatement);
 }
 
-const sentencesOf = (text: string) => [...SENTENCES.segment(text)].map(({ segment }) => segment);
-const isQuestion = (sentence: string) => sentence.trim().endsWith("?");
+/**
+ * Whether a sentence is a plain statement: a clause with a finite verb, three words or more, that
+ * neither asks nor requests (`asksOrRequests`), is not a social formula ("Thanks, …"), and names
+ * its subject rather than pointing back at the talk: not "it", "they", "you" or a demonstrative
+ * before a form of "be" or a modal ("It means a lot", "That's lovely").
+ */
+function isPlainStatement(sentence: string): boolean {
+  const terms = termsOf(sentence);
+  const head = headIndex(terms, { markers: true });
+  const subject = terms[head];
+  if (subject === undefined || terms.length - head < LEAST_STATEMENT_WORDS) return false;
+  if (asksOrRequests(terms, head) || FORMULAE.includes(subject.text)) return false;
+  if (has(subject, "Pronoun") && !has(subject, "Possessive")) return false;
+  if (has(subject, "Determiner") && (subject.text.endsWith("'s") || has(terms[head + 1], "Copula", "Modal"))) return false;
+  return terms.slice(head + 1).some((term, index) => hasTense(term) && terms[head + index]?.text !== "to");
+}
+
+/** A verb with a tense: a form of "be", a modal, a past form, or a present one (which the tagger may also call a base form). */
+const hasTense = (term: Term) => has(term, "Copula", "Modal", "PastTense") || (has(term, "PresentTense") && !has(term, "Gerund"));
+
+/** The sentences of `text` that are not questions. */
+const statementsOf = (text: string) =>
+  [...SENTENCES.segment(text)].map(({ segment }) => segment).filter((sentence) => !/\?["'”’)]*\s*$/.test(sentence));

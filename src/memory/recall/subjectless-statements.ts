@@ -1,5 +1,5 @@
 import nlp from "compromise";
-import { has, headIndex, isRequest, OPENING_ADVERBS, type Term, termsOf } from "./clause-openings.js";
+import { afterComma, asksOrRequests, BE_FORMS, has, headIndex, OPENING_ADVERBS, type Term, termsOf } from "./clause-openings.js";
 
 /**
  * Statements said without a subject ("Moved to Leeds in August.", "Been running since the spring."):
@@ -35,42 +35,54 @@ const IRREGULAR_PAST_FORMS: ReadonlySet<string> = (() => {
 const ADVERB = `(?:[a-z]+ly|${OPENING_ADVERBS.join("|")})`;
 const VERB_FORM = `(?:[a-z]+ed|[a-z]+ing|${[...IRREGULAR_PAST_FORMS].join("|")})`;
 
-/** Where a clause begins: the text's start, a sentence's end, a semicolon, a colon or a line break, then spaces. */
-const CLAUSE_START = "(?:^|[.!?;:\\n])\\s*";
+/**
+ * Where a clause begins: the text's start, a sentence's end, a semicolon, a colon or a line break,
+ * then spaces and the marks a list item or a quotation opens with.
+ */
+const CLAUSE_START = `(?:^|[.!?;:\\n])[\\s\\-*•"'“‘(]*`;
 
-/** The openings `opensWithoutSubject` reads further: an adverb or none, then a word that may be a past form or a gerund. */
-const OPENING = new RegExp(`${CLAUSE_START}(?=(?:${ADVERB}\\s+)?${VERB_FORM}\\b)`, "gi");
+/** The openings `opensWithoutSubject` reads further: adverbs or none, then a word that may be a past form or a gerund. */
+const OPENING = new RegExp(`${CLAUSE_START}(?=(?:${ADVERB}\\s+)*${VERB_FORM}\\b)`, "gi");
 const CLAUSE_END = /[.!?;]/;
 
 /** Words that open a clause inside a sentence (a closed class): a verb after one is that clause's. */
 const SUBORDINATORS = "while because when whenever although though until unless if that which who where since as".split(" ");
 
-/** A finite verb: the clause has a subject of its own, and a gerund before it is that subject ("Baking bread takes patience."). */
+/** A finite verb, strictly (a base form may follow "to"): a gerund with one after it is that verb's subject ("Baking bread takes patience."). */
 const isFiniteVerb = (term: Term) =>
   has(term, "Copula", "Modal", "PastTense") || (has(term, "PresentTense") && !has(term, "Gerund", "Infinitive", "Imperative"));
 
+/** Words that stand for what was just said, not for anything named: "Got it.", "Been there." */
+const pointsBack = (term: Term) => has(term, "Pronoun", "Determiner") || term.text === "there";
+
 /**
  * Whether one clause is said of its speaker without a subject: it opens (after adverbs of time) on
- * a past form, a gerund or "been", which no copula follows ("Attached is …" names a thing) and no
- * comma at once, and it is not a participle that leads into a request ("Drawing on the notes
- * above, draft a reply."). A gerund with a finite verb after it, before any comma or clause of its
- * own ("while …"), is the subject of that verb.
+ * a verb tagged as a past form, a gerund or "been", with something of its own after it. Not:
+ * - a request or a phrase leading into one ("Drawing on the notes above, draft a reply.");
+ * - a past form a form of "be" follows ("Attached below is …" names a thing);
+ * - a verb form alone before a comma ("Understood, …"), or with only words that point back
+ *   ("Got it.", "Been there.");
+ * - a gerund with a finite verb after it, before any comma or clause of its own ("while …"): the
+ *   subject of that verb.
+ * A past form before a comma and a clause with a subject of its own is read as the speaker's: in
+ * talk it is one ("Moved to Tamale in March, the rent is brutal."), though in written prose it
+ * modifies that subject ("Located near the harbour, the hostel …"). Missing the user's statement
+ * costs the window the newest state; reading a pasted text as theirs costs it only when the text
+ * is near the question.
  */
 function clauseOpensWithoutSubject(clause: string): boolean {
   const terms = termsOf(clause);
   const first = headIndex(terms, { markers: false });
   const verb = terms[first];
-  if (!verb || isRequest(verb)) return false;
+  if (!verb || asksOrRequests(terms, first) || !has(verb, "Verb")) return false;
   const been = verb.text === "been";
   if (!has(verb, "PastTense", "Participle", "Gerund") && !IRREGULAR_PAST_FORMS.has(verb.text)) return false;
-  if (has(terms[first + 1], "Copula", "Auxiliary") && !been) return false;
-  // A verb form alone before a comma is an aside on what follows ("Understood, send it over."), not a statement.
-  if (verb.post.includes(",")) return false;
-  const comma = terms.findIndex((term, index) => index >= first && term.post.includes(","));
-  const phrase = comma < 0 ? terms.slice(first + 1) : terms.slice(first + 1, comma + 1);
+  if (!been && terms.slice(first + 1, first + 3).some((term) => BE_FORMS.includes(term.text))) return false;
+  const next = afterComma(terms, first);
+  const phrase = terms.slice(first + 1, next < 0 ? terms.length : next);
+  if (verb.post.includes(",") || phrase.every(pointsBack)) return false;
   const subordinate = phrase.findIndex((term) => SUBORDINATORS.includes(term.text));
-  if (has(verb, "Gerund") && (subordinate < 0 ? phrase : phrase.slice(0, subordinate)).some(isFiniteVerb)) return false;
-  return comma < 0 || !isRequest(terms[comma + 1]);
+  return !(has(verb, "Gerund") && (subordinate < 0 ? phrase : phrase.slice(0, subordinate)).some(isFiniteVerb));
 }
 
 /**
