@@ -64,17 +64,23 @@ export function afterComma(terms: readonly Term[], from: number): number {
   return comma < 0 ? -1 : comma + 1;
 }
 
+/** A verb with a tense: a form of "be", a modal, a past form, or a present one (which the tagger may also call a base form). */
+export const hasTense = (term: Term): boolean =>
+  has(term, "Copula", "Modal", "PastTense") || (has(term, "PresentTense") && !has(term, "Gerund"));
+
 /**
  * Whether the clause opening at `head` asks or requests, with or without its question mark: a
- * wh-word ("which crops suit …"), an auxiliary before a pronoun ("can you list …", "is it …"), a
- * verb in its base form, or a phrase that leads into one ("Drawing on the notes above, draft a
- * reply.").
+ * wh-word ("which crops suit …"; one that opens a clause before a comma, "When the lease ended, …",
+ * is read by the clause after it), an auxiliary before a pronoun or "there" ("can you list …", "is
+ * there …"), a verb in its base form, or a phrase with no verb of its own that leads into one
+ * ("Drawing on the notes above, draft a reply.").
  */
 export function asksOrRequests(terms: readonly Term[], head: number): boolean {
   const first = terms[head];
   if (first === undefined) return false;
-  if (WH_WORDS.includes(first.text) || isRequest(first)) return true;
-  if (AUXILIARIES.includes(first.text)) return has(terms[head + 1], "Pronoun");
   const next = afterComma(terms, head);
-  return next > 0 && isRequest(terms[next]);
+  if (WH_WORDS.includes(first.text)) return next < 0 || next >= terms.length || asksOrRequests(terms, next);
+  if (isRequest(first)) return true;
+  if (AUXILIARIES.includes(first.text)) return has(terms[head + 1], "Pronoun") || terms[head + 1]?.text === "there";
+  return next > 0 && isRequest(terms[next]) && !terms.slice(head + 1, next).some(hasTense);
 }

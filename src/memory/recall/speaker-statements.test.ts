@@ -37,7 +37,7 @@ describe("turns that state something", () => {
   it("reads a subjectless statement after several adverbs, in a list item or a quotation", () => {
     expect(saysSomethingOfSpeaker("Also just booked the ferry for June.")).toBe(true);
     expect(saysSomethingOfSpeaker("Packing list:\n- Booked the ferry for June.")).toBe(true);
-    expect(saysSomethingOfSpeaker('"Booked the ferry for June," as I told my brother.')).toBe(true);
+    expect(saysSomethingOfSpeaker('"Booked the ferry for June," as Kofi told Ama.')).toBe(true);
   });
 
   it("reads that a turn states something of anyone or anything, not a question, a request or an acknowledgement", () => {
@@ -54,6 +54,7 @@ describe("turns that state something", () => {
     // Asked without a question mark, or a request after a phrase: no statement either.
     expect(statesSomething("which paddle suits a beginner best")).toBe(false);
     expect(statesSomething("could you list three lakes near Kumasi")).toBe(false);
+    expect(statesSomething("is there a ferry to the island on Sundays")).toBe(false);
     expect(statesSomething("Using the map above, mark the portages.")).toBe(false);
     // A stored turn's role before it is not its subject.
     expect(statesSomething("user: List three lakes near Kumasi.")).toBe(false);
@@ -65,12 +66,19 @@ describe("turns that state something", () => {
     expect(statesSomething("It means the world to hear that.")).toBe(false);
     expect(statesSomething("That's a lovely way to spend a Sunday.")).toBe(false);
     expect(statesSomething("You clearly know your knots.")).toBe(false);
+    expect(statesSomething("That sounds like a lovely paddle.")).toBe(false);
+    expect(statesSomething("Kwame, that sounds amazing!")).toBe(false);
+    expect(statesSomething("Sounds great, cheers!")).toBe(false);
+    expect(statesSomething("Got it, cheers.")).toBe(false);
     // A speaker's name before the turn is not its subject; a named or gendered subject is one.
     expect(statesSomething("Ama: The canoe club moved to the reservoir.")).toBe(true);
     expect(statesSomething("Her paddle snapped on the weir!")).toBe(true);
     expect(statesSomething("Their canoe sank off the point in May!")).toBe(true);
-    // A colon inside a sentence is no speaker's name.
-    expect(statesSomething("The reason was simple: the hull had split along the keel.")).toBe(true);
+    // A colon after a clause of its own is no speaker's name.
+    expect(statesSomething("Ama sold the old canoe: a relief.")).toBe(true);
+    // A clause before the comma, or a wh-word opening one, leaves the statement after it one.
+    expect(statesSomething("The canoe sank in May, believe it or not.")).toBe(true);
+    expect(statesSomething("When the lease ended, Kofi moved to Accra.")).toBe(true);
     // No verb with a tense: an exclamation, not a statement.
     expect(statesSomething("Lucky you to have such a calm lake nearby.")).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { asksOrRequests, has, headIndex, type Term, termsOf } from "./clause-openings.js";
+import { asksOrRequests, has, hasTense, headIndex, termsOf } from "./clause-openings.js";
 import { opensWithoutSubject } from "./subjectless-statements.js";
 
 const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
@@ -60,24 +60,25 @@ export function statesSomething(text: string): boolean {
 }
 
 /**
- * Whether a sentence is a plain statement: a clause with a finite verb, three words or more, that
- * neither asks nor requests (`asksOrRequests`), is not a social formula ("Thanks, …"), and names
- * its subject rather than pointing back at the talk: not "it", "they", "you" or a demonstrative
- * before a form of "be" or a modal ("It means a lot", "That's lovely").
+ * Whether a sentence is a plain statement: a clause with a verb that has a tense, three words or
+ * more, that neither asks nor requests (`asksOrRequests`), is not a social formula ("Thanks, …"),
+ * does not open on its verb ("Sounds great.", "Makes sense."), and names its subject rather than
+ * pointing back at the talk: not "it", "they", "you", or a demonstrative before a verb ("It means a
+ * lot", "That sounds lovely"). One word and a comma before it ("Mel, that …") is not its subject.
  */
 function isPlainStatement(sentence: string): boolean {
   const terms = termsOf(sentence);
-  const head = headIndex(terms, { markers: true });
+  let head = headIndex(terms, { markers: true });
+  if (FORMULAE.includes(terms[head]?.text ?? "")) return false;
+  // One word and a comma (a name, "Kwame, …", or an adverb, "Sadly, …") is no subject.
+  if (terms[head]?.post.includes(",")) head += 1 + headIndex(terms.slice(head + 1), { markers: true });
   const subject = terms[head];
   if (subject === undefined || terms.length - head < LEAST_STATEMENT_WORDS) return false;
-  if (asksOrRequests(terms, head) || FORMULAE.includes(subject.text)) return false;
+  if (asksOrRequests(terms, head) || has(subject, "Verb")) return false;
   if (has(subject, "Pronoun") && !has(subject, "Possessive")) return false;
-  if (has(subject, "Determiner") && (subject.text.endsWith("'s") || has(terms[head + 1], "Copula", "Modal"))) return false;
+  if (has(subject, "Determiner") && (subject.text.endsWith("'s") || has(terms[head + 1], "Verb"))) return false;
   return terms.slice(head + 1).some((term, index) => hasTense(term) && terms[head + index]?.text !== "to");
 }
-
-/** A verb with a tense: a form of "be", a modal, a past form, or a present one (which the tagger may also call a base form). */
-const hasTense = (term: Term) => has(term, "Copula", "Modal", "PastTense") || (has(term, "PresentTense") && !has(term, "Gerund"));
 
 /** The sentences of `text` that are not questions. */
 const statementsOf = (text: string) =>

@@ -44,6 +44,8 @@ const CLAUSE_START = `(?:^|[.!?;:\\n])[\\s\\-*•"'“‘(]*`;
 /** The openings `opensWithoutSubject` reads further: adverbs or none, then a word that may be a past form or a gerund. */
 const OPENING = new RegExp(`${CLAUSE_START}(?=(?:${ADVERB}\\s+)*${VERB_FORM}\\b)`, "gi");
 const CLAUSE_END = /[.!?;]/;
+/** The most clauses of a sentence read with the tagger: a sentence of a hundred clauses joined by semicolons is a pasted list. */
+const MAX_CLAUSES_READ = 6;
 
 /** Words that open a clause inside a sentence (a closed class): a verb after one is that clause's. */
 const SUBORDINATORS = "while because when whenever although though until unless if that which who where since as".split(" ");
@@ -94,7 +96,7 @@ function clauseOpensWithoutSubject(clause: string): boolean {
  * opensWithoutSubject("Sell the caravan in the spring."); // false: a request
  */
 export function opensWithoutSubject(sentence: string): boolean {
-  return [...sentence.matchAll(OPENING)].some((match) => {
+  return [...sentence.matchAll(OPENING)].slice(0, MAX_CLAUSES_READ).some((match) => {
     const start = match.index + match[0].length;
     const rest = sentence.slice(start);
     const end = rest.search(CLAUSE_END);
