@@ -27,9 +27,12 @@ const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
  * saysSomethingOfSpeaker("Is it too late to plant garlic?"); // false
  */
 export function saysSomethingOfSpeaker(text: string): boolean {
-  const sentences = statementsOf(text);
-  return sentences.some((sentence) => FIRST_PERSON.test(sentence)) || sentences.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject);
+  return speaksOfSpeaker(statementsOf(text));
 }
+
+/** `saysSomethingOfSpeaker` of a turn's sentences that are not questions, segmented once by the caller. */
+const speaksOfSpeaker = (sentences: readonly string[]) =>
+  sentences.some((sentence) => FIRST_PERSON.test(sentence)) || sentences.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject);
 
 /** Statements of a state have a subject, a verb and what they say of it: "Sounds good." states nothing. */
 const LEAST_STATEMENT_WORDS = 3;
@@ -55,7 +58,8 @@ const SPEAKER_PREFIX = /^\s*\p{L}[\p{L}\p{N}'-]*(?: \p{L}[\p{L}\p{N}'-]*){0,2}:\
  * statesSomething("Tell me about rowing clubs."); // false
  */
 export function statesSomething(text: string): boolean {
-  if (saysSomethingOfSpeaker(text) || statementsOf(text).some((sentence) => THIRD_PERSON.test(sentence))) return true;
+  const sentences = statementsOf(text);
+  if (speaksOfSpeaker(sentences) || sentences.some((sentence) => THIRD_PERSON.test(sentence))) return true;
   return statementsOf(text.replace(SPEAKER_PREFIX, "")).slice(0, MAX_TAGGED_SENTENCES).some(isPlainStatement);
 }
 
