@@ -341,6 +341,7 @@ async function readWithLaterMentions(
     now,
     minSimilarity: deps.window.laterSimilarity,
     byName: deps.window.laterNames,
+    inQuestions: deps.window.questionStatements,
     perFact: LATER_MENTIONS_PER_FACT,
   });
   return { provenance, later };

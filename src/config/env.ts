@@ -225,6 +225,13 @@ export const EnvSchema = z.object({
   /** A question about how the asker stands now ("what do I drive?") reads the user's own statements nearest to it first, each beside what was said later. */
   CONTEXT_ASKER_STATEMENTS: booleanFromEnv.default(true),
   /**
+   * A question may state something of its asker on the way ("Now that we have sold the car, how do
+   * we get around?"): read as one of their statements, to find and to show beside what came before.
+   * Off by default: with the offline embedder it lets in as many stale first statements as it
+   * brings newer ones (docs/evaluation.md).
+   */
+  CONTEXT_QUESTION_STATEMENTS: booleanFromEnv.default(false),
+  /**
    * Least share of a query's BM25 weight a memory must match to be a full-text candidate. Without
    * it, once a query's telling words run out, the text ranking fills with memories that match only
    * its common words (the two speakers' names, in a conversation between them) and short ones win

@@ -60,6 +60,8 @@ export interface WindowSettings {
   laterSimilarity: number;
   /** A later turn naming someone the statement named comes before the nearer ones (CONTEXT_LATER_NAMES). */
   laterNames: boolean;
+  /** A question may state something of its asker, as a statement of theirs and as what they said later (CONTEXT_QUESTION_STATEMENTS). */
+  questionStatements: boolean;
   /** Most tokens of a later statement shown beside its statement. */
   laterTokens: number;
   /** The time a question names orders the memories: its span first, the newest or the earliest first (CONTEXT_QUESTION_TIME). */
@@ -81,6 +83,7 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   laterShare: 0.2,
   laterSimilarity: 0.45,
   laterNames: true,
+  questionStatements: false,
   laterTokens: 30,
   questionTime: false,
   spreadSessions: false,
@@ -146,6 +149,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const now = deps.clock.now();
 
   const settings = { ...DEFAULT_WINDOW_SETTINGS, ...deps.window };
+  const reading = { inQuestions: settings.questionStatements };
   const read = readQuestion(request.query, now);
   const kinds = settings.kindRecall ? read.kinds : [];
   // How many of the window's first statements are shown with what was said later: their share of
@@ -172,9 +176,15 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       },
       deps.followingTurns,
       {
-        laterStatements: { count: laterCount, perStatement: 1, minSimilarity: settings.laterSimilarity, byName: settings.laterNames },
+        laterStatements: {
+          count: laterCount,
+          perStatement: 1,
+          minSimilarity: settings.laterSimilarity,
+          byName: settings.laterNames,
+          inQuestions: reading.inQuestions,
+        },
         sourceTurns: settings.sourceTurns,
-        ownStatements: { count: ownCount, vector: ownVector },
+        ownStatements: { count: ownCount, vector: ownVector, reading },
       },
     ),
   ]);
@@ -200,10 +210,11 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
   // Both read past the ranking, side by side; on a server usually from what recall read ahead.
   const [later, turnsOfFacts] = await Promise.all([
-    beyond.laterStatements(statementsToLookPast(ordered, laterCount), {
+    beyond.laterStatements(statementsToLookPast(ordered, laterCount, reading), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
       byName: settings.laterNames,
+      inQuestions: reading.inQuestions,
       now,
     }),
     beyond.sourceTurns(facts),

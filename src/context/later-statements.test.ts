@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { recalledTurn } from "../../test/fixtures/recalled-memory.js";
 import type { LaterStatement } from "../memory/recall/later-statements.js";
-import { saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
+import { PLAIN_READING, saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
 import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
 
 const later = (memoryId: string): LaterStatement => ({
@@ -28,13 +28,13 @@ describe("statements and what the user said after them", () => {
       }),
     ];
     // Facts first, however far down they rank: the window packs them in a section of their own.
-    expect(statementsToLookPast(recalled, 5)).toEqual([
+    expect(statementsToLookPast(recalled, 5, PLAIN_READING)).toEqual([
       { id: "fact", after: new Date(5) },
       { id: "statement", after: new Date(0) },
     ]);
     // As many as the share pays for, facts taking their places first.
-    expect(statementsToLookPast(recalled, 1).map((anchor) => anchor.id)).toEqual(["fact"]);
-    expect(statementsToLookPast(recalled, 2).map((anchor) => anchor.id)).toEqual(["fact", "statement"]);
+    expect(statementsToLookPast(recalled, 1, PLAIN_READING).map((anchor) => anchor.id)).toEqual(["fact"]);
+    expect(statementsToLookPast(recalled, 2, PLAIN_READING).map((anchor) => anchor.id)).toEqual(["fact", "statement"]);
     expect(saysSomethingOfSpeaker("Is it too late to plant garlic?")).toBe(false);
     expect(saysSomethingOfSpeaker("My garlic is sprouting already!")).toBe(true);
   });

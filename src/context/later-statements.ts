@@ -1,14 +1,14 @@
 import type { RecalledMemory } from "../memory/recall/hybrid-recall.js";
 import type { LaterStatement, StatementAnchor } from "../memory/recall/later-statements.js";
-import { saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
+import { type StatementReading, saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
 
 /**
  * A statement of the window that what was said since may qualify: a fact, or a turn in which the
  * user says something of themselves (a question asked of the assistant states nothing that can
  * change).
  */
-const isStatement = (memory: RecalledMemory) =>
-  memory.type === "semantic" || (memory.subtype === "turn" && memory.role === "user" && saysSomethingOfSpeaker(memory.content));
+const isStatement = (memory: RecalledMemory, reading: StatementReading) =>
+  memory.type === "semantic" || (memory.subtype === "turn" && memory.role === "user" && saysSomethingOfSpeaker(memory.content, reading));
 
 /**
  * The statements of the window's candidates to look past, each with the moment past which the
@@ -18,8 +18,8 @@ const isStatement = (memory: RecalledMemory) =>
  * in their own section ahead of the turns: a fact far down the ranking is still served, and a
  * fact is what the window asserts, so it is the one to read beside what came later.
  */
-export function statementsToLookPast(recalled: readonly RecalledMemory[], count: number): StatementAnchor[] {
-  const statements = recalled.filter(isStatement);
+export function statementsToLookPast(recalled: readonly RecalledMemory[], count: number, reading: StatementReading): StatementAnchor[] {
+  const statements = recalled.filter((memory) => isStatement(memory, reading));
   const facts = statements.filter((memory) => memory.type === "semantic").slice(0, count);
   return [...facts, ...statements.filter((memory) => memory.type !== "semantic").slice(0, count - facts.length)].map((memory) => ({
     id: memory.id,

@@ -138,8 +138,10 @@ describe("recall in one statement and channel by channel", () => {
     for (const text of QUERIES.slice(0, 3)) {
       const query = await queryOf(text);
       const settings: RecallSettings = { minTextCoverage: 0.2, neighbourWeight: 0.5 };
-      const ownStatements = { count: 2, vector: queryOf("I ride my bike in Leeds").then((own) => own.vector) };
-      const ahead = { laterStatements: { count: 4, perStatement: 1, minSimilarity: 0.2, byName: true }, sourceTurns: 3, ownStatements };
+      const reading = { inQuestions: true };
+      const ownStatements = { count: 2, vector: queryOf("I ride my bike in Leeds").then((own) => own.vector), reading };
+      const later = { count: 4, perStatement: 1, minSimilarity: 0.2, byName: true, inQuestions: true };
+      const ahead = { laterStatements: later, sourceTurns: 3, ownStatements };
       const a = await recallWithFollowingTurns(runtime.database.db, query, { ...settings, plan: "channels" }, 5, ahead);
       const { result: b, statements: sent } = await countStatementWaves(() =>
         recallWithFollowingTurns(runtime.database.db, query, { ...settings, plan: "composed" }, 5, ahead),
@@ -152,7 +154,7 @@ describe("recall in one statement and channel by channel", () => {
       expect(a.ownStatements.length).toBe(2);
       expect(b.ownStatements.map((memory) => memory.id)).toEqual(a.ownStatements.map((memory) => memory.id));
       const statements = a.ranked.map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
-      const options = { perStatement: 1, minSimilarity: 0.2, byName: true, now: NOW };
+      const options = { perStatement: 1, minSimilarity: 0.2, byName: true, inQuestions: true, now: NOW };
       expect(await b.laterStatements(statements, options)).toEqual(await a.laterStatements(statements, options));
       const facts = a.ranked.filter((memory) => memory.type === "semantic");
       const [turnsA, turnsB] = await Promise.all([a.sourceTurns(facts), b.sourceTurns(facts)]);

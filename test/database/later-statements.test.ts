@@ -37,6 +37,7 @@ const laterContents = async (userId: string, id: string, after: string, byName: 
       perStatement: 3,
       minSimilarity: 0.45,
       byName,
+      inQuestions: false,
       now: new Date(),
     })
   )
@@ -217,6 +218,55 @@ describe("a fact beside what the user said later", () => {
     expect(lifeboat).toBeGreaterThanOrEqual(0);
     if (museum !== lifeboat) expect(lifeboat).toBeLessThan(museum);
     else expect(items[museum]).toMatch(/\[said later, on 2025-03-16: "Gave up the museum tours/);
+  });
+});
+
+describe("statements said on the way to a question (CONTEXT_QUESTION_STATEMENTS)", () => {
+  let questioning: Runtime;
+  beforeAll(async () => {
+    questioning = await startTestRuntime({ CONTEXT_LATER_SHARE: "0.3", CONTEXT_QUESTION_STATEMENTS: "true" });
+  });
+  afterAll(() => questioning.close());
+  const asking = factSessions(() => questioning);
+
+  /** The history of one user, told in three sessions on days 5, 40 and 75, said to `on`. */
+  const tell = async (on: typeof asking, userId: string) => {
+    await on.session(userId, 5, ["Since I keep bees on the roof of the community hall, how do I stop them swarming in May?"]);
+    await on.session(userId, 40, ["What is the longest river in Patagonia?", "Write a limerick about a sleepy hedgehog."]);
+    await on.session(userId, 75, [
+      "Now that the bees on the community hall roof have gone to a beekeeping club and I keep hens instead, what do hens eat in winter?",
+    ]);
+  };
+  const chosen = async (app: Runtime["app"], userId: string) => {
+    const window = await call<{ explanation: { chosen: { content: string; reason: string; later_statement?: { said_at: string } }[] } }>(
+      app,
+      "POST",
+      "/v1/context",
+      { user_id: userId, query: "What livestock am I tending these days?", max_tokens: 500, explain: true },
+    );
+    expect(window.status).toBe(200);
+    return window.body.explanation.chosen;
+  };
+
+  it("in a window: read as the user's own statements, the later first or beside the first", async () => {
+    await tell(asking, "tomas");
+    const memories = await chosen(questioning.app, "tomas");
+    // Both statements are said in questions: each is the user's by the clause before its question,
+    // and the later one is read first, or beside the first.
+    const bees = memories.findIndex((memory) => memory.content.includes("keep bees on the roof"));
+    const hens = memories.findIndex((memory) => memory.content.includes("I keep hens instead"));
+    expect(hens).toBeGreaterThanOrEqual(0);
+    expect(memories[hens]?.reason).toMatch(/one of the user's own statements/);
+    if (bees >= 0) expect(hens < bees || memories[bees]?.later_statement !== undefined).toBe(true);
+  });
+
+  it("off by default: the same history gives no question as a statement of the user's", async () => {
+    await tell(
+      factSessions(() => runtime),
+      "tomas-off",
+    );
+    const memories = await chosen(runtime.app, "tomas-off");
+    expect(memories.some((memory) => /one of the user's own statements/.test(memory.reason))).toBe(false);
   });
 });
 

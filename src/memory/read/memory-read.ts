@@ -88,7 +88,7 @@ export async function laterMentionsOfFacts(
   db: Database,
   rows: readonly MemoryRow[],
   provenance: ReadonlyMap<string, Provenance>,
-  options: { now: Date; minSimilarity: number; byName: boolean; perFact: number },
+  options: { now: Date; minSimilarity: number; byName: boolean; inQuestions: boolean; perFact: number },
 ): Promise<Map<string, LaterStatement[]>> {
   const facts = rows.filter((row) => row.type === "semantic" && row.expiredAt === null);
   const first = facts[0];
@@ -97,6 +97,12 @@ export async function laterMentionsOfFacts(
     db,
     { appId: first.appId, userId: first.userId },
     facts.map((row) => ({ id: row.id, after: provenance.get(row.id)?.lastConfirmedAt ?? row.validAt })),
-    { perStatement: options.perFact, minSimilarity: options.minSimilarity, byName: options.byName, now: options.now },
+    {
+      perStatement: options.perFact,
+      minSimilarity: options.minSimilarity,
+      byName: options.byName,
+      inQuestions: options.inQuestions,
+      now: options.now,
+    },
   );
 }

@@ -15,6 +15,7 @@ import { type ComposedRecall, composable, composedRecall } from "./plan/composed
 import { laterStatementsOf, sourceTurnsOf, type TurnAnchor, type WindowReads } from "./plan/read-ahead.js";
 import type { QueryVectorCache } from "./query-vector-cache.js";
 import { followingTurns, type RecalledMemory, readHits } from "./recalled-rows.js";
+import type { StatementReading } from "./speaker-statements.js";
 import type { StatementKind } from "./statement-kinds.js";
 
 export type { SourceRef } from "../provenance.js";
@@ -90,7 +91,7 @@ export function retentionAtQuery(query: { now: Date }, settings: RecallSettings)
 
 /** What a window reads past the ranking, as it asks: the own statements' vector still being embedded. */
 export type WindowAhead = Omit<WindowReads, "following" | "ownStatements"> & {
-  ownStatements?: { count: number; vector: PromiseLike<QueryVector | undefined> };
+  ownStatements?: { count: number; vector: PromiseLike<QueryVector | undefined>; reading: StatementReading };
 };
 
 /** A context window's recall: the ranked memories, the turns after the best turn hits, and the reads past the ranking the window makes once it has ordered them. */
@@ -130,12 +131,14 @@ export async function recallWithFollowingTurns(
   const own = asked && asked.count > 0 ? asked : undefined;
   const composed = await recallInOneStatement(db, query, settings, { following: count, ...reads }, own);
   if (composed) {
-    const ownStatements = ownStatementsOf(composed.own ?? [], own?.count ?? 0);
+    const ownStatements = own ? ownStatementsOf(composed.own ?? [], own.count, own.reading) : [];
     return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
   }
   // Side by side with the rankings: it needs only its vector. Awaited below; should a ranking fail
   // first, its own failure must not go unhandled meanwhile.
-  const ownRead = Promise.resolve(own?.vector).then((vector) => nearestOwnStatements(db, query, vector, own?.count ?? 0, clock));
+  const ownRead = Promise.resolve(own?.vector).then((vector) =>
+    own ? nearestOwnStatements(db, query, vector, own.count, clock, own.reading) : [],
+  );
   ownRead.catch(() => undefined);
   const fused = await fuseHits(db, query, settings);
   const anchors = fused.best
@@ -173,7 +176,7 @@ async function recallInOneStatement(
     { ...query, vector, pool, neighbourWeight: settings.neighbourWeight ?? 0, coverageWeighted: settings.coverageWeighted ?? false },
     channels,
     retentionAtQuery(query, settings),
-    { ...reads, ...(own ? { ownStatements: { count: own.count, vector: ownVector } } : {}) },
+    { ...reads, ...(own ? { ownStatements: { count: own.count, vector: ownVector, reading: own.reading } } : {}) },
   );
 }
 

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Database, queryRows } from "../../db/database.js";
 import type { SourceRef } from "../provenance.js";
 import { memoriesAs, visibleAt } from "../visibility.js";
-import { statesSomething } from "./speaker-statements.js";
+import { type StatementReading, statesSomething } from "./speaker-statements.js";
 
 /** Something the user said after a statement, about the same subject: its nearest later turn by meaning. */
 export interface LaterStatement {
@@ -45,6 +45,8 @@ export interface LaterStatementOptions {
   byName: boolean;
   /** The moment the window is read at: later turns said after it do not exist yet. */
   now: Date;
+  /** A question may be what the user said later, when it states something of them (CONTEXT_QUESTION_STATEMENTS). */
+  inQuestions: boolean;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function laterStatements(
       options,
     ),
   );
-  return laterStatementsOf(rows, options.perStatement);
+  return laterStatementsOf(rows, options.perStatement, options);
 }
 
 /** A later statement as `laterStatementsSql` returns it, with the statement it is later than. */
@@ -178,13 +180,17 @@ function namedEntitiesSql(scope: { appId: string; userId: string }): SQL {
  * (`statesSomething`: not only questions and requests), of the user or of anyone or anything else
  * ("her new job starts on Monday", "Biscuit chewed through another lead").
  */
-export function laterStatementsOf(rows: readonly LaterStatementRow[], perStatement: number): Map<string, LaterStatement[]> {
+export function laterStatementsOf(
+  rows: readonly LaterStatementRow[],
+  perStatement: number,
+  reading: StatementReading,
+): Map<string, LaterStatement[]> {
   const found = new Map<string, LaterStatement[]>();
   const naming = (row: LaterStatementRow) => (row.names && row.names.length > 0 ? 1 : 0);
   const best = [...rows].sort((a, b) => naming(b) - naming(a) || Number(b.similarity) - Number(a.similarity));
   for (const row of best) {
     const list = found.get(row.statement_id) ?? [];
-    if (list.length >= perStatement || !statesSomething(row.content)) continue;
+    if (list.length >= perStatement || !statesSomething(row.content, reading)) continue;
     list.push({
       memoryId: row.id,
       content: row.content,

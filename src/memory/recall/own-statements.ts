@@ -5,7 +5,7 @@ import { m, visibleAt } from "../visibility.js";
 import { nearestUserTurnsSql } from "./engines/nearest-user-turns.js";
 import type { QueryVector } from "./engines/recall-index.js";
 import { RECALLED_COLUMNS, type RecalledMemory, type RecalledRow, toRecalled } from "./recalled-rows.js";
-import { saysSomethingOfSpeaker } from "./speaker-statements.js";
+import { type StatementReading, saysSomethingOfSpeaker } from "./speaker-statements.js";
 import { supersededSql } from "./superseded.js";
 
 /**
@@ -36,8 +36,14 @@ export function ownStatementCandidatesSql(scope: { appId: string; userId: string
 }
 
 /** The first `count` of the candidates, in their order, that say something of the user (not only a question). */
-export function ownStatementsOf(candidates: readonly RecalledMemory[], count: number): RecalledMemory[] {
-  return candidates.filter((memory) => saysSomethingOfSpeaker(memory.content)).slice(0, count);
+export function ownStatementsOf(candidates: readonly RecalledMemory[], count: number, reading: StatementReading): RecalledMemory[] {
+  const kept: RecalledMemory[] = [];
+  // Read in order until enough are kept: each reading may run the tagger.
+  for (const memory of candidates) {
+    if (kept.length >= count) break;
+    if (saysSomethingOfSpeaker(memory.content, reading)) kept.push(memory);
+  }
+  return kept;
 }
 
 /**
@@ -58,9 +64,10 @@ export async function nearestOwnStatements(
   vector: QueryVector | undefined,
   count: number,
   clock: RetentionClock,
+  reading: StatementReading,
 ): Promise<RecalledMemory[]> {
   if (count <= 0 || !vector) return [];
   const rows = await queryRows<RecalledRow & { position: number }>(db, ownStatementCandidatesSql(scope, clock.now, vector, count));
   const candidates = rows.sort((a, b) => a.position - b.position).map((row) => toRecalled(row, clock));
-  return ownStatementsOf(candidates, count);
+  return ownStatementsOf(candidates, count, reading);
 }

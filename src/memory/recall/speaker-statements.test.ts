@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { type LaterStatementRow, laterStatementsOf } from "./later-statements.js";
-import { saysSomethingOfSpeaker, statesSomething } from "./speaker-statements.js";
+import { PLAIN_READING, saysSomethingOfSpeaker, statesSomething } from "./speaker-statements.js";
+
+/** Questions read for what they state of their speaker (CONTEXT_QUESTION_STATEMENTS). */
+const QUESTIONS = { inQuestions: true };
 
 describe("turns that state something", () => {
   it("reads a statement of the speaker in the first person, not a question", () => {
@@ -32,6 +35,52 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Attached below is the signed lease.")).toBe(false);
     // A word the lexicon knows as a past form, read by the tagger as a noun here.
     expect(saysSomethingOfSpeaker("Rose bushes line the drive.")).toBe(false);
+  });
+
+  it("reads a statement of the speaker said on the way to a question, when questions are read", () => {
+    // Off by default: a question states nothing.
+    expect(saysSomethingOfSpeaker("My kettle leaks at the base, is it worth fixing?")).toBe(false);
+    expect(statesSomething("My kettle leaks at the base, is it worth fixing?")).toBe(false);
+    expect(saysSomethingOfSpeaker("My kettle leaks at the base, is it worth fixing?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("Now that we have sold the car, how do we get around?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("Which bus goes to town, now that my bike has been stolen?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("I've taught piano for a decade, so how do I raise my rates?", QUESTIONS)).toBe(true);
+    expect(statesSomething("Since our daughter is starting nursery, what should she bring?", QUESTIONS)).toBe(true);
+    // Negations, "been" with a gerund, "can" and "will" state; a verb the tagger reads as a noun after "I".
+    expect(saysSomethingOfSpeaker("I haven't ridden a horse since school, is it like riding a bike?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("I've been waking at five every day, is that normal?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("I can't eat gluten, which pasta should I buy?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("I referee hockey matches, which whistle is loudest?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("My 12-year-old nephew collects fossils, where could we go hunting?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("user: We're repainting the hallway, is satin or matt better?", QUESTIONS)).toBe(true);
+  });
+
+  it("reads no statement of the speaker in a question that asks about them, supposes or weighs a choice", () => {
+    // Inverted after an auxiliary or a wh-word: asked about, not stated.
+    expect(saysSomethingOfSpeaker("Should we sell the car?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("Why do I wake up at four every night?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("How often should my gutters be cleared?", QUESTIONS)).toBe(false);
+    // Supposed, not stated.
+    expect(saysSomethingOfSpeaker("What happens to the deposit if we leave early?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("How can I tell whether my tomatoes are ripe?", QUESTIONS)).toBe(false);
+    // A modal weighs a choice; a possessive with no verb of its own states nothing.
+    expect(saysSomethingOfSpeaker("Do you think I should retrain as a nurse?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("Any ideas for my balcony?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("Can you help me plan my week?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("We might emigrate to Chile, which documents are needed?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("I'd love to learn the cello, where should I begin?", QUESTIONS)).toBe(false);
+    // An embedded question is asked, not stated.
+    expect(saysSomethingOfSpeaker("I was wondering whether you could proofread this letter?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("I'm curious which planet is the windiest?", QUESTIONS)).toBe(false);
+    // "my" in a phrase after a preposition, or two subjects joined after an auxiliary.
+    expect(saysSomethingOfSpeaker("When does the ferry to our island run in winter?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("Regarding my tax code, is it right?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("Can my sister and I share one railcard?", QUESTIONS)).toBe(false);
+  });
+
+  it("keeps the speaker's own words before a colon, and takes off a speaker's name", () => {
+    expect(saysSomethingOfSpeaker("My verdict: the blue tent wins.")).toBe(true);
+    expect(statesSomething("Kofi Mensah: Which tent is lightest?")).toBe(false);
   });
 
   it("reads a subjectless statement after several adverbs, in a list item or a quotation", () => {
@@ -97,6 +146,7 @@ describe("turns that state something", () => {
     const later = laterStatementsOf(
       [row("near", "We bought a second canoe for the lake.", 0.8), row("named", "Kofi sold the canoe in May.", 0.5, ["Kofi"])],
       2,
+      PLAIN_READING,
     );
     expect(later.get("s")?.map((statement) => statement.memoryId)).toEqual(["named", "near"]);
   });
@@ -105,6 +155,7 @@ describe("turns that state something", () => {
     const later = laterStatementsOf(
       [row("asks", "Is her paddle too heavy for a ten-year-old?", 0.7), row("says", "She joined the rowing club at the lake in May.", 0.6)],
       1,
+      PLAIN_READING,
     );
     expect(later.get("s")?.map((statement) => statement.memoryId)).toEqual(["says"]);
   });

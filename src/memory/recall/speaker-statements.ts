@@ -1,4 +1,5 @@
 import { asksOrRequests, has, hasTense, headIndex, termsOf } from "./clause-openings.js";
+import { STATING_WORD, statesInQuestion } from "./question-statements.js";
 import { opensWithoutSubject } from "./subjectless-statements.js";
 
 const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
@@ -18,21 +19,36 @@ const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
 /**
  * Whether a turn says something of its speaker: one of its sentences, not a question, speaks in
  * the first person, or says it without a subject ("Moved to Leeds in August.",
- * `opensWithoutSubject`). A turn that only asks ("Can you give examples?") or requests ("Write a
- * haiku.") states nothing that is, or stops being, true of them.
+ * `opensWithoutSubject`); or, read `inQuestions`, one of its questions states it on the way
+ * ("Now that we have sold the car, how do we get around?", `statesInQuestion`). A turn that only asks ("Can you give examples?") or
+ * requests ("Write a haiku.") states nothing that is, or stops being, true of them.
  *
  * @example
  * saysSomethingOfSpeaker("My garlic is sprouting already!"); // true
  * saysSomethingOfSpeaker("Planted the garlic in October."); // true
  * saysSomethingOfSpeaker("Is it too late to plant garlic?"); // false
  */
-export function saysSomethingOfSpeaker(text: string): boolean {
-  return speaksOfSpeaker(statementsOf(text));
+export function saysSomethingOfSpeaker(text: string, reading: StatementReading = PLAIN_READING): boolean {
+  return speaksOfSpeaker(sentencesOf(text), reading);
 }
 
-/** `saysSomethingOfSpeaker` of a turn's sentences that are not questions, segmented once by the caller. */
-const speaksOfSpeaker = (sentences: readonly string[]) =>
-  sentences.some((sentence) => FIRST_PERSON.test(sentence)) || sentences.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject);
+/** How a turn's questions are read: with `inQuestions`, a question may state something of its speaker (CONTEXT_QUESTION_STATEMENTS). */
+export interface StatementReading {
+  inQuestions: boolean;
+}
+
+/** Questions state nothing: the default (CONTEXT_QUESTION_STATEMENTS is off). */
+export const PLAIN_READING: StatementReading = { inQuestions: false };
+
+/** `saysSomethingOfSpeaker` of a turn's sentences, segmented once by the caller. */
+function speaksOfSpeaker(sentences: readonly string[], reading: StatementReading): boolean {
+  const statements = sentences.filter((sentence) => !isQuestion(sentence));
+  if (statements.some((sentence) => FIRST_PERSON.test(sentence))) return true;
+  if (statements.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject)) return true;
+  if (!reading.inQuestions) return false;
+  const questions = sentences.filter((sentence) => isQuestion(sentence) && STATING_WORD.test(sentence));
+  return questions.slice(0, MAX_TAGGED_SENTENCES).some(statesInQuestion);
+}
 
 /** Statements of a state have a subject, a verb and what they say of it: "Sounds good." states nothing. */
 const LEAST_STATEMENT_WORDS = 3;
@@ -57,10 +73,11 @@ const SPEAKER_PREFIX = /^\s*\p{L}[\p{L}\p{N}'-]*(?: \p{L}[\p{L}\p{N}'-]*){0,2}:\
  * statesSomething("The boat went to a rowing club in May."); // true
  * statesSomething("Tell me about rowing clubs."); // false
  */
-export function statesSomething(text: string): boolean {
-  const sentences = statementsOf(text);
-  if (speaksOfSpeaker(sentences) || sentences.some((sentence) => THIRD_PERSON.test(sentence))) return true;
-  return statementsOf(text.replace(SPEAKER_PREFIX, "")).slice(0, MAX_TAGGED_SENTENCES).some(isPlainStatement);
+export function statesSomething(text: string, reading: StatementReading = PLAIN_READING): boolean {
+  const sentences = sentencesOf(text);
+  if (speaksOfSpeaker(sentences, reading)) return true;
+  if (sentences.some((sentence) => !isQuestion(sentence) && THIRD_PERSON.test(sentence))) return true;
+  return statementsOf(text).slice(0, MAX_TAGGED_SENTENCES).some(isPlainStatement);
 }
 
 /**
@@ -84,6 +101,18 @@ function isPlainStatement(sentence: string): boolean {
   return terms.slice(head + 1).some((term, index) => hasTense(term) && terms[head + index]?.text !== "to");
 }
 
+/**
+ * The sentences of `text`, without a speaker's name or role before them (which the tagger would
+ * read as their first word); words of the speaker's own before a colon ("My plan: …") stay.
+ */
+const sentencesOf = (text: string) => {
+  const prefix = SPEAKER_PREFIX.exec(text)?.[0];
+  const said = prefix === undefined || FIRST_PERSON.test(prefix) ? text : text.slice(prefix.length);
+  return [...SENTENCES.segment(said)].map(({ segment }) => segment);
+};
+
+/** Whether a sentence ends with a question mark. */
+const isQuestion = (sentence: string) => /\?["'”’)]*\s*$/.test(sentence);
+
 /** The sentences of `text` that are not questions. */
-const statementsOf = (text: string) =>
-  [...SENTENCES.segment(text)].map(({ segment }) => segment).filter((sentence) => !/\?["'”’)]*\s*$/.test(sentence));
+const statementsOf = (text: string) => sentencesOf(text).filter((sentence) => !isQuestion(sentence));

@@ -119,9 +119,12 @@ export async function composedRecall(
               minSimilarity: reads.laterStatements?.minSimilarity ?? 0,
               byName: reads.laterStatements?.byName ?? false,
               now: query.now,
+              inQuestions: reads.laterStatements?.inQuestions ?? false,
             },
             considered: new Map((later.considered ?? []).map((statement) => [statement.id, new Date(statement.after).getTime()])),
-            found: laterByStatement(later.found ?? [], reads.laterStatements?.perStatement ?? 0),
+            found: laterByStatement(later.found ?? [], reads.laterStatements?.perStatement ?? 0, {
+              inQuestions: reads.laterStatements?.inQuestions ?? false,
+            }),
           },
         }
       : {}),
@@ -201,6 +204,7 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
           perStatement: later.perStatement,
           minSimilarity: later.minSimilarity,
           byName: later.byName,
+          inQuestions: later.inQuestions,
           now: query.now,
         })}
       )`,

@@ -4,6 +4,7 @@ import type { SourceRef } from "../../provenance.js";
 import type { QueryVector } from "../engines/recall-index.js";
 import { type LaterStatement, type LaterStatementOptions, laterStatements, type StatementAnchor } from "../later-statements.js";
 import { type RecalledMemory, sourceTurns } from "../recalled-rows.js";
+import type { StatementReading } from "../speaker-statements.js";
 
 /** A turn among recall's best hits, whose next turn in its session a context window brings along. */
 export interface TurnAnchor {
@@ -24,7 +25,7 @@ export interface WindowReads {
    * The asker's own statements the window reads first (CONTEXT_ASKER_STATEMENTS): how many, and
    * the vector they are nearest to (the question as a statement: `questionAsStatement`).
    */
-  ownStatements?: { count: number; vector: QueryVector | undefined };
+  ownStatements?: { count: number; vector: QueryVector | undefined; reading: StatementReading };
 }
 
 /**
@@ -62,6 +63,7 @@ export function laterStatementsOf(db: Pick<Database, "execute">, scope: Scope, a
       ahead.options.perStatement === options.perStatement &&
       ahead.options.minSimilarity === options.minSimilarity &&
       ahead.options.byName === options.byName &&
+      ahead.options.inQuestions === options.inQuestions &&
       ahead.options.now.getTime() === options.now.getTime();
     const covered = (statement: StatementAnchor) => same && ahead.considered.get(statement.id) === statement.after.getTime();
     const found = new Map<string, LaterStatement[]>();
