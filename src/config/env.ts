@@ -227,8 +227,8 @@ export const EnvSchema = z.object({
   /**
    * A question may state something of its asker on the way ("Now that we have sold the car, how do
    * we get around?"): read as one of their statements, to find and to show beside what came before.
-   * Off by default: with the offline embedder it lets in as many stale first statements as it
-   * brings newer ones (docs/evaluation.md).
+   * Off by default: with the offline embedder, on sets it was not made on, it brought a stale first
+   * statement into a window without its change once, beside two newer statements (docs/evaluation.md).
    */
   CONTEXT_QUESTION_STATEMENTS: booleanFromEnv.default(false),
   /**
