@@ -20,8 +20,9 @@ const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
  * Whether a turn says something of its speaker: one of its sentences, not a question, speaks in
  * the first person, or says it without a subject ("Moved to Leeds in August.",
  * `opensWithoutSubject`); or, read `inQuestions`, one of its questions states it on the way
- * ("Now that we have sold the car, how do we get around?", `statesInQuestion`). A turn that only asks ("Can you give examples?") or
- * requests ("Write a haiku.") states nothing that is, or stops being, true of them.
+ * ("Now that we have sold the car, how do we get around?", `statesInQuestion`). A turn that only
+ * asks ("Can you give examples?") or requests ("Write a haiku.") states nothing that is, or stops
+ * being, true of them.
  *
  * @example
  * saysSomethingOfSpeaker("My garlic is sprouting already!"); // true
@@ -76,8 +77,9 @@ const SPEAKER_PREFIX = /^\s*\p{L}[\p{L}\p{N}'-]*(?: \p{L}[\p{L}\p{N}'-]*){0,2}:\
 export function statesSomething(text: string, reading: StatementReading = PLAIN_READING): boolean {
   const sentences = sentencesOf(text);
   if (speaksOfSpeaker(sentences, reading)) return true;
-  if (sentences.some((sentence) => !isQuestion(sentence) && THIRD_PERSON.test(sentence))) return true;
-  return statementsOf(text).slice(0, MAX_TAGGED_SENTENCES).some(isPlainStatement);
+  const statements = sentences.filter((sentence) => !isQuestion(sentence));
+  if (statements.some((sentence) => THIRD_PERSON.test(sentence))) return true;
+  return statements.slice(0, MAX_TAGGED_SENTENCES).some(isPlainStatement);
 }
 
 /**
@@ -113,6 +115,3 @@ const sentencesOf = (text: string) => {
 
 /** Whether a sentence ends with a question mark. */
 const isQuestion = (sentence: string) => /\?["'”’)]*\s*$/.test(sentence);
-
-/** The sentences of `text` that are not questions. */
-const statementsOf = (text: string) => sentencesOf(text).filter((sentence) => !isQuestion(sentence));

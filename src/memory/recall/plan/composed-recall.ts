@@ -107,6 +107,13 @@ export async function composedRecall(
   if (!planned.every(({ plan }, index) => plan?.accept?.(reported[index] ?? null) ?? true)) return undefined;
   const later = parseJson<{ considered: { id: string; after: string }[] | null; found: LaterStatementRow[] | null }>(row.later);
   const sources = parseJson<{ considered: string[] | null; found: (RecalledRow & { derived_id: string })[] | null }>(row.sources);
+  const laterOptions = {
+    perStatement: reads.laterStatements?.perStatement ?? 0,
+    minSimilarity: reads.laterStatements?.minSimilarity ?? 0,
+    byName: reads.laterStatements?.byName ?? false,
+    inQuestions: reads.laterStatements?.inQuestions ?? false,
+    now: query.now,
+  };
   return {
     ranked: (parseJson<RecalledRow[]>(row.ranked) ?? []).map((recalled) => toRecalled(recalled, clock)),
     anchors: parseJson<TurnAnchor[]>(row.anchors) ?? [],
@@ -114,17 +121,9 @@ export async function composedRecall(
     ...(later
       ? {
           later: {
-            options: {
-              perStatement: reads.laterStatements?.perStatement ?? 0,
-              minSimilarity: reads.laterStatements?.minSimilarity ?? 0,
-              byName: reads.laterStatements?.byName ?? false,
-              now: query.now,
-              inQuestions: reads.laterStatements?.inQuestions ?? false,
-            },
+            options: laterOptions,
             considered: new Map((later.considered ?? []).map((statement) => [statement.id, new Date(statement.after).getTime()])),
-            found: laterByStatement(later.found ?? [], reads.laterStatements?.perStatement ?? 0, {
-              inQuestions: reads.laterStatements?.inQuestions ?? false,
-            }),
+            found: laterByStatement(later.found ?? [], laterOptions.perStatement, laterOptions),
           },
         }
       : {}),
