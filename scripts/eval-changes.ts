@@ -2,8 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRuntime } from "../functions/node-runtime.js";
+import { EnvSchema } from "../src/config/env.js";
 import { loadCaseSet } from "../src/eval/changes/case-set.js";
 import { askCase, type CaseResult, summarise, withCaseInside } from "../src/eval/changes/changes-run.js";
+import { linksLine, type StatementLinks, statementLinks } from "../src/eval/changes/statement-links.js";
 import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "../src/eval/kept-import.js";
 import { evaluationEnv } from "../src/eval/locomo-run.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
@@ -20,10 +22,12 @@ import { scriptArgs } from "./script-args.js";
  * asked at each budget; it must hold the newest statement, never the old state alone, and a
  * control's state must stay. Embedded PGlite by default; `--database-url` runs on a Postgres.
  * `--import-dir` (embedded only) keeps the imported histories there, and answers a kept import
- * again without importing: a change of the read path is measured in minutes.
+ * again without importing: a change of the read path is measured in minutes. `--links` also says,
+ * for each change, where the embedder puts the two statements among the user's turns nearest the
+ * question, and the cosine of the later one to the first: what the window's reading starts from.
  */
 const { values } = scriptArgs(
-  "npm run eval:changes -- [--set FILE] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR] [--with NAME=VALUE,…] [--data DIR]",
+  "npm run eval:changes -- [--set FILE] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR] [--with NAME=VALUE,…] [--links] [--data DIR]",
   {
     options: {
       set: { type: "string", default: "src/eval/changes/tuning.txt" },
@@ -32,6 +36,7 @@ const { values } = scriptArgs(
       data: { type: "string", default: "../shared/data/longmemeval-dev" },
       only: { type: "string", default: "" },
       "import-dir": { type: "string", default: "" },
+      links: { type: "boolean", default: false },
       /** Settings the answering service runs with, NAME=VALUE,… (the import keeps the defaults). */
       with: { type: "string", default: "" },
     },
@@ -50,7 +55,14 @@ const importDir = values["import-dir"] as string;
 if (url && importDir) throw new Error("--import-dir keeps an embedded database: not with --database-url");
 const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
 const run = Date.now().toString(36);
+const answering = Object.fromEntries(
+  (values.with as string)
+    .split(",")
+    .filter(Boolean)
+    .map((pair) => pair.split("=", 2) as [string, string]),
+);
 const results: CaseResult[] = [];
+const links: StatementLinks[] = [];
 const haystackOf = (index: number) => haystacks[index] as (typeof haystacks)[number];
 try {
   console.log(`${values.set}: ${cases.length} entries on ${url ? "PostgreSQL" : "embedded PGlite"}, budgets ${budgets.join(", ")}`);
@@ -77,12 +89,6 @@ try {
     }
   }
   if (importDir) await copyKeptData(importDir, join(root, "answer"));
-  const answering = Object.fromEntries(
-    (values.with as string)
-      .split(",")
-      .filter(Boolean)
-      .map((pair) => pair.split("=", 2) as [string, string]),
-  );
   const runtime = await startRuntime(
     evaluationEnv(importDir ? join(root, "answer") : join(root, "data"), { ...answering, ...(url ? { DATABASE_URL: url } : {}) }),
     { clock },
@@ -98,6 +104,13 @@ try {
           ? `${window.budget}: ${window.newestHeld ? "newest held" : window.oldShown ? "OLD ALONE" : "neither"}`
           : `${window.budget}: ${window.kept ? "kept" : "LOST"}`,
       );
+      if (values.links && entry.kind === "case") {
+        const found = await statementLinks(runtime, entry, history.userId);
+        links.push(found);
+        cells.push(
+          `first ${found.firstPlace} and later ${found.laterPlace} of ${found.userTurns} by the question, later to first ${found.firstToLater.toFixed(2)}`,
+        );
+      }
       console.log(`[${index + 1}/${cases.length}] ${entry.kind} ${entry.id} in ${haystackOf(index).id}: ${cells.join(", ")}`);
     }
   } finally {
@@ -111,5 +124,6 @@ for (const line of summarise(results, budgets))
   console.log(
     `at ${line.budget} tokens: newest statement held in ${line.newestHeld} of ${line.cases}, old state alone in ${line.oldAlone}; controls kept ${line.kept} of ${line.controls}`,
   );
-console.log(JSON.stringify({ eval: "changes", set: values.set, database: url ? "postgres" : "pglite", budgets, results }));
+if (values.links) console.log(linksLine(links, EnvSchema.shape.CONTEXT_LATER_SIMILARITY.parse(answering.CONTEXT_LATER_SIMILARITY)));
+console.log(JSON.stringify({ eval: "changes", set: values.set, database: url ? "postgres" : "pglite", budgets, results, links }));
 process.exit(0);

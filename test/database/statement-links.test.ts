@@ -1,0 +1,114 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../../functions/node-runtime.js";
+import { queryRows } from "../../src/db/database.js";
+import type { ChangeCase } from "../../src/eval/changes/case-set.js";
+import { withCaseInside } from "../../src/eval/changes/changes-run.js";
+import { linksLine, statementLinks } from "../../src/eval/changes/statement-links.js";
+import type { LongMemEvalQuestion } from "../../src/eval/longmemeval.js";
+import { importHaystack } from "../../src/eval/longmemeval-run.js";
+import { ManualClock } from "../../src/util/clock.js";
+import { startTestRuntime } from "../fixtures/runtime.js";
+
+/**
+ * `npm run eval:changes -- --links`: where the service's embedder puts a case's two statements
+ * among the user's turns nearest its question, and how near the later one is to the first, read
+ * from what the import stored. On the embedded default and on Postgres.
+ */
+const clock = new ManualClock(new Date("2024-02-01T09:00:00Z"));
+let runtime: Runtime;
+beforeAll(async () => {
+  runtime = await startTestRuntime({}, { clock });
+});
+afterAll(() => runtime.close());
+
+/** The embedders' vectors are unit length: their cosine is their dot product. */
+const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * (b[index] as number), 0);
+
+const chatter = [
+  "Could you explain how tides work?",
+  "Tides follow the moon's pull on the oceans.",
+  "What is a good recipe for lentil soup?",
+  "Soften onions, add lentils and stock, simmer for half an hour.",
+  "How do I stop my laptop from overheating?",
+  "Keep the vents clear and raise the back of it a little.",
+  "Which constellations are easy to spot in winter?",
+  "Orion is the easiest, with its three-star belt.",
+];
+
+/** Four sessions of other talk, a week apart: the case's statements go inside the second and the fourth. */
+const haystack: LongMemEvalQuestion = {
+  id: "links-haystack",
+  type: "knowledge-update",
+  question: "",
+  answerSessionIds: [],
+  askedAt: new Date("2024-03-01T09:00:00Z"),
+  sessions: [0, 1, 2, 3].map((week) => ({
+    id: `week-${week}`,
+    date: new Date(Date.UTC(2024, 1, 1 + week * 7, 9)),
+    turns: chatter.map((content, index) => ({
+      id: `week-${week}#${index}`,
+      role: index % 2 === 0 ? ("user" as const) : ("assistant" as const),
+      content,
+      hasAnswer: false,
+    })),
+  })),
+};
+
+const orchard: ChangeCase = {
+  kind: "case",
+  id: "orchard-to-vineyard",
+  first: "I look after a small apple orchard behind the village church.",
+  change: "These days I prune grapevines on a hillside vineyard instead of the old orchard.",
+  question: "What kind of fruit growing do I do?",
+  old: /orchard/i,
+  new: /vineyard/i,
+};
+
+describe("statement links", () => {
+  it("places both statements among the user's turns by the question, and gives the later one's cosine to the first", async () => {
+    const imported = await importHaystack(runtime, clock, withCaseInside(haystack, orchard), "links-user");
+    const links = await statementLinks(runtime, orchard, imported.userId);
+    // The same places and cosine computed here, from the stored turns' texts and the service's embedder.
+    const turns = await queryRows<{ content: string; turn_id: string }>(
+      runtime.database.db,
+      sql`SELECT m.content, e.data ->> 'turn_id' AS turn_id FROM memories m
+            JOIN memory_sources s ON s.memory_id = m.id JOIN session_events e ON e.id = s.event_id
+           WHERE m.user_id = ${imported.userId} AND m.subtype = 'turn' AND m.metadata ->> 'role' = 'user'`,
+    );
+    const [question, ...vectors] = await runtime.providers.embedder.embed([orchard.question, ...turns.map((turn) => turn.content)]);
+    const toQuestion = vectors.map((vector) => cosine(question as number[], vector));
+    const placeOf = (turnId: string) => {
+      const own = toQuestion[turns.findIndex((turn) => turn.turn_id === turnId)] as number;
+      return 1 + toQuestion.filter((similarity) => similarity > own + 1e-3).length;
+    };
+    const vectorOf = (turnId: string) => vectors[turns.findIndex((turn) => turn.turn_id === turnId)] as number[];
+    // 4 sessions × 4 user turns of chatter, and the two statements.
+    expect(links.userTurns).toBe(18);
+    expect(links.firstPlace).toBe(placeOf("orchard-to-vineyard:first"));
+    expect(links.laterPlace).toBe(placeOf("orchard-to-vineyard:later"));
+    expect(links.firstPlace).not.toBe(links.laterPlace);
+    expect(links.firstToLater).toBeCloseTo(cosine(vectorOf("orchard-to-vineyard:first"), vectorOf("orchard-to-vineyard:later")), 2);
+    expect(linksLine([links], 0.45)).toMatch(/^links of 1 changes: /);
+  });
+
+  it("says which case's turn the import lacks", async () => {
+    await expect(statementLinks(runtime, { ...orchard, id: "never-imported" }, "links-user")).rejects.toThrow(/never-imported/);
+  });
+});
+
+describe("the links line", () => {
+  it("counts cases by place and by the later-statement floor", () => {
+    const line = linksLine(
+      [
+        { id: "a", firstPlace: 1, laterPlace: 40, userTurns: 200, firstToLater: 0.6 },
+        { id: "b", firstPlace: 11, laterPlace: 10, userTurns: 200, firstToLater: 0.45 },
+        { id: "c", firstPlace: 30, laterPlace: 2, userTurns: 200, firstToLater: 0.2 },
+      ],
+      0.45,
+    );
+    expect(line).toBe(
+      "links of 3 changes: the question has the first statement among its 10 nearest user turns in 1, the later one in 2, the later one reaches 0.45 of the first in 2",
+    );
+  });
+});
