@@ -193,6 +193,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   if (!owned.owned) throw notFound("session", request.session_id as string);
   const history = owned.items;
   const { ranked, anchors, following, ownStatements: own, ...beyond } = settled(recall);
+  const ownIds = new Set(own.map((memory) => memory.id));
   const question = {
     ...read,
     manySessions: settings.spreadSessions && read.manySessions,
@@ -210,7 +211,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
   // Both read past the ranking, side by side; on a server usually from what recall read ahead.
   const [later, turnsOfFacts] = await Promise.all([
-    beyond.laterStatements(statementsToLookPast(ordered, laterCount, reading), {
+    beyond.laterStatements(statementsToLookPast(ordered, laterCount, reading, ownIds), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
       byName: settings.laterNames,
@@ -290,7 +291,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
             repeated: new Set(packed.repeated),
             derivedFrom: new Map([...turnsOfFacts].flatMap(([fact, turns]) => turns.map((turn) => [turn.id, fact] as const))),
             laterOf,
-            ownStatements: new Set(own.map((memory) => memory.id)),
+            ownStatements: ownIds,
             now,
           }),
         }

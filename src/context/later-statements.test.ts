@@ -14,7 +14,7 @@ const later = (memoryId: string): LaterStatement => ({
 });
 
 describe("statements and what the user said after them", () => {
-  it("looks past facts and the user's own first-person turns, never a question or the assistant's words", () => {
+  it("looks past facts and the user's first-person turns, never a question or the assistant's words", () => {
     const recalled = [
       recalledTurn("question", { content: "user: Which paint is best for a bathroom ceiling?" }),
       recalledTurn("reply", { role: "assistant", content: "assistant: I would use a mould-resistant emulsion." }),
@@ -37,6 +37,17 @@ describe("statements and what the user said after them", () => {
     expect(statementsToLookPast(recalled, 2, PLAIN_READING).map((anchor) => anchor.id)).toEqual(["fact", "statement"]);
     expect(saysSomethingOfSpeaker("Is it too late to plant garlic?")).toBe(false);
     expect(saysSomethingOfSpeaker("My garlic is sprouting already!")).toBe(true);
+  });
+
+  it("looks past a plain statement of a thing of the user's life when it is one of the asker's own statements", () => {
+    const recalled = [
+      recalledTurn("asked", { content: "user: Can you suggest a varnish for an oak floor?" }),
+      recalledTurn("plain", { content: "user: The back fence blew down in the storm on Tuesday." }),
+      recalledTurn("told", { role: "assistant", content: "assistant: The fence panels are sold at the timber yard." }),
+    ];
+    expect(statementsToLookPast(recalled, 3, PLAIN_READING, new Set(["plain"])).map((anchor) => anchor.id)).toEqual(["plain"]);
+    // Ranked, not read first as the asker's own: a plain statement of anyone's, as a conversation between two people is full of.
+    expect(statementsToLookPast(recalled, 3, PLAIN_READING)).toEqual([]);
   });
 
   it("shows a later statement beside its statement once, and drops its own place further down", () => {

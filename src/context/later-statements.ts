@@ -3,28 +3,36 @@ import type { LaterStatement, StatementAnchor } from "../memory/recall/later-sta
 import { type StatementReading, saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
 
 /**
- * A statement of the window that what was said since may qualify: a fact, or a turn in which the
- * user says something of themselves (a question asked of the assistant states nothing that can
- * change).
+ * A turn of the window that what was said since may qualify: one in which the user says something
+ * of themselves (`saysSomethingOfSpeaker`), or one of the asker's own statements read first, which
+ * may state it of a thing of their life ("The flat has a balcony"). A question asked of the
+ * assistant states nothing that can change.
  */
-const isStatement = (memory: RecalledMemory, reading: StatementReading) =>
-  memory.type === "semantic" || (memory.subtype === "turn" && memory.role === "user" && saysSomethingOfSpeaker(memory.content, reading));
+const isStatedTurn = (memory: RecalledMemory, reading: StatementReading, own: ReadonlySet<string>) =>
+  memory.subtype === "turn" && memory.role === "user" && (own.has(memory.id) || saysSomethingOfSpeaker(memory.content, reading));
 
 /**
  * The statements of the window's candidates to look past, each with the moment past which the
  * user's later turns are looked at (when it was last said): `count` in all, as many as the share
  * of the budget pays for. The first facts, wherever they rank, take their places first, then the
- * user's own statements in rank order. Facts come first and apart because the window packs them
- * in their own section ahead of the turns: a fact far down the ranking is still served, and a
- * fact is what the window asserts, so it is the one to read beside what came later.
+ * user's statements in rank order (`isStatedTurn`; `own`: the ids of the asker's own statements,
+ * read until enough are found: each reading may run the tagger). Facts come first and apart
+ * because the window packs them in their own section ahead of the turns: a fact far down the
+ * ranking is still served, and a fact is what the window asserts, so it is the one to read beside
+ * what came later.
  */
-export function statementsToLookPast(recalled: readonly RecalledMemory[], count: number, reading: StatementReading): StatementAnchor[] {
-  const statements = recalled.filter((memory) => isStatement(memory, reading));
-  const facts = statements.filter((memory) => memory.type === "semantic").slice(0, count);
-  return [...facts, ...statements.filter((memory) => memory.type !== "semantic").slice(0, count - facts.length)].map((memory) => ({
-    id: memory.id,
-    after: memory.lastConfirmedAt,
-  }));
+export function statementsToLookPast(
+  recalled: readonly RecalledMemory[],
+  count: number,
+  reading: StatementReading,
+  own: ReadonlySet<string> = new Set(),
+): StatementAnchor[] {
+  const chosen = recalled.filter((memory) => memory.type === "semantic").slice(0, count);
+  for (const memory of recalled) {
+    if (chosen.length >= count) break;
+    if (isStatedTurn(memory, reading, own)) chosen.push(memory);
+  }
+  return chosen.map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
 }
 
 /**

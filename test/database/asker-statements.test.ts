@@ -78,6 +78,13 @@ async function sailorHistory(): Promise<void> {
 const ask = async (app: Runtime["app"]) =>
   call<Window>(app, "POST", "/v1/context", { user_id: "ilse", query: QUESTION, max_tokens: 260, explain: true });
 
+/** A cabin's stove said twice as plain statements of a thing, neither with I or my, months apart, with the same other talk between. */
+async function cabinHistory(): Promise<void> {
+  await session("ilse", 3, ["The cabin stove is a cast iron wood burner that eats a basket of logs every evening."]);
+  for (const [day, said] of OTHER_TALK) await session("ilse", day, said);
+  await session("ilse", 70, ["The wood burner went to a neighbour in March, and a pellet stove heats the cabin now."]);
+}
+
 describe("the asker's own statements", () => {
   it("are read first for a question about how the asker stands now, beside what was said later", async () => {
     runtime = await startTestRuntime();
@@ -98,6 +105,23 @@ describe("the asker's own statements", () => {
     const contents = window.body.explanation.chosen.map((memory) => memory.content).join("\n");
     expect(contents).not.toContain("wooden sailing dinghy");
     expect(window.body.explanation.chosen.map((memory) => memory.reason).join("\n")).not.toMatch(/own statements/);
+  });
+
+  it("may be plain statements of a thing of the asker's life, without I or my, each beside what was said later", async () => {
+    runtime = await startTestRuntime();
+    await cabinHistory();
+    const window = await call<Window>(runtime.app, "POST", "/v1/context", {
+      user_id: "ilse",
+      query: "What sort of stove do I heat the cabin with these days?",
+      max_tokens: 260,
+      explain: true,
+    });
+    expect(window.status).toBe(200);
+    // Either statement may be read as the asker's own; the later one is in the window, first or beside the first.
+    const own = window.body.explanation.chosen.filter((memory) => /own statements nearest/.test(memory.reason));
+    expect(own.some((memory) => /pellet stove|cast iron wood burner/.test(memory.content))).toBe(true);
+    const text = window.body.sections.flatMap((section) => section.items.map((item) => item.text)).join("\n");
+    expect(text).toContain("pellet stove");
   });
 
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {

@@ -64,9 +64,15 @@ export function afterComma(terms: readonly Term[], from: number): number {
   return comma < 0 ? -1 : comma + 1;
 }
 
-/** A verb with a tense: a form of "be", a modal, a past form, or a present one (which the tagger may also call a base form). */
+/**
+ * The tensed forms of "have": a closed class, verbs wherever they stand. The tagger may call one
+ * a noun after a noun it read as an adjective ("The new flat has …").
+ */
+const HAVE_FORMS = "has have had".split(" ");
+
+/** A verb with a tense: a form of "be" or "have", a modal, a past form, or a present one (which the tagger may also call a base form). */
 export const hasTense = (term: Term): boolean =>
-  has(term, "Copula", "Modal", "PastTense") || (has(term, "PresentTense") && !has(term, "Gerund"));
+  has(term, "Copula", "Modal", "PastTense") || HAVE_FORMS.includes(term.text) || (has(term, "PresentTense") && !has(term, "Gerund"));
 
 /**
  * Whether the clause opening at `head` asks or requests, with or without its question mark: a

@@ -5,13 +5,13 @@ import { m, visibleAt } from "../visibility.js";
 import { nearestUserTurnsSql } from "./engines/nearest-user-turns.js";
 import type { QueryVector } from "./engines/recall-index.js";
 import { RECALLED_COLUMNS, type RecalledMemory, type RecalledRow, toRecalled } from "./recalled-rows.js";
-import { type StatementReading, saysSomethingOfSpeaker } from "./speaker-statements.js";
+import { type StatementReading, statesSomething } from "./speaker-statements.js";
 import { supersededSql } from "./superseded.js";
 
 /**
  * How many of the user's turns nearest the query are read for each one kept: many only ask ("can I
  * freeze my sourdough starter?") or request ("Using the notes above, write …"), which states
- * nothing of the user. Told apart in code (`saysSomethingOfSpeaker`), not by a pattern in the
+ * nothing of the user. Told apart in code (`statesSomething`), not by a pattern in the
  * statement: a pattern of the verb forms a subjectless statement opens on costs the database more
  * than reading these turns.
  */
@@ -35,20 +35,24 @@ export function ownStatementCandidatesSql(scope: { appId: string; userId: string
     ) r`;
 }
 
-/** The first `count` of the candidates, in their order, that say something of the user (not only a question). */
+/**
+ * The first `count` of the candidates, in their order, that state something (`statesSomething`):
+ * of the user ("I keep a dinghy at the club"), or of a thing of their life in a plain statement
+ * ("The dinghy sits on a mooring at the club"), which says no I or my and is theirs as much.
+ */
 export function ownStatementsOf(candidates: readonly RecalledMemory[], count: number, reading: StatementReading): RecalledMemory[] {
   const kept: RecalledMemory[] = [];
   // Read in order until enough are kept: each reading may run the tagger.
   for (const memory of candidates) {
     if (kept.length >= count) break;
-    if (saysSomethingOfSpeaker(memory.content, reading)) kept.push(memory);
+    if (statesSomething(memory.content, reading)) kept.push(memory);
   }
   return kept;
 }
 
 /**
- * The user's own statements about themselves nearest to the query by meaning, nearest first:
- * `count` of the user's turns that say something of the user, among the newest few thousand.
+ * The user's own statements nearest to the query by meaning, nearest first: `count` of the
+ * user's turns that state something (`ownStatementsOf`), among the newest few thousand.
  * A question about how the asker stands now ("what do I drive these days?") is answered by what
  * the user said of themselves, which often shares none of its words and which the fused ranking
  * puts behind every turn that does ("can you compare car insurance quotes?"). Read exactly, on

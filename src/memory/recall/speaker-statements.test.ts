@@ -95,6 +95,8 @@ describe("turns that state something", () => {
     expect(statesSomething("The canoe went to a rowing club in May.")).toBe(true);
     expect(statesSomething("Patched the canoe with fibreglass.")).toBe(true);
     expect(statesSomething("Okay, so the canoe is staying in the barn.")).toBe(true);
+    // "has" after a noun the tagger reads as an adjective, which it then calls a noun: still the verb.
+    expect(statesSomething("The left wing has a library.")).toBe(true);
     expect(statesSomething("Would she like a lighter paddle?")).toBe(false);
     expect(statesSomething("Describe the best canoe for a lake.")).toBe(false);
     expect(statesSomething("Okay, now list three lighter paddles.")).toBe(false);
