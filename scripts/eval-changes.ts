@@ -108,7 +108,7 @@ try {
         const found = await statementLinks(runtime, entry, history.userId);
         links.push(found);
         cells.push(
-          `first ${found.firstPlace} and later ${found.laterPlace} of ${found.userTurns} by the question, later to first ${found.firstToLater.toFixed(2)}`,
+          `first ${found.byQuestion.first} and later ${found.byQuestion.later} of ${found.userTurns} by the question (${found.byStatementForm.first} and ${found.byStatementForm.later} by its statement form), later to first ${found.firstToLater.toFixed(2)}`,
         );
       }
       console.log(`[${index + 1}/${cases.length}] ${entry.kind} ${entry.id} in ${haystackOf(index).id}: ${cells.join(", ")}`);

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { questionAsStatement } from "../../src/context/question-statement.js";
 import { queryRows } from "../../src/db/database.js";
 import type { ChangeCase } from "../../src/eval/changes/case-set.js";
 import { withCaseInside } from "../../src/eval/changes/changes-run.js";
@@ -76,24 +77,35 @@ describe("statement links", () => {
             JOIN memory_sources s ON s.memory_id = m.id JOIN session_events e ON e.id = s.event_id
            WHERE m.user_id = ${imported.userId} AND m.subtype = 'turn' AND m.metadata ->> 'role' = 'user'`,
     );
-    const [question, ...vectors] = await runtime.providers.embedder.embed([orchard.question, ...turns.map((turn) => turn.content)]);
-    const toQuestion = vectors.map((vector) => cosine(question as number[], vector));
-    const placeOf = (turnId: string) => {
-      const own = toQuestion[turns.findIndex((turn) => turn.turn_id === turnId)] as number;
-      return 1 + toQuestion.filter((similarity) => similarity > own + 1e-3).length;
+    const [question, statement, ...vectors] = await runtime.providers.embedder.embed([
+      orchard.question,
+      questionAsStatement(orchard.question) ?? orchard.question,
+      ...turns.map((turn) => turn.content),
+    ]);
+    const placeOf = (turnId: string, query: number[]) => {
+      const similarities = vectors.map((vector) => cosine(query, vector));
+      const own = similarities[turns.findIndex((turn) => turn.turn_id === turnId)] as number;
+      return 1 + similarities.filter((similarity) => similarity > own + 1e-3).length;
     };
     const vectorOf = (turnId: string) => vectors[turns.findIndex((turn) => turn.turn_id === turnId)] as number[];
     // 4 sessions × 4 user turns of chatter, and the two statements.
     expect(links.userTurns).toBe(18);
-    expect(links.firstPlace).toBe(placeOf("orchard-to-vineyard:first"));
-    expect(links.laterPlace).toBe(placeOf("orchard-to-vineyard:later"));
-    expect(links.firstPlace).not.toBe(links.laterPlace);
+    expect(links.byQuestion).toEqual({
+      first: placeOf("orchard-to-vineyard:first", question as number[]),
+      later: placeOf("orchard-to-vineyard:later", question as number[]),
+    });
+    expect(links.byStatementForm).toEqual({
+      first: placeOf("orchard-to-vineyard:first", statement as number[]),
+      later: placeOf("orchard-to-vineyard:later", statement as number[]),
+    });
+    expect(links.byQuestion.first).not.toBe(links.byQuestion.later);
     expect(links.firstToLater).toBeCloseTo(cosine(vectorOf("orchard-to-vineyard:first"), vectorOf("orchard-to-vineyard:later")), 2);
     expect(linksLine([links], 0.45)).toMatch(/^links of 1 changes: /);
   });
 
-  it("says which case's turn the import lacks", async () => {
+  it("says which case's turn the import lacks, and when no turn was embedded by the service's model", async () => {
     await expect(statementLinks(runtime, { ...orchard, id: "never-imported" }, "links-user")).rejects.toThrow(/never-imported/);
+    await expect(statementLinks(runtime, orchard, "nobody")).rejects.toThrow(/no user turn of nobody is embedded by/);
   });
 });
 
@@ -101,14 +113,14 @@ describe("the links line", () => {
   it("counts cases by place and by the later-statement floor", () => {
     const line = linksLine(
       [
-        { id: "a", firstPlace: 1, laterPlace: 40, userTurns: 200, firstToLater: 0.6 },
-        { id: "b", firstPlace: 11, laterPlace: 10, userTurns: 200, firstToLater: 0.45 },
-        { id: "c", firstPlace: 30, laterPlace: 2, userTurns: 200, firstToLater: 0.2 },
+        { id: "a", byQuestion: { first: 1, later: 40 }, byStatementForm: { first: 3, later: 12 }, userTurns: 200, firstToLater: 0.6 },
+        { id: "b", byQuestion: { first: 11, later: 10 }, byStatementForm: { first: 2, later: 9 }, userTurns: 200, firstToLater: 0.45 },
+        { id: "c", byQuestion: { first: 30, later: 2 }, byStatementForm: { first: 40, later: 50 }, userTurns: 200, firstToLater: 0.2 },
       ],
       0.45,
     );
     expect(line).toBe(
-      "links of 3 changes: the question has the first statement among its 10 nearest user turns in 1, the later one in 2, the later one reaches 0.45 of the first in 2",
+      "links of 3 changes: among the 10 user turns nearest the question, the first statement in 1; the later one in 2; nearest its statement form, 2 and 1; the later one reaches 0.45 of the first in 2",
     );
   });
 });

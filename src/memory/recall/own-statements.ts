@@ -37,8 +37,9 @@ export function ownStatementCandidatesSql(scope: { appId: string; userId: string
 
 /**
  * The first `count` of the candidates, in their order, that state something (`statesSomething`):
- * of the user ("I keep a dinghy at the club"), or of a thing of their life in a plain statement
- * ("The dinghy sits on a mooring at the club"), which says no I or my and is theirs as much.
+ * of the user ("I keep a dinghy at the club"), of someone ("her", "him"), or of anything in a
+ * plain statement ("The dinghy sits on a mooring at the club"): said by the user near the question,
+ * one with no I or my is theirs as much.
  */
 export function ownStatementsOf(candidates: readonly RecalledMemory[], count: number, reading: StatementReading): RecalledMemory[] {
   const kept: RecalledMemory[] = [];
