@@ -75,8 +75,8 @@ async function sailorHistory(): Promise<void> {
   await session("ilse", 70, ["Sold the dinghy in the autumn and bought a secondhand canal narrowboat that I live on full time now."]);
 }
 
-const ask = async (app: Runtime["app"]) =>
-  call<Window>(app, "POST", "/v1/context", { user_id: "ilse", query: QUESTION, max_tokens: 260, explain: true });
+const ask = async (app: Runtime["app"], query = QUESTION) =>
+  call<Window>(app, "POST", "/v1/context", { user_id: "ilse", query, max_tokens: 260, explain: true });
 
 /** A cabin's stove said twice as plain statements of a thing, neither with I or my, months apart, with the same other talk between. */
 async function cabinHistory(): Promise<void> {
@@ -110,12 +110,7 @@ describe("the asker's own statements", () => {
   it("may be plain statements of a thing of the asker's life, without I or my, each beside what was said later", async () => {
     runtime = await startTestRuntime();
     await cabinHistory();
-    const window = await call<Window>(runtime.app, "POST", "/v1/context", {
-      user_id: "ilse",
-      query: "What sort of stove do I heat the cabin with these days?",
-      max_tokens: 260,
-      explain: true,
-    });
+    const window = await ask(runtime.app, "What sort of stove do I heat the cabin with these days?");
     expect(window.status).toBe(200);
     // The first is read as the asker's own statement, and the later one, which shares none of the
     // question's words, is found as what was said after it and shown beside it.
