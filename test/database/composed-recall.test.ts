@@ -128,6 +128,15 @@ describe("recall in one statement and channel by channel", () => {
     }
   });
 
+  it("a limit too small for every channel's hits: the same ranking, each channel's first hit in it", async () => {
+    for (const text of QUERIES.slice(0, 3)) {
+      const [channels, composed] = await bothPlans(await queryOf(text, { limit: 3 }), { minTextCoverage: 0.2, neighbourWeight: 0.5 });
+      expect(shape(composed)).toEqual(shape(channels));
+      expect(channels.some((memory) => memory.vectorRank === 1)).toBe(true);
+      expect(channels.some((memory) => memory.textRank === 1)).toBe(true);
+    }
+  });
+
   it.each(QUERIES.map((text) => [text.slice(0, 40), text]))("search: the same ranking for %j", async (_label, text) => {
     const [channels, composed] = await bothPlans(await queryOf(text as string), { minTextCoverage: 0.2 });
     expect(shape(composed)).toEqual(shape(channels));

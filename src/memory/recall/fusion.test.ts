@@ -55,15 +55,31 @@ describe("fuseRankings", () => {
     const fused = fuseRankings(
       {
         vector: [
-          hit("old", 1, { created_at: "2026-01-01 00:00:00+00" }),
-          hit("newer", 1, { created_at: "2026-01-01 00:00:00.5+00" }),
-          hit("newest", 1, { created_at: "2026-01-02 00:00:00+00" }),
+          hit("first", 1),
+          hit("old", 2, { created_at: "2026-01-01 00:00:00+00" }),
+          hit("newer", 2, { created_at: "2026-01-01 00:00:00.5+00" }),
+          hit("newest", 2, { created_at: "2026-01-02 00:00:00+00" }),
         ],
         text: [],
       },
       0,
-      2,
+      3,
     );
-    expect(fused.map((entry) => entry.id)).toEqual(["newest", "newer"]);
+    expect(fused.map((entry) => entry.id)).toEqual(["first", "newest", "newer"]);
+  });
+
+  it("keeps each channel's first hit among the best, in the place of the last of the others", () => {
+    // Turns both channels found, each beside another: all score above a hit one channel ranked first.
+    const turn = (id: string, rank: number, seq: number) => hit(id, rank, { session_id: "s1", turn_seq: seq });
+    const pairs = [turn("a", 2, 1), turn("b", 3, 2), turn("c", 4, 3), turn("d", 5, 4)];
+    const fused = fuseRankings({ vector: [hit("by-meaning-only", 1, { similarity: 0.9 }), ...pairs], text: pairs }, 0.5, 3);
+    expect(fused.map((entry) => entry.id)).toEqual(["a", "b", "by-meaning-only"]);
+    expect(fused.every((entry, index) => index === 0 || (fused[index - 1] as { score: number }).score >= entry.score)).toBe(true);
+    // Without room for every channel's first beside one other, the best by score.
+    expect(fuseRankings({ vector: [hit("v", 1)], text: [hit("t", 1)] }, 0, 2).map((entry) => entry.id)).toHaveLength(2);
+    expect(fuseRankings({ vector: [hit("v", 5), hit("w", 9)], text: [hit("w", 1), hit("t", 2)] }, 0, 2).map((entry) => entry.id)).toEqual([
+      "w",
+      "t",
+    ]);
   });
 });

@@ -49,7 +49,8 @@ export interface FusedHit {
  * then any other), each memory's score plus its neighbour boost: a turn beside a well-ranked turn
  * of its session (seq ± 1) gains `neighbourWeight` of the better neighbour's fused score. Evidence
  * runs over consecutive turns (a question, its answer, the details after), and the words of the
- * question often sit in only one of them. Returns the best `limit`, by score and then the newer first.
+ * question often sit in only one of them. Returns the best `limit`, by score and then the newer
+ * first, each channel's first hit always among them (`bestKeepingHeads`).
  *
  * With `coverageWeighted`, a text hit counts in proportion to the share of the query's BM25
  * weight it matches: a memory holding only the query's commonest word ranks high in a text
@@ -103,7 +104,32 @@ export function fuseRankings(
   if (neighbourWeight > 0) boostNeighbours(entries, neighbourWeight);
   for (const entry of entries) entry.score = entry.fused + entry.neighbour_boost;
   entries.sort((a, b) => b.score - a.score || compareCodeUnits(b.created_at, a.created_at));
-  return entries.slice(0, limit);
+  return bestKeepingHeads(entries, channelHeads(rankings), limit);
+}
+
+/** Each channel's first hit (its lowest rank; the first listed of equal ones). */
+function channelHeads(rankings: Readonly<Record<string, readonly RankedHit[]>>): Set<string> {
+  const heads = new Set<string>();
+  for (const hits of Object.values(rankings)) {
+    const first = hits.reduce<RankedHit | undefined>((best, hit) => (best === undefined || hit.rank < best.rank ? hit : best), undefined);
+    if (first) heads.add(first.id);
+  }
+  return heads;
+}
+
+/**
+ * The best `limit` of the entries (sorted best first), each channel's first hit among them
+ * wherever its score puts it, in the place of the last of the others. One channel's best match
+ * found by it alone scores 1 / 61; hits that two channels found in their first sixty, or that sit
+ * beside such a hit, score more, and in a long history there are more of them than a window takes.
+ * A change of state said in other words than the question is found by meaning only: it must stay
+ * a candidate. With no room for every head beside one other, the best `limit` by score.
+ */
+function bestKeepingHeads(entries: FusedHit[], heads: ReadonlySet<string>, limit: number): FusedHit[] {
+  if (heads.size >= limit) return entries.slice(0, limit);
+  const room = limit - heads.size;
+  let others = 0;
+  return entries.filter((entry) => heads.has(entry.id) || others++ < room);
 }
 
 /** Gives each turn `weight` of the better fused score of the turns right before and after it in its session, among the hits. */

@@ -11,6 +11,7 @@ export interface PlannedChannel {
 /**
  * `fuseRankings` as relations of the composed statement, ending in `recall_best`: the best
  * `limit` hits by score (RRF over the channels plus the neighbour boost), then the newer, each
+ * channel's first hit always among them (`bestKeepingHeads`), each
  * with its `position` (1 = best) and every signal the receipts show. Written to give what the
  * function gives, in the same floating-point steps: each channel's `1 / (60 + rank)` added in the
  * channels' order, similarity and coverage the best of 0 and the channels', a turn's boost
@@ -56,15 +57,21 @@ export function fusedHitsSql(channels: readonly PlannedChannel[], neighbourWeigh
       SELECT session_id, turn_seq, max(fused) AS fused FROM recall_fused
        WHERE session_id IS NOT NULL AND turn_seq IS NOT NULL GROUP BY session_id, turn_seq
     )`,
-    sql`recall_best AS MATERIALIZED (
-      SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.created_at DESC, s.seen) AS position FROM (
-        SELECT f.*, ${boost} AS neighbour_boost, f.fused + ${boost} AS score
-          FROM recall_fused f
-          LEFT JOIN recall_turns prior_turn ON prior_turn.session_id = f.session_id AND prior_turn.turn_seq = f.turn_seq - 1
-          LEFT JOIN recall_turns next_turn ON next_turn.session_id = f.session_id AND next_turn.turn_seq = f.turn_seq + 1
+    sql`recall_heads AS (SELECT DISTINCT ON (channel_order) id FROM recall_hits ORDER BY channel_order, rank)`,
+    sql`recall_scored AS (
+      SELECT s.*, row_number() OVER (PARTITION BY s.head ORDER BY s.position) AS place_among_kind FROM (
+        SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.created_at DESC, s.seen) AS position FROM (
+          SELECT f.*, ${boost} AS neighbour_boost, f.fused + ${boost} AS score, f.id IN (SELECT id FROM recall_heads) AS head
+            FROM recall_fused f
+            LEFT JOIN recall_turns prior_turn ON prior_turn.session_id = f.session_id AND prior_turn.turn_seq = f.turn_seq - 1
+            LEFT JOIN recall_turns next_turn ON next_turn.session_id = f.session_id AND next_turn.turn_seq = f.turn_seq + 1
+        ) s
       ) s
-      ORDER BY position
-      LIMIT ${limit}
+    )`,
+    sql`recall_best AS MATERIALIZED (
+      SELECT s.* FROM recall_scored s, (SELECT count(DISTINCT id) AS heads FROM recall_heads) h
+       WHERE CASE WHEN h.heads >= ${limit} THEN s.position <= ${limit} ELSE s.head OR s.place_among_kind <= ${limit} - h.heads END
+       ORDER BY s.position
     )`,
   ];
 }
