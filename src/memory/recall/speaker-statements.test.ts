@@ -134,6 +134,18 @@ describe("turns that state something", () => {
     expect(statesSomething("Lucky you to have such a calm lake nearby.")).toBe(false);
   });
 
+  it("reads each coordinated clause of a sentence as a statement of its own", () => {
+    // The first clause points back; the one after ", and", ", but", ", so" or ";" names its subject.
+    expect(statesSomething("It rained all week, and the canoe trailer is rusting in the yard.")).toBe(true);
+    expect(statesSomething("They sorted the permits at last, so the canoe club opens on Friday.")).toBe(true);
+    expect(statesSomething("That took ages; the new paddles finally came.")).toBe(true);
+    expect(statesSomething("It looked fine at first, but the hull leaks near the bow.")).toBe(true);
+    // A clause that shares the first one's subject opens on its verb; one that points back names none.
+    expect(statesSomething("It was cold, and it rained.")).toBe(false);
+    expect(statesSomething("That sounds lovely, and it suits a beginner.")).toBe(false);
+    expect(statesSomething("You paddle well, but you lean too far.")).toBe(false);
+  });
+
   const row = (id: string, content: string, similarity: number, names: string[] | null = null): LaterStatementRow => ({
     statement_id: "s",
     id,
@@ -160,5 +172,17 @@ describe("turns that state something", () => {
       PLAIN_READING,
     );
     expect(later.get("s")?.map((statement) => statement.memoryId)).toEqual(["says"]);
+  });
+
+  it("keeps the nearest later turn that states its change in a clause after one that points back", () => {
+    const later = laterStatementsOf(
+      [
+        row("coordinated", "They finished the works in spring, and the canoe club meets at the new pontoon now.", 0.7),
+        row("farther", "Kofi paddled to the island on Sunday.", 0.5),
+      ],
+      1,
+      PLAIN_READING,
+    );
+    expect(later.get("s")?.map((statement) => statement.memoryId)).toEqual(["coordinated"]);
   });
 });

@@ -79,8 +79,22 @@ export function statesSomething(text: string, reading: StatementReading = PLAIN_
   if (speaksOfSpeaker(sentences, reading)) return true;
   const statements = sentences.filter((sentence) => !isQuestion(sentence));
   if (statements.some((sentence) => THIRD_PERSON.test(sentence))) return true;
-  return statements.slice(0, MAX_TAGGED_SENTENCES).some(isPlainStatement);
+  return statements.slice(0, MAX_TAGGED_SENTENCES).some((sentence) => coordinatedClauses(sentence).some(isPlainStatement));
 }
+
+/** The most coordinated clauses of one sentence read as statements of their own. */
+const MAX_COORDINATED_CLAUSES = 4;
+
+/** Where two coordinated clauses meet: a semicolon, or a comma before "and", "but" or "so" (a closed class). */
+const COORDINATION = /;\s+|,\s+(?:and|but|so)\s+/i;
+
+/**
+ * A sentence's coordinated clauses, each a statement with a subject of its own or none: "The
+ * office moved us all last month, and the commute is short now" states the commute whatever its
+ * first clause's subject is. A clause that shares the first one's subject ("…, and bought a van")
+ * opens on its verb, which no plain statement does.
+ */
+const coordinatedClauses = (sentence: string) => sentence.split(COORDINATION).slice(0, MAX_COORDINATED_CLAUSES);
 
 /**
  * Whether a sentence is a plain statement: a clause with a verb that has a tense, three words or
