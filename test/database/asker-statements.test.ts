@@ -121,6 +121,22 @@ describe("the asker's own statements", () => {
     expect(text).toContain("pellet burner");
   });
 
+  it("may be typed without capitals, a statement run into a question after a full stop", async () => {
+    runtime = await startTestRuntime();
+    await session("ilse", 3, ["the cabin stove is a cast iron wood burner. any idea how often the flue wants sweeping?"]);
+    for (const [day, said] of OTHER_TALK) await session("ilse", day, said);
+    await session("ilse", 70, [
+      "the wood burner went to a neighbour in march and a pellet burner heats the place now. which pellets leave the least ash?",
+    ]);
+    const window = await ask(runtime.app, "What sort of stove do I heat the cabin with these days?");
+    expect(window.status).toBe(200);
+    const burner = window.body.explanation.chosen.find((memory) => memory.content.includes("cast iron wood burner"));
+    expect(burner?.reason).toMatch(/own statements nearest to a question about how they stand now/);
+    expect(burner?.later_statement).toBeDefined();
+    const text = window.body.sections.flatMap((section) => section.items.map((item) => item.text)).join("\n");
+    expect(text).toContain("pellet burner");
+  });
+
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {
     const hashing = createHashingEmbedder();
     const statement = questionAsStatement(QUESTION);

@@ -134,6 +134,17 @@ describe("turns that state something", () => {
     expect(statesSomething("Lucky you to have such a calm lake nearby.")).toBe(false);
   });
 
+  it("reads a sentence typed without its capital as a sentence of its own", () => {
+    // Without the break the turn is one sentence ending in a question mark, which states nothing.
+    expect(saysSomethingOfSpeaker("my canoe sprang a leak on sunday. is fibreglass tape enough?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Joined the rowing club in Tema last spring. any tips for a first regatta?")).toBe(true);
+    expect(statesSomething("The club moved the boats to the new shed at 6pm. where do the oars go?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Is the lake warm enough in May? or still too cold?")).toBe(false);
+    // A word with a stop inside, or one letter before the stop, ends no sentence.
+    expect(saysSomethingOfSpeaker("Which paddle, e.g. a carbon one, would you pick for me? thanks")).toBe(false);
+    expect(saysSomethingOfSpeaker("Should the hull of a canoe, i.e. the bottom, be sanded? no rush")).toBe(false);
+  });
+
   it("reads each coordinated clause of a sentence as a statement of its own", () => {
     // The first clause points back; the one after ", and", ", but", ", so" or ";" names its subject.
     expect(statesSomething("It rained all week, and the canoe trailer is rusting in the yard.")).toBe(true);

@@ -124,8 +124,17 @@ function isPlainStatement(sentence: string): boolean {
 const sentencesOf = (text: string) => {
   const prefix = SPEAKER_PREFIX.exec(text)?.[0];
   const said = prefix === undefined || FIRST_PERSON.test(prefix) ? text : text.slice(prefix.length);
-  return [...SENTENCES.segment(said)].map(({ segment }) => segment);
+  return [...SENTENCES.segment(said)].flatMap(({ segment }) => segment.split(LOWERCASE_SENTENCE_START));
 };
+
+/**
+ * Where a sentence typed without its capital begins: after a word of two letters or digits or more and a
+ * full stop, "!" or "?" (and any closing quote or bracket), before a lowercase letter. The
+ * segmenter breaks only before a capital (so that "approx. five" stays one sentence), and people
+ * typing to an assistant often write "sold the van. any tips for …?", which would otherwise read
+ * as one question. A word with a stop inside ("e.g.", "p.m.") ends nothing.
+ */
+const LOWERCASE_SENTENCE_START = /(?<=(?:^|[\s(])[\p{L}\p{N}']{2,}[.!?]["'”’)]*)\s+(?=\p{Ll})/u;
 
 /** Whether a sentence ends with a question mark. */
 const isQuestion = (sentence: string) => /\?["'”’)]*\s*$/.test(sentence);
