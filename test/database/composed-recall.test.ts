@@ -130,7 +130,7 @@ describe("recall in one statement and channel by channel", () => {
 
   it("a limit too small for every channel's hits: the same ranking, each channel's first hit in it", async () => {
     for (const text of QUERIES.slice(0, 3)) {
-      const [channels, composed] = await bothPlans(await queryOf(text, { limit: 3 }), { minTextCoverage: 0.2, neighbourWeight: 0.5 });
+      const [channels, composed] = await bothPlans(await queryOf(text, { limit: 4 }), { minTextCoverage: 0.2, neighbourWeight: 0.5 });
       expect(shape(composed)).toEqual(shape(channels));
       expect(channels.some((memory) => memory.vectorRank === 1)).toBe(true);
       expect(channels.some((memory) => memory.textRank === 1)).toBe(true);

@@ -72,14 +72,20 @@ describe("fuseRankings", () => {
     // Turns both channels found, each beside another: all score above a hit one channel ranked first.
     const turn = (id: string, rank: number, seq: number) => hit(id, rank, { session_id: "s1", turn_seq: seq });
     const pairs = [turn("a", 2, 1), turn("b", 3, 2), turn("c", 4, 3), turn("d", 5, 4)];
-    const fused = fuseRankings({ vector: [hit("by-meaning-only", 1, { similarity: 0.9 }), ...pairs], text: pairs }, 0.5, 3);
-    expect(fused.map((entry) => entry.id)).toEqual(["a", "b", "by-meaning-only"]);
+    const rankings = { vector: [hit("by-meaning-only", 1, { similarity: 0.9 }), ...pairs], text: pairs };
+    const fused = fuseRankings(rankings, 0.5, 4);
+    expect(fused.map((entry) => entry.id)).toEqual(["a", "b", "c", "by-meaning-only"]);
     expect(fused.every((entry, index) => index === 0 || (fused[index - 1] as { score: number }).score >= entry.score)).toBe(true);
-    // Without room for every channel's first beside one other, the best by score.
-    expect(fuseRankings({ vector: [hit("v", 1)], text: [hit("t", 1)] }, 0, 2).map((entry) => entry.id)).toHaveLength(2);
-    expect(fuseRankings({ vector: [hit("v", 5), hit("w", 9)], text: [hit("w", 1), hit("t", 2)] }, 0, 2).map((entry) => entry.id)).toEqual([
-      "w",
-      "t",
-    ]);
+    // Two heads are more than half of three: the best three by score, as a short search wants them.
+    expect(fuseRankings(rankings, 0.5, 3).map((entry) => entry.id)).toEqual(["a", "b", "c"]);
+    // Of equal first ranks, the lowest id is the channel's first.
+    const both = ["p1", "p2", "p3", "p4"];
+    const tied = {
+      vector: both.map((id, index) => hit(id, index + 1)),
+      text: [hit("y", 1), hit("x", 1), ...both.map((id, index) => hit(id, index + 2))],
+    };
+    const kept = fuseRankings(tied, 0, 4).map((entry) => entry.id);
+    expect(kept).toContain("x");
+    expect(kept).not.toContain("y");
   });
 });

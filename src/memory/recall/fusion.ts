@@ -107,11 +107,15 @@ export function fuseRankings(
   return bestKeepingHeads(entries, channelHeads(rankings), limit);
 }
 
-/** Each channel's first hit (its lowest rank; the first listed of equal ones). */
+/** Each channel's first hit: its lowest rank, the lowest id of equal ones (as `fusedHitsSql` picks it). */
 function channelHeads(rankings: Readonly<Record<string, readonly RankedHit[]>>): Set<string> {
   const heads = new Set<string>();
   for (const hits of Object.values(rankings)) {
-    const first = hits.reduce<RankedHit | undefined>((best, hit) => (best === undefined || hit.rank < best.rank ? hit : best), undefined);
+    const first = hits.reduce<RankedHit | undefined>(
+      (best, hit) =>
+        best === undefined || hit.rank < best.rank || (hit.rank === best.rank && compareCodeUnits(hit.id, best.id) < 0) ? hit : best,
+      undefined,
+    );
     if (first) heads.add(first.id);
   }
   return heads;
@@ -123,10 +127,11 @@ function channelHeads(rankings: Readonly<Record<string, readonly RankedHit[]>>):
  * found by it alone scores 1 / 61; hits that two channels found in their first sixty, or that sit
  * beside such a hit, score more, and in a long history there are more of them than a window takes.
  * A change of state said in other words than the question is found by meaning only: it must stay
- * a candidate. With no room for every head beside one other, the best `limit` by score.
+ * a candidate. When the heads would be more than half of `limit` (a search for a few results),
+ * the best `limit` by score: the heads would crowd out what the channels agree on.
  */
 function bestKeepingHeads(entries: FusedHit[], heads: ReadonlySet<string>, limit: number): FusedHit[] {
-  if (heads.size >= limit) return entries.slice(0, limit);
+  if (heads.size * 2 > limit) return entries.slice(0, limit);
   const room = limit - heads.size;
   let others = 0;
   return entries.filter((entry) => heads.has(entry.id) || others++ < room);

@@ -140,9 +140,13 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Joined the rowing club in Tema last spring. any tips for a first regatta?")).toBe(true);
     expect(statesSomething("The club moved the boats to the new shed at 6pm. where do the oars go?")).toBe(true);
     expect(saysSomethingOfSpeaker("Is the lake warm enough in May? or still too cold?")).toBe(false);
-    // A word with a stop inside, or one letter before the stop, ends no sentence.
+    // A word with a stop inside, one letter before the stop, or an abbreviation ends no sentence.
     expect(saysSomethingOfSpeaker("Which paddle, e.g. a carbon one, would you pick for me? thanks")).toBe(false);
     expect(saysSomethingOfSpeaker("Should the hull of a canoe, i.e. the bottom, be sanded? no rush")).toBe(false);
+    expect(saysSomethingOfSpeaker("Can I carry approx. four litres of water in the canoe?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Do we need a licence for a canoe vs. a kayak on the canal?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Should I pack rope, tape etc. or just a pump?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Can I check the no. of locks on my route?")).toBe(false);
   });
 
   it("reads each coordinated clause of a sentence as a statement of its own", () => {

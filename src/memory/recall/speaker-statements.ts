@@ -82,7 +82,7 @@ export function statesSomething(text: string, reading: StatementReading = PLAIN_
   return statements.slice(0, MAX_TAGGED_SENTENCES).some((sentence) => coordinatedClauses(sentence).some(isPlainStatement));
 }
 
-/** The most coordinated clauses of one sentence read as statements of their own. */
+/** The most coordinated clauses of one sentence read as statements of their own: each runs the tagger. */
 const MAX_COORDINATED_CLAUSES = 4;
 
 /** Where two coordinated clauses meet: a semicolon, or a comma before "and", "but" or "so" (a closed class). */
@@ -94,7 +94,7 @@ const COORDINATION = /;\s+|,\s+(?:and|but|so)\s+/i;
  * first clause's subject is. A clause that shares the first one's subject ("…, and bought a van")
  * opens on its verb, which no plain statement does.
  */
-const coordinatedClauses = (sentence: string) => sentence.split(COORDINATION).slice(0, MAX_COORDINATED_CLAUSES);
+const coordinatedClauses = (sentence: string) => sentence.split(COORDINATION, MAX_COORDINATED_CLAUSES);
 
 /**
  * Whether a sentence is a plain statement: a clause with a verb that has a tense, three words or
@@ -124,17 +124,44 @@ function isPlainStatement(sentence: string): boolean {
 const sentencesOf = (text: string) => {
   const prefix = SPEAKER_PREFIX.exec(text)?.[0];
   const said = prefix === undefined || FIRST_PERSON.test(prefix) ? text : text.slice(prefix.length);
-  return [...SENTENCES.segment(said)].flatMap(({ segment }) => segment.split(LOWERCASE_SENTENCE_START));
+  return [...SENTENCES.segment(said)].flatMap(({ segment }) => splitAtLowercaseStarts(segment));
 };
 
 /**
- * Where a sentence typed without its capital begins: after a word of two letters or digits or more and a
- * full stop, "!" or "?" (and any closing quote or bracket), before a lowercase letter. The
- * segmenter breaks only before a capital (so that "approx. five" stays one sentence), and people
- * typing to an assistant often write "sold the van. any tips for …?", which would otherwise read
- * as one question. A word with a stop inside ("e.g.", "p.m.") ends nothing.
+ * Abbreviations a full stop ends without ending the sentence (a closed class): "Can I use approx.
+ * two cups?" is one question, as "Mr. and Mrs. Smith" is one name.
  */
-const LOWERCASE_SENTENCE_START = /(?<=(?:^|[\s(])[\p{L}\p{N}']{2,}[.!?]["'”’)]*)\s+(?=\p{Ll})/u;
+const ABBREVIATIONS = new Set(
+  "approx etc vs no nos incl excl eg ie cf al mr mrs ms dr st jr sr prof co inc ltd dept est min max fig vol ca ft oz lb lbs kg km hr hrs mins sec".split(
+    " ",
+  ),
+);
+
+/**
+ * A full stop after a word of two letters or digits or more (not one with a stop inside, "e.g."),
+ * any closing quote or bracket, and the space before a lowercase letter. Bounded, so that a long
+ * run of quotes cannot make the match slow.
+ */
+const STOP_BEFORE_LOWERCASE = /(?<=(?:^|[^\p{L}\p{N}.'’])([\p{L}\p{N}'’]{2,40})\.["'”’)]{0,3})\s+(?=\p{Ll})/gu;
+
+/**
+ * A segment split where a sentence typed without its capital begins. The segmenter breaks after
+ * "?" or "!" before a lowercase letter, but after a full stop only before a capital, so that
+ * "approx. two" stays one sentence; people typing to an assistant often write "sold the van. any
+ * tips for …?", which would otherwise read as one question and state nothing. After a word of the
+ * closed class of abbreviations the stop ends nothing.
+ */
+function splitAtLowercaseStarts(segment: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (const match of segment.matchAll(STOP_BEFORE_LOWERCASE)) {
+    if (ABBREVIATIONS.has((match[1] ?? "").toLowerCase().replace(/['’]/g, ""))) continue;
+    parts.push(segment.slice(start, match.index));
+    start = match.index + match[0].length;
+  }
+  parts.push(segment.slice(start));
+  return parts;
+}
 
 /** Whether a sentence ends with a question mark. */
 const isQuestion = (sentence: string) => /\?["'”’)]*\s*$/.test(sentence);

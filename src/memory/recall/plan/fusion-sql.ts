@@ -11,8 +11,9 @@ export interface PlannedChannel {
 /**
  * `fuseRankings` as relations of the composed statement, ending in `recall_best`: the best
  * `limit` hits by score (RRF over the channels plus the neighbour boost), then the newer, each
- * channel's first hit always among them (`bestKeepingHeads`), each
- * with its `position` (1 = best) and every signal the receipts show. Written to give what the
+ * channel's first hit always among them (`bestKeepingHeads`), each with its `position` among all
+ * the fused hits (1 = best; a head kept from below the others may be 57th) and every signal the
+ * receipts show. Written to give what the
  * function gives, in the same floating-point steps: each channel's `1 / (60 + rank)` added in the
  * channels' order, similarity and coverage the best of 0 and the channels', a turn's boost
  * `neighbourWeight` × the better fused score of the turns at seq ± 1 of its session among the hits;
@@ -57,7 +58,7 @@ export function fusedHitsSql(channels: readonly PlannedChannel[], neighbourWeigh
       SELECT session_id, turn_seq, max(fused) AS fused FROM recall_fused
        WHERE session_id IS NOT NULL AND turn_seq IS NOT NULL GROUP BY session_id, turn_seq
     )`,
-    sql`recall_heads AS (SELECT DISTINCT ON (channel_order) id FROM recall_hits ORDER BY channel_order, rank)`,
+    sql`recall_heads AS (SELECT DISTINCT ON (channel_order) id FROM recall_hits ORDER BY channel_order, rank, id::text COLLATE "C")`,
     sql`recall_scored AS (
       SELECT s.*, row_number() OVER (PARTITION BY s.head ORDER BY s.position) AS place_among_kind FROM (
         SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.created_at DESC, s.seen) AS position FROM (
@@ -70,7 +71,7 @@ export function fusedHitsSql(channels: readonly PlannedChannel[], neighbourWeigh
     )`,
     sql`recall_best AS MATERIALIZED (
       SELECT s.* FROM recall_scored s, (SELECT count(DISTINCT id) AS heads FROM recall_heads) h
-       WHERE CASE WHEN h.heads >= ${limit} THEN s.position <= ${limit} ELSE s.head OR s.place_among_kind <= ${limit} - h.heads END
+       WHERE CASE WHEN h.heads * 2 > ${limit} THEN s.position <= ${limit} ELSE s.head OR s.place_among_kind <= ${limit} - h.heads END
        ORDER BY s.position
     )`,
   ];
