@@ -107,18 +107,25 @@ describe("the asker's own statements", () => {
     expect(window.body.explanation.chosen.map((memory) => memory.reason).join("\n")).not.toMatch(/own statements/);
   });
 
-  it("may be plain statements of a thing of the asker's life, without I or my, each beside what was said later", async () => {
-    runtime = await startTestRuntime();
-    await cabinHistory();
-    const window = await ask(runtime.app, "What sort of stove do I heat the cabin with these days?");
+  /**
+   * Asked about the cabin's stove: the first statement is read as the asker's own statement, and
+   * the later one, which shares none of the question's words, is found as what was said after it
+   * and shown beside it.
+   */
+  const expectStoveBesideLater = async (app: Runtime["app"]) => {
+    const window = await ask(app, "What sort of stove do I heat the cabin with these days?");
     expect(window.status).toBe(200);
-    // The first is read as the asker's own statement, and the later one, which shares none of the
-    // question's words, is found as what was said after it and shown beside it.
     const burner = window.body.explanation.chosen.find((memory) => memory.content.includes("cast iron wood burner"));
     expect(burner?.reason).toMatch(/own statements nearest to a question about how they stand now/);
     expect(burner?.later_statement).toBeDefined();
     const text = window.body.sections.flatMap((section) => section.items.map((item) => item.text)).join("\n");
     expect(text).toContain("pellet burner");
+  };
+
+  it("may be plain statements of a thing of the asker's life, without I or my, each beside what was said later", async () => {
+    runtime = await startTestRuntime();
+    await cabinHistory();
+    await expectStoveBesideLater(runtime.app);
   });
 
   it("may be typed without capitals, a statement run into a question after a full stop", async () => {
@@ -128,13 +135,7 @@ describe("the asker's own statements", () => {
     await session("ilse", 70, [
       "the wood burner went to a neighbour in march and a pellet burner heats the place now. which pellets leave the least ash?",
     ]);
-    const window = await ask(runtime.app, "What sort of stove do I heat the cabin with these days?");
-    expect(window.status).toBe(200);
-    const burner = window.body.explanation.chosen.find((memory) => memory.content.includes("cast iron wood burner"));
-    expect(burner?.reason).toMatch(/own statements nearest to a question about how they stand now/);
-    expect(burner?.later_statement).toBeDefined();
-    const text = window.body.sections.flatMap((section) => section.items.map((item) => item.text)).join("\n");
-    expect(text).toContain("pellet burner");
+    await expectStoveBesideLater(runtime.app);
   });
 
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {
