@@ -129,7 +129,8 @@ const sentencesOf = (text: string) => {
 
 /**
  * Abbreviations a full stop ends without ending the sentence (a closed class): "Can I use approx.
- * two cups?" is one question, as "Mr. and Mrs. Smith" is one name.
+ * two cups?" is one question, as is "Is a canoe vs. a kayak better?". "No." ends no sentence
+ * either, at the price of missing a break after an answer of "no".
  */
 const ABBREVIATIONS = new Set(
   "approx etc vs no nos incl excl eg ie cf al mr mrs ms dr st jr sr prof co inc ltd dept est min max fig vol ca ft oz lb lbs kg km hr hrs mins sec".split(
