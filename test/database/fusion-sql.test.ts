@@ -23,13 +23,17 @@ afterAll(async () => {
 
 type Rankings = Record<string, RankedHit[]>;
 
-/** Hits of `ids` ranked in order from 1, each at its own time; two of a session when `seq` is given. */
+/**
+ * Hits of `ids` ranked in order from 1, turns of `session` at `seq` when given. Each memory is
+ * created on the day its id numbers (the ids below open on 1 to 12 in hex), the same in every
+ * channel that names it.
+ */
 function ranking(ids: string[], session?: string, seq?: (index: number) => number): RankedHit[] {
   return ids.map((id, index) => ({
     id,
     session_id: session ?? null,
     turn_seq: session && seq ? seq(index) : null,
-    created_at: `2026-01-${String(1 + (id.charCodeAt(0) % 27)).padStart(2, "0")} 00:00:00+00`,
+    created_at: `2026-01-${String(Number.parseInt(id.slice(0, 8), 16)).padStart(2, "0")} 00:00:00+00`,
     rank: index + 1,
   }));
 }
