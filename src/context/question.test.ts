@@ -19,3 +19,20 @@ describe("a question about how things stand now", () => {
       expect(readQuestion(question, now).aboutPresent, question).toBe(false);
   });
 });
+
+describe("a question about the asker", () => {
+  it("is one in the first person, singular or plural", () => {
+    for (const question of [
+      "Which dentist do I see now?",
+      "Which plumber do we call these days?",
+      "Where is our spare key kept?",
+      "Is the shed ours or the landlord's?",
+    ])
+      expect(readQuestion(question, now).aboutAsker, question).toBe(true);
+  });
+
+  it("is not one about someone else or about what the assistant said", () => {
+    for (const question of ["Which plumber does Dana call?", "What did you suggest for our hedge?", "Which recipe of yours did we try?"])
+      expect(readQuestion(question, now).aboutAsker, question).toBe(false);
+  });
+});

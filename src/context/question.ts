@@ -9,7 +9,7 @@ export interface QuestionReading {
   manySessions: boolean;
   /** It asks what the assistant said, suggested or answered: its turns are what it looks for. */
   asksAssistant: boolean;
-  /** It asks about the asker, in the first person ("Which gym do I go to?", "my sister's name"), not what the assistant said. */
+  /** It asks about the asker, in the first person ("Which gym do I go to?", "my sister's name", "our landlord"), not what the assistant said. */
   aboutAsker: boolean;
   /** The kinds of statement it asks about without naming them: a taste, a habit, a goal (`kindsAskedAbout`). */
   kinds: StatementKind[];
@@ -26,7 +26,8 @@ const GATHERS = /\b(?:how many|how much|in total|total|altogether|all (?:the|of|
 const COMPARES =
   /\b(?:first|earlier|before|after|last|later|more|most|fewer|less)\b.*\bor\b|\bor\b.*\b(?:first|earlier|before|after|later)\b/i;
 const ASKS_THE_ASSISTANT = /\b(?:you|your|yours|assistant|chatbot)\b/i;
-const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|me|my|mine|myself)\b/i;
+/** "We" and "our" too: "Who is our internet provider?" asks about the asker's household as much as "my" would. */
+const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|me|my|mine|myself|we|we're|we've|we'd|us|our|ours|ourselves)\b/i;
 
 /**
  * Reads a question once for the window: the time it names (`readQuestionTime`), whether it
