@@ -27,7 +27,7 @@ describe("turns that state something", () => {
   it("reads no subjectless statement in a request, a question, a gerund subject or an aside", () => {
     expect(saysSomethingOfSpeaker("Draft a reply to the landlord.")).toBe(false);
     expect(saysSomethingOfSpeaker("Drawing on the notes above, draft a reply to the landlord.")).toBe(false);
-    expect(saysSomethingOfSpeaker("Was trading the hatchback for a cargo bike wise?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Traded the hatchback for a cargo bike, was that wise?")).toBe(false);
     expect(saysSomethingOfSpeaker("Coaching small children takes endless patience.")).toBe(false);
     expect(saysSomethingOfSpeaker("Enclosed is the signed lease.")).toBe(false);
     expect(saysSomethingOfSpeaker("Understood, send the lease over.")).toBe(false);
@@ -38,12 +38,12 @@ describe("turns that state something", () => {
   });
 
   it("reads a statement of the speaker said on the way to a question, when questions are read", () => {
-    // Off by default: a question states nothing (a clause of its own before it, or its reason after a comma, does: below).
-    expect(saysSomethingOfSpeaker("Which bus goes to town now that my bike has been stolen?")).toBe(false);
-    expect(statesSomething("Which bus goes to town now that my bike has been stolen?")).toBe(false);
+    // Off by default: a question states nothing.
+    expect(saysSomethingOfSpeaker("My kettle leaks at the base, is it worth fixing?")).toBe(false);
+    expect(statesSomething("My kettle leaks at the base, is it worth fixing?")).toBe(false);
     expect(saysSomethingOfSpeaker("My kettle leaks at the base, is it worth fixing?", QUESTIONS)).toBe(true);
     expect(saysSomethingOfSpeaker("Now that we have sold the car, how do we get around?", QUESTIONS)).toBe(true);
-    expect(saysSomethingOfSpeaker("Which bus goes to town now that my bike has been stolen?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("Which bus goes to town, now that my bike has been stolen?", QUESTIONS)).toBe(true);
     expect(saysSomethingOfSpeaker("I've taught piano for a decade, so how do I raise my rates?", QUESTIONS)).toBe(true);
     expect(statesSomething("Since our daughter is starting nursery, what should she bring?", QUESTIONS)).toBe(true);
     // Negations, "been" with a gerund, "can" and "will" state; a verb the tagger reads as a noun after "I".
@@ -67,7 +67,8 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Do you think I should retrain as a nurse?", QUESTIONS)).toBe(false);
     expect(saysSomethingOfSpeaker("Any ideas for my balcony?", QUESTIONS)).toBe(false);
     expect(saysSomethingOfSpeaker("Can you help me plan my week?", QUESTIONS)).toBe(false);
-    expect(saysSomethingOfSpeaker("Which documents are needed in case we might emigrate to Chile?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("We might emigrate to Chile, which documents are needed?", QUESTIONS)).toBe(false);
+    expect(saysSomethingOfSpeaker("I'd love to learn the cello, where should I begin?", QUESTIONS)).toBe(false);
     // An embedded question is asked, not stated.
     expect(saysSomethingOfSpeaker("I was wondering whether you could proofread this letter?", QUESTIONS)).toBe(false);
     expect(saysSomethingOfSpeaker("I'm curious which planet is the windiest?", QUESTIONS)).toBe(false);
@@ -146,36 +147,6 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Do we need a licence for a canoe vs. a kayak on the canal?")).toBe(false);
     expect(saysSomethingOfSpeaker("Should I pack rope, tape etc. or just a pump?")).toBe(false);
     expect(saysSomethingOfSpeaker("Can I check the no. of locks on my route?")).toBe(false);
-  });
-
-  it("reads the clause before a comma that opens a question as a sentence of its own", () => {
-    // As if typed with a full stop: "My kettle leaks at the base. Is it worth fixing?"
-    expect(saysSomethingOfSpeaker("My kettle leaks at the base, is it worth fixing?")).toBe(true);
-    expect(saysSomethingOfSpeaker("Traded the hatchback for a cargo bike, was that wise?")).toBe(true);
-    expect(statesSomething("The ferry stopped running in October, how do islanders get across now?")).toBe(true);
-    expect(statesSomething("so the allotment committee raised the fees, any cheaper plots nearby?")).toBe(true);
-    // Not a clause that supposes, asks itself, or has no verb with a tense; not a question after a comma that opens none.
-    expect(saysSomethingOfSpeaker("If we move to the coast, can we keep the allotment?")).toBe(false);
-    expect(saysSomethingOfSpeaker("When I retire, should I sell the van?")).toBe(false);
-    expect(saysSomethingOfSpeaker("Can I freeze my sourdough starter, and how long does it keep?")).toBe(false);
-    expect(saysSomethingOfSpeaker("About my lease, can the landlord raise the rent?")).toBe(false);
-    expect(statesSomething("Hi there, which tent is lightest?")).toBe(false);
-  });
-
-  it("reads the reason a question gives after a comma as a sentence of its own", () => {
-    expect(saysSomethingOfSpeaker("Which bus goes to town, now that my bike has been stolen?")).toBe(true);
-    expect(saysSomethingOfSpeaker("Which roof racks suit a small van, since we sold the estate car?")).toBe(true);
-    expect(statesSomething("Is a heat pump worth it, because the oil boiler finally died in the cold snap?")).toBe(true);
-    // Not one with no verb with a tense, or with a subject that points back.
-    expect(statesSomething("What would you cook, as a chef?")).toBe(false);
-    expect(statesSomething("Which is better, since both are cheap?")).toBe(false);
-  });
-
-  it("reads no statement of the speaker in a request in the first person", () => {
-    expect(saysSomethingOfSpeaker("Give me three names for my bakery.")).toBe(false);
-    expect(saysSomethingOfSpeaker("Please tell me what my options are.")).toBe(false);
-    expect(saysSomethingOfSpeaker("Okay, show me the cheapest route to my office.")).toBe(false);
-    expect(saysSomethingOfSpeaker("Give me a minute. I sold my bike yesterday.")).toBe(true);
   });
 
   it("reads each coordinated clause of a sentence as a statement of its own", () => {

@@ -1,4 +1,4 @@
-import { AUXILIARIES, asksOrRequests, has, hasTense, headIndex, termsOf, WH_WORDS } from "./clause-openings.js";
+import { asksOrRequests, has, hasTense, headIndex, termsOf } from "./clause-openings.js";
 import { STATING_WORD, statesInQuestion } from "./question-statements.js";
 import { opensWithoutSubject } from "./subjectless-statements.js";
 
@@ -44,18 +44,11 @@ export const PLAIN_READING: StatementReading = { inQuestions: false };
 /** `saysSomethingOfSpeaker` of a turn's sentences, segmented once by the caller. */
 function speaksOfSpeaker(sentences: readonly string[], reading: StatementReading): boolean {
   const statements = sentences.filter((sentence) => !isQuestion(sentence));
-  const inFirstPerson = statements.filter((sentence) => FIRST_PERSON.test(sentence)).slice(0, MAX_TAGGED_SENTENCES);
-  if (inFirstPerson.some((sentence) => !requests(sentence))) return true;
+  if (statements.some((sentence) => FIRST_PERSON.test(sentence))) return true;
   if (statements.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject)) return true;
   if (!reading.inQuestions) return false;
   const questions = sentences.filter((sentence) => isQuestion(sentence) && STATING_WORD.test(sentence));
   return questions.slice(0, MAX_TAGGED_SENTENCES).some(statesInQuestion);
-}
-
-/** Whether a sentence asks or requests ("Give me three names", "Tell me about my options"): its "me" or "my" says nothing of the speaker. */
-function requests(sentence: string): boolean {
-  const terms = termsOf(sentence);
-  return asksOrRequests(terms, headIndex(terms, { markers: true }));
 }
 
 /** Statements of a state have a subject, a verb and what they say of it: "Sounds good." states nothing. */
@@ -131,63 +124,8 @@ function isPlainStatement(sentence: string): boolean {
 const sentencesOf = (text: string) => {
   const prefix = SPEAKER_PREFIX.exec(text)?.[0];
   const said = prefix === undefined || FIRST_PERSON.test(prefix) ? text : text.slice(prefix.length);
-  const sentences = [...SENTENCES.segment(said)].flatMap(({ segment }) => splitAtLowercaseStarts(segment));
-  // Splitting a question may run the tagger: a pasted document's are read by its first ones.
-  return sentences.flatMap((sentence, index) => (index < MAX_TAGGED_SENTENCES ? splitQuestion(sentence) : [sentence]));
+  return [...SENTENCES.segment(said)].flatMap(({ segment }) => splitAtLowercaseStarts(segment));
 };
-
-/** Words that open a question after a comma ("…, how do I …?", "…, is it …?", "…, any tips …?"): wh-words, auxiliaries, "any" (closed classes). */
-const QUESTION_OPENERS = [...WH_WORDS, ...AUXILIARIES, "any", "anyone", "anything"];
-
-/** Words that suppose or ask rather than state when they open a clause ("If I move, …", "When we retire, …"): a closed class. */
-const SUPPOSING_OPENERS = "if when whenever unless whether once before until suppose supposing assuming".split(" ");
-
-/** Words that may open a clause before what it says ("So …", "Okay, …"): skipped to find its first word. */
-const LEADING_MARKERS = "so and but ok okay well oh hey hi also".split(" ");
-
-/** The first word of a clause after leading markers, in lower case with its apostrophe suffix dropped ("what's" → "what"). */
-function firstWord(clause: string): string {
-  const words = clause.toLowerCase().match(/[\p{L}']+/gu) ?? [];
-  const word = words.find((candidate) => !LEADING_MARKERS.includes(candidate)) ?? "";
-  return word.replace(/'.*$/, "");
-}
-
-/**
- * A question split where a statement inside it ends or begins: "The boiler is twelve years old,
- * is it worth servicing?" states the boiler's age on the way to asking, as surely as two
- * sentences would, and people type it so as often. The clause before the first comma whose next
- * word opens a question is read as a sentence of its own, unless it asks itself ("Can I …, and
- * how …?"), supposes ("If we move, how …?") or has no verb with a tense; failing that, the reason
- * the question gives after a comma (`splitBeforeReason`).
- */
-function splitQuestion(sentence: string): string[] {
-  if (!isQuestion(sentence)) return [sentence];
-  for (const comma of sentence.matchAll(/,\s+/g)) {
-    const rest = sentence.slice(comma.index + comma[0].length);
-    if (!QUESTION_OPENERS.includes(firstWord(rest))) continue;
-    const before = sentence.slice(0, comma.index);
-    const opening = firstWord(before);
-    if (QUESTION_OPENERS.includes(opening) || SUPPOSING_OPENERS.includes(opening)) return [sentence];
-    // A phrase with no verb of its own ("About my lease, can I …?") states nothing.
-    return termsOf(before).some(hasTense) ? [before, rest] : [sentence];
-  }
-  return splitBeforeReason(sentence);
-}
-
-/** Words that open a clause giving a question's reason, which they state as true (a closed class). */
-const REASON_AFTER_COMMA = /,\s+(?=(?:now that|since|because|as|given that)\s)/i;
-
-/**
- * A question split before the clause that gives its reason: "Which bus goes to town, now that my
- * bike has been stolen?" states the theft as surely as a sentence of its own would. The clause
- * is read without the question mark, when it has a verb with a tense.
- */
-function splitBeforeReason(question: string): string[] {
-  const comma = REASON_AFTER_COMMA.exec(question);
-  if (!comma) return [question];
-  const reason = question.slice(comma.index + comma[0].length).replace(/\?["'”’)]*\s*$/, "");
-  return termsOf(reason).some(hasTense) ? [`${question.slice(0, comma.index)}?`, reason] : [question];
-}
 
 /**
  * Abbreviations a full stop ends without ending the sentence (a closed class): "Can I use approx.
