@@ -32,7 +32,12 @@ describe("a question about the asker", () => {
   });
 
   it("is not one about someone else or about what the assistant said", () => {
-    for (const question of ["Which plumber does Dana call?", "What did you suggest for our hedge?", "Which recipe of yours did we try?"])
+    for (const question of [
+      "Which plumber does Dana call?",
+      "What did you suggest for our hedge?",
+      "Which recipe of yours did we try?",
+      "Which US port ships the most grain?",
+    ])
       expect(readQuestion(question, now).aboutAsker, question).toBe(false);
   });
 });
