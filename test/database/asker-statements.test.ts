@@ -97,6 +97,15 @@ describe("the asker's own statements", () => {
     expect(text).toContain("narrowboat");
   });
 
+  it("are read first for a question asked in the plural, about the asker's household", async () => {
+    runtime = await startTestRuntime();
+    await sailorHistory();
+    const window = await ask(runtime.app, "What sort of boat do we own these days?");
+    expect(window.status).toBe(200);
+    const narrowboat = window.body.explanation.chosen.find((memory) => memory.content.includes("canal narrowboat"));
+    expect(narrowboat?.reason).toMatch(/own statements nearest to a question about how they stand now/);
+  });
+
   it("are left to the ranking with CONTEXT_ASKER_STATEMENTS=false, which does not reach the first statement", async () => {
     runtime = await startTestRuntime({ CONTEXT_ASKER_STATEMENTS: "false" });
     await sailorHistory();
