@@ -147,6 +147,18 @@ describe("the asker's own statements", () => {
     await expectStoveBesideLater(runtime.app);
   });
 
+  it("may be typed inside a question, a statement before a comma that opens the question", async () => {
+    runtime = await startTestRuntime();
+    await session("ilse", 3, [
+      "The cabin stove is a cast iron wood burner that eats logs every evening, how often should its flue be swept?",
+    ]);
+    for (const [day, said] of OTHER_TALK) await session("ilse", day, said);
+    await session("ilse", 70, [
+      "The wood burner went to a neighbour in March and a pellet burner warms the place now, which pellets burn cleanest?",
+    ]);
+    await expectStoveBesideLater(runtime.app);
+  });
+
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {
     const hashing = createHashingEmbedder();
     const statement = questionAsStatement(QUESTION);

@@ -23,13 +23,13 @@ export const OPENING_ADVERBS = "just still also now already finally recently onl
 const DISCOURSE_MARKERS = "so and but ok okay well oh yes no hi hey".split(" ");
 
 /** Words that open a question, or an exclamation ("What a view!"): a closed class. */
-const WH_WORDS = "what which who whom whose where when why how".split(" ");
+export const WH_WORDS = "what which who whom whose where when why how".split(" ");
 
 /** The forms of "be": after a past form, they make it a description of a thing ("Attached is …"). */
 export const BE_FORMS = "is are was were be".split(" ");
 
 /** Auxiliaries that open a question before a pronoun ("can you …", "is it …"): a closed class. */
-const AUXILIARIES = "can could will would shall should may might must am is are was were do does did".split(" ");
+export const AUXILIARIES = "can could will would shall should may might must am is are was were do does did".split(" ");
 
 /** The longest clause handed to the tagger: an opening is read from its first words. */
 const MAX_CLAUSE = 240;

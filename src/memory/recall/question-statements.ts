@@ -38,7 +38,7 @@ const MAX_NOUN_PHRASE = 4;
 const qualifies = (term: Term) => has(term, "Adverb", "Negative") || OPENING_ADVERBS.includes(term.text);
 
 /** A modal that weighs rather than states; a contraction's modal has no text of its own ("i'd" + "'d"). */
-const weighs = (term: Term, subject: Term | undefined) =>
+export const weighs = (term: Term, subject: Term | undefined) =>
   has(term, "Modal") && (WEIGHING_MODALS.includes(term.text) || (term.text === "" && /'d$/.test(subject?.text ?? "")));
 
 /** Where the subject that starts at `subject` ends: after a pronoun, or after the words a possessive leads ("my 10-year-old son"). */

@@ -27,7 +27,7 @@ describe("turns that state something", () => {
   it("reads no subjectless statement in a request, a question, a gerund subject or an aside", () => {
     expect(saysSomethingOfSpeaker("Draft a reply to the landlord.")).toBe(false);
     expect(saysSomethingOfSpeaker("Drawing on the notes above, draft a reply to the landlord.")).toBe(false);
-    expect(saysSomethingOfSpeaker("Traded the hatchback for a cargo bike, was that wise?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Was trading the hatchback for a cargo bike wise?")).toBe(false);
     expect(saysSomethingOfSpeaker("Coaching small children takes endless patience.")).toBe(false);
     expect(saysSomethingOfSpeaker("Enclosed is the signed lease.")).toBe(false);
     expect(saysSomethingOfSpeaker("Understood, send the lease over.")).toBe(false);
@@ -38,12 +38,12 @@ describe("turns that state something", () => {
   });
 
   it("reads a statement of the speaker said on the way to a question, when questions are read", () => {
-    // Off by default: a question states nothing.
-    expect(saysSomethingOfSpeaker("My kettle leaks at the base, is it worth fixing?")).toBe(false);
-    expect(statesSomething("My kettle leaks at the base, is it worth fixing?")).toBe(false);
+    // Off by default: a question states nothing (a clause before it, or its reason after a comma, does: below).
+    expect(saysSomethingOfSpeaker("Which bus goes to town now that my bike has been stolen?")).toBe(false);
+    expect(statesSomething("Which bus goes to town now that my bike has been stolen?")).toBe(false);
     expect(saysSomethingOfSpeaker("My kettle leaks at the base, is it worth fixing?", QUESTIONS)).toBe(true);
     expect(saysSomethingOfSpeaker("Now that we have sold the car, how do we get around?", QUESTIONS)).toBe(true);
-    expect(saysSomethingOfSpeaker("Which bus goes to town, now that my bike has been stolen?", QUESTIONS)).toBe(true);
+    expect(saysSomethingOfSpeaker("Which bus goes to town now that my bike has been stolen?", QUESTIONS)).toBe(true);
     expect(saysSomethingOfSpeaker("I've taught piano for a decade, so how do I raise my rates?", QUESTIONS)).toBe(true);
     expect(statesSomething("Since our daughter is starting nursery, what should she bring?", QUESTIONS)).toBe(true);
     // Negations, "been" with a gerund, "can" and "will" state; a verb the tagger reads as a noun after "I".
@@ -147,6 +147,44 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Do we need a licence for a canoe vs. a kayak on the canal?")).toBe(false);
     expect(saysSomethingOfSpeaker("Should I pack rope, tape etc. or just a pump?")).toBe(false);
     expect(saysSomethingOfSpeaker("Can I check the no. of locks on my route?")).toBe(false);
+  });
+
+  it("reads the clause before a comma that opens a question as a sentence of its own", () => {
+    // As if typed with a full stop: "The greenhouse glass cracked in the frost. Can it be patched?"
+    expect(statesSomething("The greenhouse glass cracked in the frost, can it be patched?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Swapped my road bike for a gravel bike, which tyres suit it?")).toBe(true);
+    expect(saysSomethingOfSpeaker("okay so we adopted a greyhound, any advice on walks?")).toBe(true);
+    expect(saysSomethingOfSpeaker("I'm coeliac, what can I order at a ramen bar?")).toBe(true);
+    // A clause that supposes, asks itself, weighs a choice or has no verb with a tense states nothing.
+    expect(saysSomethingOfSpeaker("If I quit the choir, will they refund my fees?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Even if we rent out the loft, do we pay more tax?")).toBe(false);
+    expect(saysSomethingOfSpeaker("In case I lose my passport abroad, who do I call?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Once I finish the course, what jobs open up?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Should I repaint my shed, or is staining enough?")).toBe(false);
+    expect(saysSomethingOfSpeaker("We could rent a narrow flat near the park, would that suit a cat?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Regarding my pension, can it be moved abroad?")).toBe(false);
+    // A clause ending on a word of asking takes the question as its complement.
+    expect(saysSomethingOfSpeaker("I was wondering, could you help me pick a title for my podcast?")).toBe(false);
+    expect(saysSomethingOfSpeaker("I'm just curious, how far is the moon from my town?")).toBe(false);
+    expect(saysSomethingOfSpeaker("I have a question, do my pot plants need feeding in winter?")).toBe(false);
+    expect(saysSomethingOfSpeaker("I'm not sure, is my dog's cough serious?")).toBe(false);
+  });
+
+  it("reads the reason a question gives after a comma as a sentence of its own", () => {
+    expect(saysSomethingOfSpeaker("Which trains reach the airport, now that my car has been written off?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Which dinghy suits two adults, since we sold the kayak?")).toBe(true);
+    expect(statesSomething("Is a log store worth building, because the old woodshed collapsed in the storm?")).toBe(true);
+    // Not a condition, a reason with no verb with a tense, or "as" before no subject.
+    expect(saysSomethingOfSpeaker("Can I sublet the flat, as long as I pay the rent?")).toBe(false);
+    expect(statesSomething("Which is better, since both are cheap?")).toBe(false);
+    expect(statesSomething("What would you plant, as a gardener?")).toBe(false);
+  });
+
+  it("reads only the first commas of a long question for the clause before it", () => {
+    // A pasted list of commas costs no more than a short question: the statement after the list is not read.
+    const list = Array.from({ length: 12 }, (_, index) => `item ${index}`).join(", ");
+    expect(statesSomething(`The van is packed with ${list}, is anything missing?`)).toBe(false);
+    expect(statesSomething("The van is packed with a tent, a stove, is anything missing?")).toBe(true);
   });
 
   it("reads each coordinated clause of a sentence as a statement of its own", () => {

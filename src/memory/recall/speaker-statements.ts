@@ -1,4 +1,5 @@
 import { asksOrRequests, has, hasTense, headIndex, termsOf } from "./clause-openings.js";
+import { isQuestion, splitQuestion } from "./question-clauses.js";
 import { STATING_WORD, statesInQuestion } from "./question-statements.js";
 import { opensWithoutSubject } from "./subjectless-statements.js";
 
@@ -124,7 +125,9 @@ function isPlainStatement(sentence: string): boolean {
 const sentencesOf = (text: string) => {
   const prefix = SPEAKER_PREFIX.exec(text)?.[0];
   const said = prefix === undefined || FIRST_PERSON.test(prefix) ? text : text.slice(prefix.length);
-  return [...SENTENCES.segment(said)].flatMap(({ segment }) => splitAtLowercaseStarts(segment));
+  const sentences = [...SENTENCES.segment(said)].flatMap(({ segment }) => splitAtLowercaseStarts(segment));
+  // Splitting a question may run the tagger: a pasted document's are read by its first ones.
+  return sentences.flatMap((sentence, index) => (index < MAX_TAGGED_SENTENCES ? splitQuestion(sentence) : [sentence]));
 };
 
 /**
@@ -163,6 +166,3 @@ function splitAtLowercaseStarts(segment: string): string[] {
   parts.push(segment.slice(start));
   return parts;
 }
-
-/** Whether a sentence ends with a question mark. */
-const isQuestion = (sentence: string) => /\?["'”’)]*\s*$/.test(sentence);
