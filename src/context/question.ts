@@ -1,6 +1,7 @@
 import nlp from "compromise";
 import { type QuestionTime, readQuestionTime } from "../memory/recall/question-time.js";
 import { kindsAskedAbout, type StatementKind } from "../memory/recall/statement-kinds.js";
+import { inFirstPerson } from "../vocabulary/first-person.js";
 
 /** What a window reads from the question besides its words: its time, its reach, whom it asks about. */
 export interface QuestionReading {
@@ -26,14 +27,6 @@ const GATHERS = /\b(?:how many|how much|in total|total|altogether|all (?:the|of|
 const COMPARES =
   /\b(?:first|earlier|before|after|last|later|more|most|fewer|less)\b.*\bor\b|\bor\b.*\b(?:first|earlier|before|after|later)\b/i;
 const ASKS_THE_ASSISTANT = /\b(?:you|your|yours|assistant|chatbot)\b/i;
-/**
- * "We" and "our" too: "Who is our internet provider?" asks about the asker's household as much as
- * "my" would. Contractions ("I'm", "we're") match by their pronoun.
- */
-const FIRST_PERSON = /\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves)\b/i;
-
-/** "US" in capitals is the country, not the pronoun ("Which US states have no sales tax?"). */
-const COUNTRY = /\bUS\b/g;
 
 /**
  * Reads a question once for the window: the time it names (`readQuestionTime`), whether it
@@ -48,7 +41,7 @@ export function readQuestion(query: string, now: Date): QuestionReading {
     time,
     manySessions: GATHERS.test(query) || COMPARES.test(query),
     asksAssistant: ASKS_THE_ASSISTANT.test(query),
-    aboutAsker: FIRST_PERSON.test(query.replace(COUNTRY, "")) && !ASKS_THE_ASSISTANT.test(query),
+    aboutAsker: inFirstPerson(query) && !ASKS_THE_ASSISTANT.test(query),
     kinds: kindsAskedAbout(query),
     aboutPresent: !time.range && time.order !== "oldest" && !nlp(query).has("#PastTense"),
   };

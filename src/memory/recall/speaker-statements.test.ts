@@ -10,6 +10,9 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("Our canoe has a crack in the hull.")).toBe(true);
     expect(saysSomethingOfSpeaker("Should we patch the canoe ourselves?")).toBe(false);
     expect(saysSomethingOfSpeaker("His canoe has a crack in the hull.")).toBe(false);
+    // "US" in capitals is the country; "ourselves" is the speaker.
+    expect(saysSomethingOfSpeaker("The US embassy moved to a new building last spring.")).toBe(false);
+    expect(saysSomethingOfSpeaker("The garden is all down to ourselves now.")).toBe(true);
   });
 
   it("reads a statement of the speaker said without a subject: a past form, a gerund or 'been' opening a clause", () => {

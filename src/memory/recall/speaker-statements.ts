@@ -1,3 +1,4 @@
+import { inFirstPerson } from "../../vocabulary/first-person.js";
 import { asksOrRequests, has, hasTense, headIndex, termsOf } from "./clause-openings.js";
 import { isQuestion, splitQuestion } from "./question-clauses.js";
 import { STATING_WORD, statesInQuestion } from "./question-statements.js";
@@ -10,9 +11,6 @@ const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
  * (the pronoun tests below read every sentence).
  */
 const MAX_TAGGED_SENTENCES = 12;
-
-/** The speaker's own pronouns (a closed class): a sentence holding one says something of the speaker. */
-const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b/i;
 
 /** The pronouns of someone the speaker speaks of (a closed class; "it", "they" and "you" name things, groups or the listener as often). */
 const THIRD_PERSON = /\b(?:he|him|his|she|her|hers)\b/i;
@@ -45,7 +43,7 @@ export const PLAIN_READING: StatementReading = { inQuestions: false };
 /** `saysSomethingOfSpeaker` of a turn's sentences, segmented once by the caller. */
 function speaksOfSpeaker(sentences: readonly string[], reading: StatementReading): boolean {
   const statements = sentences.filter((sentence) => !isQuestion(sentence));
-  if (statements.some((sentence) => FIRST_PERSON.test(sentence))) return true;
+  if (statements.some(inFirstPerson)) return true;
   if (statements.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject)) return true;
   if (!reading.inQuestions) return false;
   const questions = sentences.filter((sentence) => isQuestion(sentence) && STATING_WORD.test(sentence));
@@ -124,7 +122,7 @@ function isPlainStatement(sentence: string): boolean {
  */
 const sentencesOf = (text: string) => {
   const prefix = SPEAKER_PREFIX.exec(text)?.[0];
-  const said = prefix === undefined || FIRST_PERSON.test(prefix) ? text : text.slice(prefix.length);
+  const said = prefix === undefined || inFirstPerson(prefix) ? text : text.slice(prefix.length);
   const sentences = [...SENTENCES.segment(said)].flatMap(({ segment }) => splitAtLowercaseStarts(segment));
   // Splitting a question may run the tagger: a pasted document's are read by its first ones.
   return sentences.flatMap((sentence, index) => (index < MAX_TAGGED_SENTENCES ? splitQuestion(sentence) : [sentence]));
