@@ -231,11 +231,9 @@ describe("statements said on the way to a question (CONTEXT_QUESTION_STATEMENTS)
 
   /** The history of one user, told in three sessions on days 5, 40 and 75, said to `on`. */
   const tell = async (on: typeof asking, userId: string) => {
-    await on.session(userId, 5, ["Since I keep bees on the roof of the community hall, how do I stop them swarming in May?"]);
+    await on.session(userId, 5, ["How do I stop the bees I keep on the roof of the community hall from swarming in May?"]);
     await on.session(userId, 40, ["What is the longest river in Patagonia?", "Write a limerick about a sleepy hedgehog."]);
-    await on.session(userId, 75, [
-      "Now that the bees on the community hall roof have gone to a beekeeping club and I keep hens instead, what do hens eat in winter?",
-    ]);
+    await on.session(userId, 75, ["What do hens eat in winter now that I keep hens instead of the bees on the community hall roof?"]);
   };
   const chosen = async (app: Runtime["app"], userId: string) => {
     const window = await call<{ explanation: { chosen: { content: string; reason: string; later_statement?: { said_at: string } }[] } }>(
@@ -251,9 +249,10 @@ describe("statements said on the way to a question (CONTEXT_QUESTION_STATEMENTS)
   it("in a window: read as the user's own statements, the later first or beside the first", async () => {
     await tell(asking, "tomas");
     const memories = await chosen(questioning.app, "tomas");
-    // Both statements are said in questions: each is the user's by the clause before its question,
-    // and the later one is read first, or beside the first.
-    const bees = memories.findIndex((memory) => memory.content.includes("keep bees on the roof"));
+    // Both statements are said inside questions, with no clause of their own before the question:
+    // each is the user's by its clause with "I" as the subject, and the later one is read first, or
+    // beside the first.
+    const bees = memories.findIndex((memory) => memory.content.includes("bees I keep on the roof"));
     const hens = memories.findIndex((memory) => memory.content.includes("I keep hens instead"));
     expect(hens).toBeGreaterThanOrEqual(0);
     expect(memories[hens]?.reason).toMatch(/one of the user's own statements/);

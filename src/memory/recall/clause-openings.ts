@@ -20,7 +20,10 @@ export interface Term {
 export const OPENING_ADVERBS = "just still also now already finally recently only even then since lately again".split(" ");
 
 /** Words that open talk before what is said ("Okay, …", "So …"): a closed class. */
-const DISCOURSE_MARKERS = "so and but ok okay well oh yes no hi hey".split(" ");
+export const DISCOURSE_MARKERS = "so and but ok okay well oh yes no hi hey".split(" ");
+
+/** Words that open a social formula, not a statement ("Thanks, Mel!", "Wow, what a view!"): a closed class. */
+export const FORMULAE = "thanks thank sorry congrats congratulations welcome hello bye cheers wow aw ah haha lol".split(" ");
 
 /** Words that open a question, or an exclamation ("What a view!"): a closed class. */
 export const WH_WORDS = "what which who whom whose where when why how".split(" ");

@@ -17,10 +17,10 @@ const FIRST_PERSON_POSSESSIVE = ["my", "our"];
 export const STATING_WORD = /\b(?:i|we|my|our)\b/i;
 
 /** Words after which a subject is asked about or supposed, not stated: "if I move …", "whether we should …". */
-const SUPPOSING = ["if", "whether", "unless", "suppose", "supposing"];
+export const SUPPOSING = ["if", "whether", "unless", "suppose", "supposing"];
 
 /** Prepositions (a closed class): "my" after one is in a phrase, not a subject ("the bus to my office leaves …"). */
-const PREPOSITIONS = "of for from to on in at with about by into over under than like after before through".split(" ");
+export const PREPOSITIONS = "of for from to on in at with about by into over under than like after before through".split(" ");
 
 /** Words joining two subjects: "my wife and I file …" is one subject. */
 const JOINING = ["and", "or"];

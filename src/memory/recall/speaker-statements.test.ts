@@ -12,6 +12,7 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("His canoe has a crack in the hull.")).toBe(false);
     // "US" in capitals is the country; "ourselves" is the speaker.
     expect(saysSomethingOfSpeaker("The US embassy moved to a new building last spring.")).toBe(false);
+    expect(saysSomethingOfSpeaker("THE COUNCIL MOVED US TO A NEW FLAT.")).toBe(true);
     expect(saysSomethingOfSpeaker("The garden is all down to ourselves now.")).toBe(true);
   });
 
@@ -171,6 +172,64 @@ describe("turns that state something", () => {
     expect(saysSomethingOfSpeaker("I'm just curious, how far is the moon from my town?")).toBe(false);
     expect(saysSomethingOfSpeaker("I have a question, do my pot plants need feeding in winter?")).toBe(false);
     expect(saysSomethingOfSpeaker("I'm not sure, is my dog's cough serious?")).toBe(false);
+    expect(saysSomethingOfSpeaker("I was wondering about something, could you check my maths?")).toBe(false);
+    expect(saysSomethingOfSpeaker("I have a question about my tenancy, can the agent keep the fee?")).toBe(false);
+    expect(saysSomethingOfSpeaker("I can't decide, should we paint the hall green or grey?")).toBe(false);
+    expect(statesSomething("My question is, how long do garden snails live?")).toBe(false);
+  });
+
+  it("reads no statement in a clause that supposes after a marker, an adverb or a bullet", () => {
+    expect(saysSomethingOfSpeaker("Hey, if I switch to night shifts, will my pay change?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Purely hypothetically, if we sold the flat, where would we go?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Quick one, if I skip a payment, what happens?")).toBe(false);
+    expect(saysSomethingOfSpeaker("• If I drop the course, do I get a refund?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Imagine I moved abroad, would my phone plan work?")).toBe(false);
+    expect(saysSomethingOfSpeaker("By the time we retire, will the mortgage be paid?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Worst case, we lose the deposit, is that legal?")).toBe(false);
+  });
+
+  it("reads no statement in a clause about the talk: what was said, a presentation, a formula, a quotation", () => {
+    expect(saysSomethingOfSpeaker("You said earlier my plan was fine, was that right?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Here's my essay, can you shorten it?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Thanks for sorting my CV, could you do the cover letter too?")).toBe(false);
+    expect(statesSomething('The card on the door read "back at five", what did it mean?')).toBe(false);
+    expect(saysSomethingOfSpeaker("Could you redo the table, as I asked?")).toBe(false);
+  });
+
+  it("reads what someone said of the user, and a clause after an interjection, a name in -ly or a past time", () => {
+    expect(saysSomethingOfSpeaker("My dentist told me I need a crown, how long does it take?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Our twins keep asking for a rabbit, which kind is calmest?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Sorry, I missed my train this morning, can I use the ticket later?")).toBe(true);
+    expect(statesSomething("Molly is our new puppy, how often should she eat?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Given that I'm lactose intolerant, which cheeses are safe?")).toBe(true);
+    expect(saysSomethingOfSpeaker("By the time we reached the hotel, our room had gone, is that allowed?")).toBe(true);
+    expect(saysSomethingOfSpeaker("When I get back from the trip I booked, can I claim a refund?")).toBe(false);
+    expect(statesSomething("Has my parcel been sent yet, and how do I track it?")).toBe(false);
+  });
+
+  it("reads a clause headed by thinking or by the listener's advice, which states a plan or a change", () => {
+    expect(saysSomethingOfSpeaker("I'm thinking of selling the caravan, any tips on pricing it?")).toBe(true);
+    expect(saysSomethingOfSpeaker("I think I left my umbrella on the bus, who should I ring?")).toBe(true);
+    expect(saysSomethingOfSpeaker("I took your advice and joined a climbing gym, what shoes should I get?")).toBe(true);
+    expect(saysSomethingOfSpeaker("We land at 6:40 on Friday, which bus reaches the centre?")).toBe(true);
+  });
+
+  it("reads no statement in a clause that asks itself or is a single word", () => {
+    expect(statesSomething("Have there been any storms in Cork this week, and is the ferry running?")).toBe(false);
+    expect(statesSomething("In what ways did the canal shape the town, and who paid for it?")).toBe(false);
+    expect(statesSomething("Like, are the lessons weekly?")).toBe(false);
+  });
+
+  it("reads a clause of time as supposing in the present tense and as stating in the past", () => {
+    expect(saysSomethingOfSpeaker("After I move to Porto, do I need a new licence?")).toBe(false);
+    expect(saysSomethingOfSpeaker("After I've finished the course, can I apply for a grant?")).toBe(false);
+    expect(saysSomethingOfSpeaker("While I was in Lisbon, my phone was stolen, what should I do?")).toBe(true);
+    expect(saysSomethingOfSpeaker("When we lived in Hull, our rent was lower, why has it doubled?")).toBe(true);
+  });
+
+  it("reads a clause before a negative question, and a reason after a question opened by a marker", () => {
+    expect(saysSomethingOfSpeaker("My bike is seven years old, isn't it time for a new one?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Hi, which ferry goes to the island, now that our boat has been sold?")).toBe(true);
   });
 
   it("reads the reason a question gives after a comma as a sentence of its own", () => {

@@ -1,5 +1,5 @@
 import { inFirstPerson } from "../../vocabulary/first-person.js";
-import { asksOrRequests, has, hasTense, headIndex, termsOf } from "./clause-openings.js";
+import { asksOrRequests, FORMULAE, has, hasTense, headIndex, termsOf } from "./clause-openings.js";
 import { isQuestion, splitQuestion } from "./question-clauses.js";
 import { STATING_WORD, statesInQuestion } from "./question-statements.js";
 import { opensWithoutSubject } from "./subjectless-statements.js";
@@ -43,7 +43,8 @@ export const PLAIN_READING: StatementReading = { inQuestions: false };
 /** `saysSomethingOfSpeaker` of a turn's sentences, segmented once by the caller. */
 function speaksOfSpeaker(sentences: readonly string[], reading: StatementReading): boolean {
   const statements = sentences.filter((sentence) => !isQuestion(sentence));
-  if (statements.some(inFirstPerson)) return true;
+  const allCapitals = !sentences.some((sentence) => /\p{Ll}/u.test(sentence));
+  if (statements.some((sentence) => inFirstPerson(sentence, allCapitals))) return true;
   if (statements.slice(0, MAX_TAGGED_SENTENCES).some(opensWithoutSubject)) return true;
   if (!reading.inQuestions) return false;
   const questions = sentences.filter((sentence) => isQuestion(sentence) && STATING_WORD.test(sentence));
@@ -52,9 +53,6 @@ function speaksOfSpeaker(sentences: readonly string[], reading: StatementReading
 
 /** Statements of a state have a subject, a verb and what they say of it: "Sounds good." states nothing. */
 const LEAST_STATEMENT_WORDS = 3;
-
-/** Words that open a social formula, not a statement ("Thanks, Mel!", "Wow, what a view!"): a closed class. */
-const FORMULAE = "thanks thank sorry congrats congratulations welcome hello bye cheers wow aw ah haha lol".split(" ");
 
 /**
  * A speaker's name or role before a turn ("user: …", "Ama Owusu: …"), as stored turns and some
