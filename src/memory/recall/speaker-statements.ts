@@ -116,7 +116,8 @@ function isPlainStatement(sentence: string): boolean {
 
 /**
  * The sentences of `text`, without a speaker's name or role before them (which the tagger would
- * read as their first word); words of the speaker's own before a colon ("My plan: …") stay.
+ * read as their first word); words of the speaker's own before a colon ("My plan: …") stay. A
+ * question with a statement typed inside it is two sentences (`splitQuestion`).
  */
 const sentencesOf = (text: string) => {
   const prefix = SPEAKER_PREFIX.exec(text)?.[0];
