@@ -71,7 +71,7 @@ export function afterComma(terms: readonly Term[], from: number): number {
  * The tensed forms of "have": a closed class, verbs wherever they stand. The tagger may call one
  * a noun after a noun it read as an adjective ("The new flat has …").
  */
-const HAVE_FORMS = "has have had".split(" ");
+export const HAVE_FORMS = "has have had".split(" ");
 
 /** A verb with a tense: a form of "be" or "have", a modal, a past form, or a present one (which the tagger may also call a base form). */
 export const hasTense = (term: Term): boolean =>

@@ -1,4 +1,4 @@
-import { AUXILIARIES, BE_FORMS, DISCOURSE_MARKERS, FORMULAE, has, hasTense, termsOf, WH_WORDS } from "./clause-openings.js";
+import { AUXILIARIES, BE_FORMS, DISCOURSE_MARKERS, FORMULAE, HAVE_FORMS, has, hasTense, termsOf, WH_WORDS } from "./clause-openings.js";
 import { PREPOSITIONS, SUPPOSING, weighs } from "./question-statements.js";
 
 /**
@@ -165,10 +165,9 @@ function supposes(clause: string): boolean {
 /**
  * Whether a clause states something on its own, as it would typed with a full stop: it does not
  * suppose, present or greet, talk about the talk (`WONDERING_WORDS`, `PREAMBLE_ENDINGS`,
- * `reportsTalk`: "You said …", "…, as I said?"), quote (a
- * colon before a space, or a double quote: "Translate this: I am tired, …"), weigh a choice with a
- * modal (the question reading's own test, "We might move, …") or end on "be", and it has two words
- * or more and a verb with a tense.
+ * `reportsTalk`: "You said …", "…, as I said?"), quote (a colon before a space, or a double
+ * quote), weigh a choice with a modal (the question reading's own test, "We might move, …") or
+ * end on "be", and it has two words or more and a verb with a tense.
  */
 function statesOnItsOwn(clause: string): boolean {
   const head = clause.slice(0, MAX_CLAUSE);
@@ -198,8 +197,7 @@ function asksItself(clause: string): boolean {
   return QUESTION_OPENERS.includes(first) || (PREPOSITIONS.includes(first) && WH_WORDS.includes(next));
 }
 
-/** Forms of "have" that open a question before its subject, and the subjects that follow them there (closed classes). */
-const HAVE_FORMS = ["have", "has", "had"];
+/** The subjects that follow a form of "have" opening a question (a closed class). */
 const INVERTED_SUBJECTS =
   "i you we they he she it there any anyone anybody anything my our your his her their its the this that a an".split(" ");
 
@@ -244,9 +242,12 @@ const REASON_AFTER_COMMA = /,\s+(?=(?:now that|since|because|given that|as(?=\s+
 function splitBeforeReason(question: string): string[] {
   const comma = REASON_AFTER_COMMA.exec(question);
   if (!comma) return [question];
-  const reason = question.slice(comma.index + comma[0].length).replace(/\?["'”’)]*\s*$/, "");
+  const reason = question.slice(comma.index + comma[0].length).replace(QUESTION_END, "");
   return statesOnItsOwn(reason.replace(/^\s*\S+(?:\s+that)?\s+/i, "")) ? [`${question.slice(0, comma.index)}?`, reason] : [question];
 }
 
+/** A question mark ending a sentence, with any closing quotes or brackets after it. */
+const QUESTION_END = /\?["'”’)]*\s*$/;
+
 /** Whether a sentence ends with a question mark. */
-export const isQuestion = (sentence: string) => /\?["'”’)]*\s*$/.test(sentence);
+export const isQuestion = (sentence: string) => QUESTION_END.test(sentence);
