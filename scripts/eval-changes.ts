@@ -6,8 +6,15 @@ import { EnvSchema } from "../src/config/env.js";
 import { loadCaseSet } from "../src/eval/changes/case-set.js";
 import { askCase, type CaseResult, summarise, withCaseInside } from "../src/eval/changes/changes-run.js";
 import { linksLine, type StatementLinks, statementLinks } from "../src/eval/changes/statement-links.js";
-import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "../src/eval/kept-import.js";
-import { evaluationEnv } from "../src/eval/locomo-run.js";
+import { evaluationEnv, providersLine } from "../src/eval/evaluation-env.js";
+import {
+  checkKeptEmbedder,
+  copyKeptData,
+  type KeptHistory,
+  keptDataDir,
+  readKeptImport,
+  writeKeptImport,
+} from "../src/eval/kept-import.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { importHaystack, turnsOfEvents } from "../src/eval/longmemeval-run.js";
 import { pickSubset } from "../src/eval/longmemeval-subset.js";
@@ -65,7 +72,9 @@ const results: CaseResult[] = [];
 const links: StatementLinks[] = [];
 const haystackOf = (index: number) => haystacks[index] as (typeof haystacks)[number];
 try {
+  const answeringEnv = (dataDir: string) => evaluationEnv(dataDir, { ...answering, ...(url ? { DATABASE_URL: url } : {}) });
   console.log(`${values.set}: ${cases.length} entries on ${url ? "PostgreSQL" : "embedded PGlite"}, budgets ${budgets.join(", ")}`);
+  console.log(providersLine(answeringEnv(root)));
   const kept = importDir ? await readKeptImport(importDir) : new Map<string, KeptHistory>();
   const missing = cases.filter((entry) => !kept.has(entry.id));
   if (missing.length > 0) {
@@ -76,6 +85,7 @@ try {
       },
     );
     try {
+      if (importDir) await checkKeptEmbedder(importer.database.db, importer.providers.embedder.model, importDir);
       for (const entry of missing) {
         const at = Date.now();
         const haystack = haystackOf(cases.indexOf(entry));
@@ -89,11 +99,9 @@ try {
     }
   }
   if (importDir) await copyKeptData(importDir, join(root, "answer"));
-  const runtime = await startRuntime(
-    evaluationEnv(importDir ? join(root, "answer") : join(root, "data"), { ...answering, ...(url ? { DATABASE_URL: url } : {}) }),
-    { clock },
-  );
+  const runtime = await startRuntime(answeringEnv(importDir ? join(root, "answer") : join(root, "data")), { clock });
   try {
+    if (importDir) await checkKeptEmbedder(runtime.database.db, runtime.providers.embedder.model, importDir);
     for (const [index, entry] of cases.entries()) {
       const history = kept.get(entry.id) as KeptHistory;
       const imported = { ...history, turnByEvent: await turnsOfEvents(runtime, history.userId) };

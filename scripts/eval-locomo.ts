@@ -3,10 +3,11 @@ import { basename, join } from "node:path";
 import { z } from "zod";
 import { startRuntime } from "../functions/node-runtime.js";
 import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
+import { evaluationEnv, providersLine } from "../src/eval/evaluation-env.js";
 import { loadLocomo } from "../src/eval/locomo.js";
 import { ablateLocomo } from "../src/eval/locomo-ablation.js";
 import { crossValidateLocomo, TUNED_SETTINGS } from "../src/eval/locomo-cv.js";
-import { evaluateLocomo, evaluationEnv, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
+import { evaluateLocomo, importLocomo, liveOn, mean, type QuestionRecall } from "../src/eval/locomo-run.js";
 import { ManualClock } from "../src/util/clock.js";
 import { scriptArgs } from "./script-args.js";
 
@@ -53,6 +54,7 @@ const checkpoints = (values.days as string)
   .map(Number)
   .sort((a, b) => a - b);
 const files = (await readdir(dir)).filter((file) => file.endsWith(".json")).sort();
+console.log(`LoCoMo ${dir}: ${providersLine(evaluationEnv("memory://"))}`);
 
 if (values.ablate) {
   const settingValues = (values.values as string).split(",") as [string, string];

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
+import { evaluationEnv, providersLine } from "../src/eval/evaluation-env.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { ablateLongMemEval } from "../src/eval/longmemeval-ablation.js";
 import { BM25, halfOfQuestion, type Measure, scoresByHalf, VECTOR } from "../src/eval/longmemeval-report.js";
@@ -56,6 +57,7 @@ const questions = pickSubset(all, { ...(limit !== undefined ? { limit } : {}), .
 const halves = HALVES.map((half) => `${questions.filter((question) => halfOfQuestion(question.id) === half).length} ${half}`).join(" / ");
 const subsetLine = `${questions.length} of ${all.length} questions${limit !== undefined ? ` (--limit ${limit})` : ""}${types.length > 0 ? `, types ${types.join(",")}` : ""}${half ? `, the ${half} half only` : ""}; halves ${halves}`;
 console.log(`LongMemEval ${dir}: ${subsetLine}`);
+console.log(providersLine(evaluationEnv("memory://")));
 console.log(`subset: ${questions.map((question) => `${question.id} (${question.type}, ${halfOfQuestion(question.id)})`).join(", ")}`);
 
 const started = Date.now();

@@ -1,5 +1,7 @@
 import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { sql } from "drizzle-orm";
+import { type Database, queryRows } from "../db/database.js";
 
 /** One imported history of a kept import: its id (a question's, a case's), the user it was imported as, its last turn. */
 export interface KeptHistory {
@@ -40,4 +42,25 @@ export async function writeKeptImport(dir: string, histories: Iterable<KeptHisto
 export async function copyKeptData(dir: string, to: string): Promise<void> {
   // The lock file belongs to the closed importer: a copy starts unlocked.
   await cp(keptDataDir(dir), to, { recursive: true, filter: (source) => basename(source) !== "mnemo.lock" });
+}
+
+/**
+ * Refuses a kept import whose vectors another embedder made (`model`: the one this run embeds
+ * with): its questions would be embedded by one model and its memories by another, whose vectors
+ * are never compared, so recall would run on words alone and report it as the model's. Fails
+ * with one line naming the directory and both models; an import holding no vectors yet passes.
+ *
+ * @example
+ * await checkKeptEmbedder(runtime.database.db, runtime.providers.embedder.model, "/tmp/lme"); // throws when /tmp/lme was embedded by use-lite-512 and this run by Gemini
+ */
+export async function checkKeptEmbedder(db: Pick<Database, "execute">, model: string, dir: string): Promise<void> {
+  const rows = await queryRows<{ model: string }>(
+    db,
+    sql`SELECT DISTINCT embedding_model AS model FROM memories WHERE embedding_model IS NOT NULL ORDER BY 1`,
+  );
+  const others = rows.map((row) => row.model).filter((kept) => kept !== model);
+  if (others.length > 0)
+    throw new Error(
+      `--import-dir ${dir} was embedded by ${others.join(", ")}, and this run embeds with ${model} (EMBEDDING_PROVIDER): import into another directory`,
+    );
 }

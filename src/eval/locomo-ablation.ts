@@ -5,10 +5,11 @@ import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
 import type { AblationScores } from "./ablation.js";
 import { ablationEnv } from "./ablation-settings.js";
-import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
+import { evaluationEnv } from "./evaluation-env.js";
+import { checkKeptEmbedder, copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
 import { loadLocomo } from "./locomo.js";
 import { importConversations } from "./locomo-cv.js";
-import { diasOfEvents, evaluateLocomo, evaluationEnv, locomoTurns } from "./locomo-run.js";
+import { diasOfEvents, evaluateLocomo, locomoTurns } from "./locomo-run.js";
 
 /**
  * Evidence recall of LoCoMo's questions under each value of one setting, in one run: every
@@ -50,6 +51,7 @@ export async function ablateLocomo(options: {
       await copyKeptData(importDir, copy);
       const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
       try {
+        await checkKeptEmbedder(runtime.database.db, runtime.providers.embedder.model, importDir);
         scores[value] = {};
         for (const { file, conversation } of conversations) {
           const history = kept.get(file) as KeptHistory;

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
+import { evaluationEnv } from "./evaluation-env.js";
 import { type LocomoConversation, loadLocomo } from "./locomo.js";
-import { evaluateLocomo, evaluationEnv, importLocomo, type LocomoImport, mean } from "./locomo-run.js";
+import { evaluateLocomo, importLocomo, type LocomoImport, mean } from "./locomo-run.js";
 
 export interface CrossValidation {
   /** Mean evidence recall by grid value, conversation and budget. */

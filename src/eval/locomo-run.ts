@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Runtime } from "../../functions/node-runtime.js";
 import { waitForSettled } from "../../functions/wait-for-settled.js";
-import { type Env, parseEnv } from "../config/env.js";
 import { o200kTokenizer } from "../context/o200k-tokenizer.js";
 import { queryRows } from "../db/database.js";
 import type { ManualClock } from "../util/clock.js";
@@ -9,21 +8,6 @@ import { bm25Ranker, newestFirst, packTurns, type Turn } from "./baselines.js";
 import type { LocomoConversation } from "./locomo.js";
 import { serviceRequest as request } from "./service-request.js";
 
-/**
- * The service settings every LoCoMo evaluation runs with: quiet, short debounces so each session
- * is derived before the next one starts, and no rate limit (one caller sends thousands of requests).
- */
-export function evaluationEnv(dataDir: string, extra: Record<string, string> = {}): Env {
-  return parseEnv({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "error",
-    REPLAY_DEBOUNCE: "100ms",
-    REFLECTION_DEBOUNCE: "100ms",
-    RATE_LIMIT_PER_MINUTE: "0",
-    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "0",
-    ...extra,
-  });
-}
 const DAY_MS = 86_400_000;
 
 export interface LocomoImport {

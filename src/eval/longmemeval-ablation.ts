@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
 import { ablationEnv } from "./ablation-settings.js";
-import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
-import { evaluationEnv } from "./locomo-run.js";
+import { evaluationEnv } from "./evaluation-env.js";
+import { checkKeptEmbedder, copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
 import type { LongMemEvalQuestion } from "./longmemeval.js";
 import { evaluateQuestion, type HaystackImport, importHaystack, type QuestionRecall, turnsOfEvents } from "./longmemeval-run.js";
 
@@ -53,6 +53,7 @@ export async function ablateLongMemEval(options: {
       // Every session posted at its date, the memory derived after: stamped at each session's end.
       const importer = await startRuntime(evaluationEnv(keptDataDir(imported)), { clock, deriveAtSessionEnd: true });
       try {
+        await checkKeptEmbedder(importer.database.db, importer.providers.embedder.model, imported);
         for (const [index, question] of missing.entries()) {
           const at = Date.now();
           const history = await importHaystack(importer, clock, question, `lme-${question.id}`);
@@ -82,6 +83,7 @@ export async function ablateLongMemEval(options: {
       const at = Date.now();
       const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
       try {
+        await checkKeptEmbedder(runtime.database.db, runtime.providers.embedder.model, imported);
         results[value] = [];
         for (const [index, question] of options.questions.entries()) {
           const imported = imports[index] as HaystackImport;
