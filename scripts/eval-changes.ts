@@ -52,9 +52,10 @@ const { values } = scriptArgs(
 const budgets = (values.budgets as string).split(",").map(Number);
 if (budgets.some((budget) => !Number.isInteger(budget) || budget < 64)) throw new Error(`--budgets: ${values.budgets}`);
 const only = new Set((values.only as string).split(",").filter(Boolean));
-const cases = (await loadCaseSet(values.set as string)).filter((entry) => only.size === 0 || only.has(entry.id));
+const set = await loadCaseSet(values.set as string);
+const cases = set.filter((entry) => only.size === 0 || only.has(entry.id));
 const haystacks = pickSubset(await loadLongMemEval(join(values.data as string, "questions.jsonl.gz")));
-if (cases.length > haystacks.length) throw new Error(`${cases.length} cases but only ${haystacks.length} haystacks`);
+if (set.length > haystacks.length) throw new Error(`${set.length} cases but only ${haystacks.length} haystacks`);
 
 const root = await mkdtemp(join(tmpdir(), "eval-changes-"));
 const url = values["database-url"] as string;
@@ -70,7 +71,8 @@ const answering = Object.fromEntries(
 );
 const results: CaseResult[] = [];
 const links: StatementLinks[] = [];
-const haystackOf = (index: number) => haystacks[index] as (typeof haystacks)[number];
+// By its place in the whole set, so that a case is said in the same history with --only as without.
+const haystackOf = (entry: (typeof set)[number]) => haystacks[set.indexOf(entry)] as (typeof haystacks)[number];
 try {
   const answeringEnv = (dataDir: string) => evaluationEnv(dataDir, { ...answering, ...(url ? { DATABASE_URL: url } : {}) });
   console.log(`${values.set}: ${cases.length} entries on ${url ? "PostgreSQL" : "embedded PGlite"}, budgets ${budgets.join(", ")}`);
@@ -88,7 +90,7 @@ try {
       if (importDir) await checkKeptEmbedder(importer.database.db, importer.providers.embedder.model, importDir);
       for (const entry of missing) {
         const at = Date.now();
-        const haystack = haystackOf(cases.indexOf(entry));
+        const haystack = haystackOf(entry);
         const history = await importHaystack(importer, clock, withCaseInside(haystack, entry), `changes-${run}-${entry.id}`);
         kept.set(entry.id, { id: entry.id, userId: history.userId, lastTurnAt: history.lastTurnAt });
         if (importDir) await writeKeptImport(importDir, kept.values());
@@ -105,7 +107,7 @@ try {
     for (const [index, entry] of cases.entries()) {
       const history = kept.get(entry.id) as KeptHistory;
       const imported = { ...history, turnByEvent: await turnsOfEvents(runtime, history.userId) };
-      const result = await askCase(runtime, clock, entry, haystackOf(index).id, imported, budgets);
+      const result = await askCase(runtime, clock, entry, haystackOf(entry).id, imported, budgets);
       results.push(result);
       const cells = result.windows.map((window) =>
         result.kind === "case"
@@ -119,7 +121,7 @@ try {
           `first ${found.byQuestion.first} and later ${found.byQuestion.later} of ${found.userTurns} by the question (${found.byStatementForm.first} and ${found.byStatementForm.later} by its statement form), later to first ${found.firstToLater.toFixed(2)}`,
         );
       }
-      console.log(`[${index + 1}/${cases.length}] ${entry.kind} ${entry.id} in ${haystackOf(index).id}: ${cells.join(", ")}`);
+      console.log(`[${index + 1}/${cases.length}] ${entry.kind} ${entry.id} in ${haystackOf(entry).id}: ${cells.join(", ")}`);
     }
   } finally {
     await runtime.close();
