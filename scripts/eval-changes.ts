@@ -6,15 +6,8 @@ import { EnvSchema } from "../src/config/env.js";
 import { loadCaseSet } from "../src/eval/changes/case-set.js";
 import { askCase, type CaseResult, summarise, withCaseInside } from "../src/eval/changes/changes-run.js";
 import { linksLine, type StatementLinks, statementLinks } from "../src/eval/changes/statement-links.js";
-import { evaluationEnv, providersLine } from "../src/eval/evaluation-env.js";
-import {
-  checkKeptEmbedder,
-  copyKeptData,
-  type KeptHistory,
-  keptDataDir,
-  readKeptImport,
-  writeKeptImport,
-} from "../src/eval/kept-import.js";
+import { evaluationEnv, evaluationModels, modelsLine, refuseProviderSettings } from "../src/eval/evaluation-env.js";
+import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "../src/eval/kept-import.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { importHaystack, turnsOfEvents } from "../src/eval/longmemeval-run.js";
 import { pickSubset } from "../src/eval/longmemeval-subset.js";
@@ -54,6 +47,8 @@ if (budgets.some((budget) => !Number.isInteger(budget) || budget < 64)) throw ne
 const only = new Set((values.only as string).split(",").filter(Boolean));
 const set = await loadCaseSet(values.set as string);
 const cases = set.filter((entry) => only.size === 0 || only.has(entry.id));
+const unknown = [...only].filter((id) => !set.some((entry) => entry.id === id));
+if (unknown.length > 0) throw new Error(`--only: ${unknown.join(", ")}: no such case in ${values.set}`);
 const haystacks = pickSubset(await loadLongMemEval(join(values.data as string, "questions.jsonl.gz")));
 if (set.length > haystacks.length) throw new Error(`${set.length} cases but only ${haystacks.length} haystacks`);
 
@@ -69,6 +64,7 @@ const answering = Object.fromEntries(
     .filter(Boolean)
     .map((pair) => pair.split("=", 2) as [string, string]),
 );
+refuseProviderSettings("--with", answering);
 const results: CaseResult[] = [];
 const links: StatementLinks[] = [];
 // By its place in the whole set, so that a case is said in the same history with --only as without.
@@ -76,8 +72,17 @@ const haystackOf = (entry: (typeof set)[number]) => haystacks[set.indexOf(entry)
 try {
   const answeringEnv = (dataDir: string) => evaluationEnv(dataDir, { ...answering, ...(url ? { DATABASE_URL: url } : {}) });
   console.log(`${values.set}: ${cases.length} entries on ${url ? "PostgreSQL" : "embedded PGlite"}, budgets ${budgets.join(", ")}`);
-  console.log(providersLine(answeringEnv(root)));
-  const kept = importDir ? await readKeptImport(importDir) : new Map<string, KeptHistory>();
+  const models = await evaluationModels(answeringEnv(root));
+  console.log(modelsLine(models));
+  const kept = importDir ? await readKeptImport(importDir, models.embedder) : new Map<string, KeptHistory>();
+  // A kept case answered in another history than the set gives it would be reported under the wrong one.
+  for (const entry of cases) {
+    const history = kept.get(entry.id)?.history;
+    if (history !== undefined && history !== haystackOf(entry).id)
+      throw new Error(
+        `--import-dir ${importDir} holds ${entry.id} inside ${history}, and ${values.set} says it inside ${haystackOf(entry).id}`,
+      );
+  }
   const missing = cases.filter((entry) => !kept.has(entry.id));
   if (missing.length > 0) {
     const importer = await startRuntime(
@@ -87,13 +92,12 @@ try {
       },
     );
     try {
-      if (importDir) await checkKeptEmbedder(importer.database.db, importer.providers.embedder.model, importDir);
       for (const entry of missing) {
         const at = Date.now();
         const haystack = haystackOf(entry);
         const history = await importHaystack(importer, clock, withCaseInside(haystack, entry), `changes-${run}-${entry.id}`);
-        kept.set(entry.id, { id: entry.id, userId: history.userId, lastTurnAt: history.lastTurnAt });
-        if (importDir) await writeKeptImport(importDir, kept.values());
+        kept.set(entry.id, { id: entry.id, userId: history.userId, lastTurnAt: history.lastTurnAt, history: haystack.id });
+        if (importDir) await writeKeptImport(importDir, models.embedder, kept.values());
         console.log(`imported ${entry.kind} ${entry.id} in ${haystack.id} (${((Date.now() - at) / 1000).toFixed(0)} s)`);
       }
     } finally {
@@ -103,7 +107,6 @@ try {
   if (importDir) await copyKeptData(importDir, join(root, "answer"));
   const runtime = await startRuntime(answeringEnv(importDir ? join(root, "answer") : join(root, "data")), { clock });
   try {
-    if (importDir) await checkKeptEmbedder(runtime.database.db, runtime.providers.embedder.model, importDir);
     for (const [index, entry] of cases.entries()) {
       const history = kept.get(entry.id) as KeptHistory;
       const imported = { ...history, turnByEvent: await turnsOfEvents(runtime, history.userId) };

@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { z } from "zod";
 import { startRuntime } from "../functions/node-runtime.js";
 import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
-import { evaluationEnv, providersLine } from "../src/eval/evaluation-env.js";
+import { evaluationEnv, evaluationModels, modelsLine } from "../src/eval/evaluation-env.js";
 import { loadLocomo } from "../src/eval/locomo.js";
 import { ablateLocomo } from "../src/eval/locomo-ablation.js";
 import { crossValidateLocomo, TUNED_SETTINGS } from "../src/eval/locomo-cv.js";
@@ -25,7 +25,7 @@ import { scriptArgs } from "./script-args.js";
  * context windows on LoCoMo (categories 1-4), next to BM25 and newest-turns baselines computed in
  * the same run on the same turn texts. Each conversation lives on its own dates (a simulated
  * clock); with --days, the service then lives on that many days with the nightly decay pass of the
- * default settings, and recall is measured again at each checkpoint. Runs offline on the embedded default.
+ * default settings, and recall is measured again at each checkpoint. Runs on the embedded default, with the providers the shell names (offline when none).
  */
 const { values, positionals } = scriptArgs(
   "npm run eval:locomo -- <dir> [--budgets 500,1000,2000,4000] [--days 60,365] [--import-dir DIR] | --cv [--setting NAME] [--grid a,b,…] | --ablate NAME [--values a,b]",
@@ -54,7 +54,7 @@ const checkpoints = (values.days as string)
   .map(Number)
   .sort((a, b) => a - b);
 const files = (await readdir(dir)).filter((file) => file.endsWith(".json")).sort();
-console.log(`LoCoMo ${dir}: ${providersLine(evaluationEnv("memory://"))}`);
+console.log(`LoCoMo ${dir}: ${modelsLine(await evaluationModels(evaluationEnv("memory://")))}`);
 
 if (values.ablate) {
   const settingValues = (values.values as string).split(",") as [string, string];

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { compareByCategory, crossValidate, formatComparison } from "../src/eval/ablation.js";
-import { evaluationEnv, providersLine } from "../src/eval/evaluation-env.js";
+import { evaluationEnv, evaluationModels, modelsLine } from "../src/eval/evaluation-env.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { ablateLongMemEval } from "../src/eval/longmemeval-ablation.js";
 import { BM25, halfOfQuestion, type Measure, scoresByHalf, VECTOR } from "../src/eval/longmemeval-report.js";
@@ -21,7 +21,7 @@ import { scriptArgs } from "./script-args.js";
  * (`src/eval/retrieval-split.ts`), reported apart. With --ablate, the questions are answered by
  * services that differ only in that setting, on copies of one import, and compared question by
  * question by type (± two standard errors of the paired difference); the value is chosen on the
- * tuning half only and reported on the held-out half. Runs offline on the embedded default.
+ * tuning half only and reported on the held-out half. Runs on the embedded default, with the providers the shell names (offline when none).
  */
 const { values, positionals } = scriptArgs(
   "npm run eval:longmemeval -- <dir> [--ablate NAME --values a,b] [--budgets 1000,2000,4000] [--limit N] [--types multi-session,…] [--half tuning|held-out] [--import-dir DIR]",
@@ -57,7 +57,7 @@ const questions = pickSubset(all, { ...(limit !== undefined ? { limit } : {}), .
 const halves = HALVES.map((half) => `${questions.filter((question) => halfOfQuestion(question.id) === half).length} ${half}`).join(" / ");
 const subsetLine = `${questions.length} of ${all.length} questions${limit !== undefined ? ` (--limit ${limit})` : ""}${types.length > 0 ? `, types ${types.join(",")}` : ""}${half ? `, the ${half} half only` : ""}; halves ${halves}`;
 console.log(`LongMemEval ${dir}: ${subsetLine}`);
-console.log(providersLine(evaluationEnv("memory://")));
+console.log(modelsLine(await evaluationModels(evaluationEnv("memory://"))));
 console.log(`subset: ${questions.map((question) => `${question.id} (${question.type}, ${halfOfQuestion(question.id)})`).join(", ")}`);
 
 const started = Date.now();

@@ -1,3 +1,5 @@
+import { refuseProviderSettings } from "./evaluation-env.js";
+
 /** The name `--ablate` takes for a comparison of whole groups of settings rather than of one. */
 export const SETTING_GROUPS = "SETTINGS";
 
@@ -11,6 +13,12 @@ export const SETTING_GROUPS = "SETTINGS";
  * ablationEnv("RECALL_GRAPH", "1"); // { RECALL_GRAPH: "1" }
  */
 export function ablationEnv(setting: string | undefined, value: string): Record<string, string> {
+  const settings = settingsOf(setting, value);
+  refuseProviderSettings("--ablate", settings);
+  return settings;
+}
+
+function settingsOf(setting: string | undefined, value: string): Record<string, string> {
   if (!setting) return {};
   if (setting !== SETTING_GROUPS) return { [setting]: value };
   if (value === "defaults") return {};

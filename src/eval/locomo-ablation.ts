@@ -5,8 +5,8 @@ import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
 import type { AblationScores } from "./ablation.js";
 import { ablationEnv } from "./ablation-settings.js";
-import { evaluationEnv } from "./evaluation-env.js";
-import { checkKeptEmbedder, copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
+import { evaluationEnv, evaluationModels } from "./evaluation-env.js";
+import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
 import { loadLocomo } from "./locomo.js";
 import { importConversations } from "./locomo-cv.js";
 import { diasOfEvents, evaluateLocomo, locomoTurns } from "./locomo-run.js";
@@ -34,12 +34,13 @@ export async function ablateLocomo(options: {
   const importDir = options.importDir ?? join(root, "imported");
   const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
   try {
-    const kept = await readKeptImport(importDir);
+    const { embedder } = await evaluationModels(evaluationEnv(keptDataDir(importDir)));
+    const kept = await readKeptImport(importDir, embedder);
     const missing = options.files.filter((file) => !kept.has(file));
     if (missing.length > 0) {
       for (const { file, imported } of await importConversations({ dir: options.dir, files: missing }, keptDataDir(importDir), clock))
         kept.set(file, { id: file, userId: imported.userId, lastTurnAt: imported.lastSessionAt });
-      await writeKeptImport(importDir, kept.values());
+      await writeKeptImport(importDir, embedder, kept.values());
     }
     const conversations = await Promise.all(
       options.files.map(async (file) => ({ file, conversation: await loadLocomo(join(options.dir, file)) })),
@@ -51,7 +52,6 @@ export async function ablateLocomo(options: {
       await copyKeptData(importDir, copy);
       const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
       try {
-        await checkKeptEmbedder(runtime.database.db, runtime.providers.embedder.model, importDir);
         scores[value] = {};
         for (const { file, conversation } of conversations) {
           const history = kept.get(file) as KeptHistory;

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { startRuntime } from "../../functions/node-runtime.js";
 import { ManualClock } from "../util/clock.js";
 import { ablationEnv } from "./ablation-settings.js";
-import { evaluationEnv } from "./evaluation-env.js";
-import { checkKeptEmbedder, copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
+import { evaluationEnv, evaluationModels } from "./evaluation-env.js";
+import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "./kept-import.js";
 import type { LongMemEvalQuestion } from "./longmemeval.js";
 import { evaluateQuestion, type HaystackImport, importHaystack, type QuestionRecall, turnsOfEvents } from "./longmemeval-run.js";
 
@@ -45,7 +45,8 @@ export async function ablateLongMemEval(options: {
   const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
   try {
     const started = Date.now();
-    const kept = options.importDir ? await readKeptImport(imported) : new Map<string, KeptHistory>();
+    const { embedder } = await evaluationModels(evaluationEnv(keptDataDir(imported)));
+    const kept = options.importDir ? await readKeptImport(imported, embedder) : new Map<string, KeptHistory>();
     const missing = options.questions.filter((question) => !kept.has(question.id));
     if (kept.size > 0)
       log(`reusing the import in ${imported}: ${options.questions.length - missing.length} of ${options.questions.length} questions`);
@@ -53,12 +54,11 @@ export async function ablateLongMemEval(options: {
       // Every session posted at its date, the memory derived after: stamped at each session's end.
       const importer = await startRuntime(evaluationEnv(keptDataDir(imported)), { clock, deriveAtSessionEnd: true });
       try {
-        await checkKeptEmbedder(importer.database.db, importer.providers.embedder.model, imported);
         for (const [index, question] of missing.entries()) {
           const at = Date.now();
           const history = await importHaystack(importer, clock, question, `lme-${question.id}`);
           kept.set(question.id, { id: question.id, userId: history.userId, lastTurnAt: history.lastTurnAt });
-          if (options.importDir) await writeKeptImport(imported, kept.values());
+          if (options.importDir) await writeKeptImport(imported, embedder, kept.values());
           const turns = question.sessions.reduce((sum, session) => sum + session.turns.length, 0);
           log(
             `[${index + 1}/${missing.length}] ${question.id} ${question.type}: ${question.sessions.length} sessions, ${turns} turns imported in ${((Date.now() - at) / 1000).toFixed(0)} s`,
@@ -83,7 +83,6 @@ export async function ablateLongMemEval(options: {
       const at = Date.now();
       const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
       try {
-        await checkKeptEmbedder(runtime.database.db, runtime.providers.embedder.model, imported);
         results[value] = [];
         for (const [index, question] of options.questions.entries()) {
           const imported = imports[index] as HaystackImport;
