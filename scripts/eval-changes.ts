@@ -7,7 +7,14 @@ import { loadCaseSet } from "../src/eval/changes/case-set.js";
 import { askCase, type CaseResult, summarise, withCaseInside } from "../src/eval/changes/changes-run.js";
 import { linksLine, type StatementLinks, statementLinks } from "../src/eval/changes/statement-links.js";
 import { evaluationEnv, evaluationModels, modelsLine, refuseProviderSettings } from "../src/eval/evaluation-env.js";
-import { copyKeptData, type KeptHistory, keptDataDir, readKeptImport, writeKeptImport } from "../src/eval/kept-import.js";
+import {
+  copyKeptData,
+  type KeptHistory,
+  keptDataDir,
+  misplacedHistories,
+  readKeptImport,
+  writeKeptImport,
+} from "../src/eval/kept-import.js";
 import { loadLongMemEval } from "../src/eval/longmemeval.js";
 import { importHaystack, turnsOfEvents } from "../src/eval/longmemeval-run.js";
 import { pickSubset } from "../src/eval/longmemeval-subset.js";
@@ -62,7 +69,11 @@ const answering = Object.fromEntries(
   (values.with as string)
     .split(",")
     .filter(Boolean)
-    .map((pair) => pair.split("=", 2) as [string, string]),
+    .map((pair) => {
+      const at = pair.indexOf("=");
+      if (at < 1) throw new Error(`--with: "${pair}" is not NAME=VALUE`);
+      return [pair.slice(0, at), pair.slice(at + 1)] as const;
+    }),
 );
 refuseProviderSettings("--with", answering);
 const results: CaseResult[] = [];
@@ -76,15 +87,17 @@ try {
   console.log(modelsLine(models));
   const kept = importDir ? await readKeptImport(importDir, models.embedder) : new Map<string, KeptHistory>();
   // A kept case answered in another history than the set gives it would be reported under the wrong one.
-  for (const entry of cases) {
-    const history = kept.get(entry.id)?.history;
-    if (history !== undefined && history !== haystackOf(entry).id)
-      throw new Error(
-        `--import-dir ${importDir} holds ${entry.id} inside ${history}, and ${values.set} says it inside ${haystackOf(entry).id}`,
-      );
-  }
+  const historyOf = (id: string) => {
+    const entry = set.find((candidate) => candidate.id === id);
+    return entry ? haystackOf(entry).id : undefined;
+  };
+  const misplaced = misplacedHistories(kept, historyOf);
+  if (misplaced.length > 0)
+    throw new Error(`--import-dir ${importDir} holds ${misplaced.join(", ")} inside other histories than ${values.set} gives them`);
   const missing = cases.filter((entry) => !kept.has(entry.id));
   if (missing.length > 0) {
+    // Said before the service first starts on the directory, so that an interrupted import still names its embedder.
+    if (importDir) await writeKeptImport(importDir, models.embedder, kept.values());
     const importer = await startRuntime(
       evaluationEnv(importDir ? keptDataDir(importDir) : join(root, "data"), url ? { DATABASE_URL: url } : {}),
       {

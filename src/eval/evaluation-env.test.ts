@@ -31,9 +31,9 @@ describe("an evaluation's settings", () => {
     expect(modelsLine(models)).toMatch(/^language model offline-rules@\S+, embedder use-lite-512$/);
   });
 
-  it("put the setting measured over the shell's", () => {
-    const env = evaluationEnv("memory://", { PROVIDER_TIMEOUT: "5s" }, { PROVIDER_TIMEOUT: "90s" });
-    expect(env.PROVIDER_TIMEOUT).toBe("5s");
+  it("put the settings a command gives over an evaluation's own", () => {
+    expect(evaluationEnv("memory://", {}, {}).LOG_LEVEL).toBe("error");
+    expect(evaluationEnv("memory://", { LOG_LEVEL: "debug" }, {}).LOG_LEVEL).toBe("debug");
   });
 
   it("name each model by the id its output is recorded under, before any service starts", async () => {
@@ -58,6 +58,7 @@ describe("an evaluation's settings", () => {
     expect(() => refuseProviderSettings("--with", { CONTEXT_LATER_SHARE: "0.1", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" })).toThrow(
       "--with: OPENAI_BASE_URL: the providers are set in the shell",
     );
+    expect(() => refuseProviderSettings("--with", { EMBEDDING_PROVIDER: "" })).toThrow("--with: EMBEDDING_PROVIDER");
     expect(() => refuseProviderSettings("--with", { CONTEXT_LATER_SHARE: "0.1" })).not.toThrow();
   });
 

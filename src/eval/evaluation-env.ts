@@ -68,7 +68,7 @@ export const modelsLine = (models: EvaluationModels) => `language model ${models
  * import and the answers must embed alike, so the providers come from the shell, which both take.
  */
 export function refuseProviderSettings(option: string, settings: Record<string, string>): void {
-  const named = Object.keys(providerSettings(settings));
+  const named = Object.keys(settings).filter((name) => PROVIDER_SETTING.test(name));
   if (named.length > 0)
     throw new Error(`${option}: ${named.join(", ")}: the providers are set in the shell, where the import and the answers both take them`);
 }

@@ -34,10 +34,14 @@ export async function ablateLocomo(options: {
   const importDir = options.importDir ?? join(root, "imported");
   const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
   try {
+    // Every value's settings checked before the import.
+    const settings = options.values.map((value) => ablationEnv(options.setting, value));
     const { embedder } = await evaluationModels(evaluationEnv(keptDataDir(importDir)));
     const kept = await readKeptImport(importDir, embedder);
     const missing = options.files.filter((file) => !kept.has(file));
     if (missing.length > 0) {
+      // Said before the service first starts on the directory, so that an interrupted import still names its embedder.
+      await writeKeptImport(importDir, embedder, kept.values());
       for (const { file, imported } of await importConversations({ dir: options.dir, files: missing }, keptDataDir(importDir), clock))
         kept.set(file, { id: file, userId: imported.userId, lastTurnAt: imported.lastSessionAt });
       await writeKeptImport(importDir, embedder, kept.values());
@@ -50,7 +54,7 @@ export async function ablateLocomo(options: {
       // A copy per value: answering records access, which ranking reads.
       const copy = join(root, `value-${valueIndex}`);
       await copyKeptData(importDir, copy);
-      const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
+      const runtime = await startRuntime(evaluationEnv(copy, settings[valueIndex]), { clock });
       try {
         scores[value] = {};
         for (const { file, conversation } of conversations) {

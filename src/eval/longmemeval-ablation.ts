@@ -45,6 +45,8 @@ export async function ablateLongMemEval(options: {
   const clock = new ManualClock(new Date("2023-01-01T00:00:00Z"));
   try {
     const started = Date.now();
+    // Every value's settings checked before the import, which may take hours.
+    const settings = options.values.map((value) => ablationEnv(options.setting, value));
     const { embedder } = await evaluationModels(evaluationEnv(keptDataDir(imported)));
     const kept = options.importDir ? await readKeptImport(imported, embedder) : new Map<string, KeptHistory>();
     const missing = options.questions.filter((question) => !kept.has(question.id));
@@ -52,6 +54,8 @@ export async function ablateLongMemEval(options: {
       log(`reusing the import in ${imported}: ${options.questions.length - missing.length} of ${options.questions.length} questions`);
     if (missing.length > 0) {
       // Every session posted at its date, the memory derived after: stamped at each session's end.
+      // Said before the service first starts on the directory, so that an interrupted import still names its embedder.
+      if (options.importDir) await writeKeptImport(imported, embedder, kept.values());
       const importer = await startRuntime(evaluationEnv(keptDataDir(imported)), { clock, deriveAtSessionEnd: true });
       try {
         for (const [index, question] of missing.entries()) {
@@ -81,7 +85,7 @@ export async function ablateLongMemEval(options: {
       const copy = join(root, `value-${valueIndex}`);
       await copyKeptData(imported, copy);
       const at = Date.now();
-      const runtime = await startRuntime(evaluationEnv(copy, ablationEnv(options.setting, value)), { clock });
+      const runtime = await startRuntime(evaluationEnv(copy, settings[valueIndex]), { clock });
       try {
         results[value] = [];
         for (const [index, question] of options.questions.entries()) {
