@@ -5,7 +5,7 @@ import { startRuntime } from "../functions/node-runtime.js";
 import { EnvSchema } from "../src/config/env.js";
 import { loadCaseSet } from "../src/eval/changes/case-set.js";
 import { askCase, type CaseResult, summarise, withCaseInside } from "../src/eval/changes/changes-run.js";
-import { linksLine, type StatementLinks, statementLinks } from "../src/eval/changes/statement-links.js";
+import { linksLine, reachLine, type StatementLinks, statementLinks } from "../src/eval/changes/statement-links.js";
 import { evaluationEnv, evaluationModels, modelsLine, refuseProviderSettings } from "../src/eval/evaluation-env.js";
 import {
   copyKeptData,
@@ -150,6 +150,10 @@ for (const line of summarise(results, budgets))
   console.log(
     `at ${line.budget} tokens: newest statement held in ${line.newestHeld} of ${line.cases}, old state alone in ${line.oldAlone}; controls kept ${line.kept} of ${line.controls}`,
   );
-if (values.links) console.log(linksLine(links, EnvSchema.shape.CONTEXT_LATER_SIMILARITY.parse(answering.CONTEXT_LATER_SIMILARITY)));
+if (values.links) {
+  const floor = EnvSchema.shape.CONTEXT_LATER_SIMILARITY.parse(answering.CONTEXT_LATER_SIMILARITY);
+  console.log(linksLine(links, floor));
+  for (const budget of budgets) console.log(reachLine(results, links, floor, budget));
+}
 console.log(JSON.stringify({ eval: "changes", set: values.set, database: url ? "postgres" : "pglite", budgets, results, links }));
 process.exit(0);

@@ -5,7 +5,7 @@ import { questionAsStatement } from "../../src/context/question-statement.js";
 import { queryRows } from "../../src/db/database.js";
 import type { ChangeCase } from "../../src/eval/changes/case-set.js";
 import { withCaseInside } from "../../src/eval/changes/changes-run.js";
-import { linksLine, statementLinks } from "../../src/eval/changes/statement-links.js";
+import { linksLine, reachLine, statementLinks } from "../../src/eval/changes/statement-links.js";
 import type { LongMemEvalQuestion } from "../../src/eval/longmemeval.js";
 import { importHaystack } from "../../src/eval/longmemeval-run.js";
 import { ManualClock } from "../../src/util/clock.js";
@@ -122,5 +122,45 @@ describe("the links line", () => {
     expect(line).toBe(
       "links of 3 changes: among the 10 user turns nearest the question, the first statement in 1; the later one in 2; nearest its statement form, 2 and 1; the later one reaches 0.45 of the first in 2",
     );
+  });
+
+  it("sorts the windows that miss the newest statement by where the embedder put the two statements", () => {
+    const window = (budget: number, newestHeld: boolean) => ({ budget, newestHeld, oldShown: false, kept: false, tokens: budget });
+    const result = (id: string, kind: "case" | "control", held500: boolean) => ({
+      id,
+      kind,
+      haystack: "h",
+      windows: [window(500, held500), window(1000, true)],
+    });
+    const links = [
+      { id: "in-reach", byQuestion: { first: 40, later: 30 }, byStatementForm: { first: 50, later: 7 }, userTurns: 200, firstToLater: 0.1 },
+      {
+        id: "via-first",
+        byQuestion: { first: 3, later: 30 },
+        byStatementForm: { first: 12, later: 25 },
+        userTurns: 200,
+        firstToLater: 0.5,
+      },
+      {
+        id: "below-floor",
+        byQuestion: { first: 3, later: 30 },
+        byStatementForm: { first: 12, later: 25 },
+        userTurns: 200,
+        firstToLater: 0.4,
+      },
+      { id: "held", byQuestion: { first: 90, later: 80 }, byStatementForm: { first: 90, later: 80 }, userTurns: 200, firstToLater: 0.1 },
+    ];
+    const results = [
+      result("in-reach", "case", false),
+      result("via-first", "case", false),
+      result("below-floor", "case", false),
+      result("held", "case", true),
+      result("a-control", "control", false),
+    ];
+    expect(reachLine(results, links, 0.45, 500)).toBe(
+      "of 3 windows missing the newest statement at 500 tokens: 1 with it among the 10 user turns nearest the question or its statement form, 1 through the first statement (among them, the later one reaching 0.45 of it), 1 out of the embedder's reach",
+    );
+    expect(reachLine(results, links, 0.45, 1000)).toMatch(/^of 0 windows missing .* 0 out of the embedder's reach$/);
+    expect(() => reachLine([result("unlinked", "case", false)], links, 0.45, 500)).toThrow(/unlinked/);
   });
 });

@@ -5,7 +5,7 @@ import { queryRows } from "../../db/database.js";
 import { toVectorLiteral } from "../../db/vector.js";
 import { m, visibleAt } from "../../memory/visibility.js";
 import type { HistoryCase } from "./case-set.js";
-import { firstTurnId, laterTurnId } from "./changes-run.js";
+import { type CaseResult, firstTurnId, laterTurnId } from "./changes-run.js";
 
 /**
  * How near the service's embedder puts a case's two statements: to the question, and to each
@@ -103,4 +103,29 @@ export function linksLine(links: readonly StatementLinks[], floor: number): stri
     `nearest its statement form, ${near((found) => found.byStatementForm.first)} and ${near((found) => found.byStatementForm.later)}`,
     `the later one reaches ${floor} of the first in ${links.filter((found) => found.firstToLater >= floor).length}`,
   ].join("; ");
+}
+
+/**
+ * Where the windows that miss a change's newest statement at `budget` lost it, one line: within
+ * reach (the later statement among the `NEAR_PLACES` user turns nearest the question or its
+ * statement form: the reading of turns lost it), through the first (the first statement among them
+ * and the later one reaching `floor` of it: the later-statement reading lost it), or out of reach
+ * (the embedder places neither). A set's misses sorted without reading its cases one by one.
+ */
+export function reachLine(results: readonly CaseResult[], links: readonly StatementLinks[], floor: number, budget: number): string {
+  const linksOf = new Map(links.map((found) => [found.id, found]));
+  const missed = results.filter(
+    (result) => result.kind === "case" && result.windows.some((window) => window.budget === budget && !window.newestHeld),
+  );
+  const near = (places: { first: number; later: number }[], pick: "first" | "later") => places.some((place) => place[pick] <= NEAR_PLACES);
+  const counts = { reach: 0, first: 0, out: 0 };
+  for (const result of missed) {
+    const found = linksOf.get(result.id);
+    if (!found) throw new Error(`no links for case ${result.id}`);
+    const places = [found.byQuestion, found.byStatementForm];
+    if (near(places, "later")) counts.reach++;
+    else if (near(places, "first") && found.firstToLater >= floor) counts.first++;
+    else counts.out++;
+  }
+  return `of ${missed.length} windows missing the newest statement at ${budget} tokens: ${counts.reach} with it among the ${NEAR_PLACES} user turns nearest the question or its statement form, ${counts.first} through the first statement (among them, the later one reaching ${floor} of it), ${counts.out} out of the embedder's reach`;
 }
