@@ -31,7 +31,8 @@ import { scriptArgs } from "./script-args.js";
  * `--import-dir` (embedded only) keeps the imported histories there, and answers a kept import
  * again without importing: a change of the read path is measured in minutes. `--links` also says,
  * for each change, where the embedder puts the two statements among the user's turns nearest the
- * question, and the cosine of the later one to the first: what the window's reading starts from.
+ * question, and the cosine of the later one to the first: what the window's reading starts from;
+ * and, for each budget, where the windows that miss the newest statement lost it.
  */
 const { values } = scriptArgs(
   "npm run eval:changes -- [--set FILE] [--budgets 500,1000] [--database-url URL] [--only id,…] [--import-dir DIR] [--with NAME=VALUE,…] [--links] [--data DIR]",

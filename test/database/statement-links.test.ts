@@ -132,33 +132,33 @@ describe("the links line", () => {
       haystack: "h",
       windows: [window(500, held500), window(1000, true)],
     });
+    const linked = (id: string, question: [number, number], form: [number, number], firstToLater: number) => ({
+      id,
+      byQuestion: { first: question[0], later: question[1] },
+      byStatementForm: { first: form[0], later: form[1] },
+      userTurns: 200,
+      firstToLater,
+    });
     const links = [
-      { id: "in-reach", byQuestion: { first: 40, later: 30 }, byStatementForm: { first: 50, later: 7 }, userTurns: 200, firstToLater: 0.1 },
-      {
-        id: "via-first",
-        byQuestion: { first: 3, later: 30 },
-        byStatementForm: { first: 12, later: 25 },
-        userTurns: 200,
-        firstToLater: 0.5,
-      },
-      {
-        id: "below-floor",
-        byQuestion: { first: 3, later: 30 },
-        byStatementForm: { first: 12, later: 25 },
-        userTurns: 200,
-        firstToLater: 0.4,
-      },
-      { id: "held", byQuestion: { first: 90, later: 80 }, byStatementForm: { first: 90, later: 80 }, userTurns: 200, firstToLater: 0.1 },
+      // The later statement 10th by the question alone, or 7th by the statement form alone: within reach.
+      linked("later-tenth-by-question", [40, 10], [50, 11], 0.1),
+      linked("later-by-form", [40, 30], [50, 7], 0.1),
+      // The first 10th, the later one exactly at the floor of it: through the first.
+      linked("first-tenth-at-floor", [10, 11], [12, 11], 0.45),
+      // The first 11th however near the later one is, or near with the later one below the floor: out of reach.
+      linked("first-eleventh", [11, 11], [11, 11], 0.9),
+      linked("below-floor", [3, 30], [12, 25], 0.44),
+      linked("held", [90, 80], [90, 80], 0.1),
     ];
     const results = [
-      result("in-reach", "case", false),
-      result("via-first", "case", false),
-      result("below-floor", "case", false),
+      ...["later-tenth-by-question", "later-by-form", "first-tenth-at-floor", "first-eleventh", "below-floor"].map((id) =>
+        result(id, "case", false),
+      ),
       result("held", "case", true),
       result("a-control", "control", false),
     ];
     expect(reachLine(results, links, 0.45, 500)).toBe(
-      "of 3 windows missing the newest statement at 500 tokens: 1 with it among the 10 user turns nearest the question or its statement form, 1 through the first statement (among them, the later one reaching 0.45 of it), 1 out of the embedder's reach",
+      "of 5 windows missing the newest statement at 500 tokens: 2 with it among the 10 user turns nearest the question or its statement form, 1 through the first statement (among them, the later one reaching 0.45 of it), 2 out of the embedder's reach",
     );
     expect(reachLine(results, links, 0.45, 1000)).toMatch(/^of 0 windows missing .* 0 out of the embedder's reach$/);
     expect(() => reachLine([result("unlinked", "case", false)], links, 0.45, 500)).toThrow(/unlinked/);

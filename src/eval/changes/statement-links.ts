@@ -87,7 +87,11 @@ export async function statementLinks(runtime: Runtime, historyCase: HistoryCase,
   };
 }
 
-/** How many of the question's nearest user turns count as "found by the question" in `linksLine`. */
+/**
+ * How many of the question's nearest user turns count as "found by the question" in `linksLine`
+ * and `reachLine`: about what the asker's own statements and the later-statement reading look
+ * through at the budgets asked (3 to 6 statements each, of the 10 nearest turns read).
+ */
 export const NEAR_PLACES = 10;
 
 /**
@@ -109,15 +113,16 @@ export function linksLine(links: readonly StatementLinks[], floor: number): stri
  * Where the windows that miss a change's newest statement at `budget` lost it, one line: within
  * reach (the later statement among the `NEAR_PLACES` user turns nearest the question or its
  * statement form: the reading of turns lost it), through the first (the first statement among them
- * and the later one reaching `floor` of it: the later-statement reading lost it), or out of reach
- * (the embedder places neither). A set's misses sorted without reading its cases one by one.
+ * and the later one reaching `floor` of it: the later-statement reading lost it), or out of the
+ * embedder's reach (the later statement not among them, and the first not among them or the later
+ * one below `floor` of it). A set's misses sorted without reading its cases one by one.
  */
 export function reachLine(results: readonly CaseResult[], links: readonly StatementLinks[], floor: number, budget: number): string {
   const linksOf = new Map(links.map((found) => [found.id, found]));
   const missed = results.filter(
     (result) => result.kind === "case" && result.windows.some((window) => window.budget === budget && !window.newestHeld),
   );
-  const near = (places: { first: number; later: number }[], pick: "first" | "later") => places.some((place) => place[pick] <= NEAR_PLACES);
+  const near = (places: StatementLinks["byQuestion"][], pick: "first" | "later") => places.some((place) => place[pick] <= NEAR_PLACES);
   const counts = { reach: 0, first: 0, out: 0 };
   for (const result of missed) {
     const found = linksOf.get(result.id);
@@ -127,5 +132,9 @@ export function reachLine(results: readonly CaseResult[], links: readonly Statem
     else if (near(places, "first") && found.firstToLater >= floor) counts.first++;
     else counts.out++;
   }
-  return `of ${missed.length} windows missing the newest statement at ${budget} tokens: ${counts.reach} with it among the ${NEAR_PLACES} user turns nearest the question or its statement form, ${counts.first} through the first statement (among them, the later one reaching ${floor} of it), ${counts.out} out of the embedder's reach`;
+  return [
+    `of ${missed.length} windows missing the newest statement at ${budget} tokens: ${counts.reach} with it among the ${NEAR_PLACES} user turns nearest the question or its statement form`,
+    `${counts.first} through the first statement (among them, the later one reaching ${floor} of it)`,
+    `${counts.out} out of the embedder's reach`,
+  ].join(", ");
 }
