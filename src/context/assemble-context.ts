@@ -3,7 +3,8 @@ import { notFound } from "../errors.js";
 import type { AnnIndex } from "../memory/recall/ann-index.js";
 import type { QueryVector } from "../memory/recall/engines/recall-index.js";
 import { kindChannel } from "../memory/recall/engines/sql-kinds.js";
-import { type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
+import { type RecalledMemory, type RecallSettings, recallWithFollowingTurns } from "../memory/recall/hybrid-recall.js";
+import type { LaterStatement } from "../memory/recall/later-statements.js";
 import { embedQueryForRecall } from "../memory/recall/query-vector.js";
 import type { Embedder } from "../providers/types.js";
 import { NO_REDACTION } from "../redaction/policy.js";
@@ -11,7 +12,7 @@ import { type RedactionPolicy, redactText } from "../redaction/redact.js";
 import type { Clock } from "../util/clock.js";
 import { queryWords } from "./excerpts.js";
 import { type SessionHistory, sessionHistory } from "./history.js";
-import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
+import { packBesideLaterStatements, statementsToLookPast } from "./later-statements.js";
 import {
   demoteAssistantTurns,
   demoteSuperseded,
@@ -220,14 +221,13 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     }),
     beyond.sourceTurns(facts),
   ]);
-  const { candidates: recalled, laterOf } = besideLaterStatements(withoutRedundant(withSourceTurns(ordered, turnsOfFacts)), later);
+  const offered = withoutRedundant(withSourceTurns(ordered, turnsOfFacts));
   const rendering = {
     tokenizer: deps.tokenizer,
     asked: queryWords(request.query),
     excerptTokens: settings.excerptTokens,
     laterTokens: settings.laterTokens,
   };
-  const asItem = (memory: (typeof recalled)[number]) => memoryItem(memory, rendering, laterOf.get(memory.id));
 
   const candidates: CandidateSection[] = [];
   const required = (kind: "system" | "tools" | "user_message", title: string, text: string | undefined, renderLast = false) => {
@@ -242,23 +242,29 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       .join("\n"),
   );
   required("user_message", "Current user message", request.user_message, true);
+  const memorySections = (recalled: readonly RecalledMemory[], laterOf: ReadonlyMap<string, LaterStatement>): CandidateSection[] => {
+    const asItem = (memory: RecalledMemory) => memoryItem(memory, rendering, laterOf.get(memory.id));
+    return [
+      {
+        kind: "facts",
+        title: "What we know about the user",
+        share: ratios.facts,
+        grouped: true,
+        items: recalled.filter((memory) => memory.type === "semantic").map(asItem),
+      },
+      {
+        kind: "memories",
+        title: "Relevant memories",
+        share: ratios.memories,
+        grouped: true,
+        // A recalled turn (or a summary of turns) that the history section holds is not packed twice.
+        yieldsTo: "history",
+        items: recalled.filter((memory) => memory.type !== "semantic").map(asItem),
+      },
+    ];
+  };
+  const fixed = candidates.length;
   candidates.push(
-    {
-      kind: "facts",
-      title: "What we know about the user",
-      share: ratios.facts,
-      grouped: true,
-      items: recalled.filter((memory) => memory.type === "semantic").map(asItem),
-    },
-    {
-      kind: "memories",
-      title: "Relevant memories",
-      share: ratios.memories,
-      grouped: true,
-      // A recalled turn (or a summary of turns) that the history section holds is not packed twice.
-      yieldsTo: "history",
-      items: recalled.filter((memory) => memory.type !== "semantic").map(asItem),
-    },
     {
       kind: "knowledge",
       title: "Retrieved knowledge",
@@ -271,7 +277,9 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     { kind: "history", title: "Recent conversation", share: ratios.history, chronological: true, contiguous: true, items: history },
   );
 
-  const packed = packSections(candidates, budget, deps.tokenizer);
+  const { packed, recalled, laterOf, leftWithNote } = packBesideLaterStatements(offered, later, (recalled, laterOf) =>
+    packSections([...candidates.slice(0, fixed), ...memorySections(recalled, laterOf), ...candidates.slice(fixed)], budget, deps.tokenizer),
+  );
   return {
     sections: packed.sections,
     total_tokens: packed.totalTokens,
@@ -286,7 +294,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
           explanation: explainContext({
             ranked,
             expanded: withSourceTurns(expanded, turnsOfFacts),
-            offered: recalled,
+            offered: [...recalled, ...leftWithNote],
             packed: new Set(memoryIdsIn(packed.sections)),
             repeated: new Set(packed.repeated),
             derivedFrom: new Map([...turnsOfFacts].flatMap(([fact, turns]) => turns.map((turn) => [turn.id, fact] as const))),

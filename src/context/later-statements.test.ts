@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { recalledTurn } from "../../test/fixtures/recalled-memory.js";
+import type { RecalledMemory } from "../memory/recall/hybrid-recall.js";
 import type { LaterStatement } from "../memory/recall/later-statements.js";
 import { PLAIN_READING, saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
-import { besideLaterStatements, statementsToLookPast } from "./later-statements.js";
+import { besideLaterStatements, packBesideLaterStatements, statementsToLookPast } from "./later-statements.js";
+import type { PackResult } from "./pack.js";
 
 const later = (memoryId: string): LaterStatement => ({
   memoryId,
@@ -78,5 +80,43 @@ describe("statements and what the user said after them", () => {
     const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["fact", [later("newer")]]]));
     expect(candidates.map((memory) => memory.id)).toEqual(["fact"]);
     expect(laterOf.get("fact")?.memoryId).toBe("newer");
+  });
+
+  describe("a statement the budget leaves out with its note", () => {
+    /** A packing that fits every candidate but those in `tooLong` while they carry a note. */
+    const packing = (tooLong: ReadonlySet<string>) => {
+      const calls: string[][] = [];
+      const pack = (recalled: RecalledMemory[], laterOf: Map<string, LaterStatement>): PackResult => {
+        calls.push(recalled.map((memory) => (laterOf.has(memory.id) ? `${memory.id}+${laterOf.get(memory.id)?.memoryId}` : memory.id)));
+        const shown = recalled.filter((memory) => !(tooLong.has(memory.id) && laterOf.has(memory.id)));
+        const items = shown.map((memory) => ({ text: memory.content, tokens: 1, memory_id: memory.id, sources: [] }));
+        return { sections: [{ kind: "memories", tokens: items.length, items }], prompt: "", totalTokens: items.length, repeated: [] };
+      };
+      return { calls, pack };
+    };
+
+    it("gives its later turn back its own ranked place, and is not offered again without the note", () => {
+      const recalled = ["first", "other", "change", "rest"].map((id) => recalledTurn(id));
+      const { calls, pack } = packing(new Set(["first"]));
+      const result = packBesideLaterStatements(recalled, new Map([["first", [later("change")]]]), pack);
+      expect(calls).toEqual([
+        ["first+change", "other", "rest"],
+        ["other", "change", "rest"],
+      ]);
+      expect(result.recalled.map((memory) => memory.id)).toEqual(["other", "change", "rest"]);
+      expect(result.laterOf.size).toBe(0);
+      expect(result.leftWithNote.map((memory) => memory.id)).toEqual(["first"]);
+    });
+
+    it("packs once when every statement with a note is shown, or when its later turn was never a candidate", () => {
+      const recalled = ["first", "other"].map((id) => recalledTurn(id));
+      const shown = packing(new Set());
+      packBesideLaterStatements(recalled, new Map([["first", [later("other")]]]), shown.pack);
+      expect(shown.calls).toEqual([["first+other"]]);
+      const notCandidate = packing(new Set(["first"]));
+      const result = packBesideLaterStatements(recalled, new Map([["first", [later("said-later")]]]), notCandidate.pack);
+      expect(notCandidate.calls).toEqual([["first+said-later", "other"]]);
+      expect(result.leftWithNote).toEqual([]);
+    });
   });
 });

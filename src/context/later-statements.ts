@@ -1,6 +1,8 @@
 import type { RecalledMemory } from "../memory/recall/hybrid-recall.js";
 import type { LaterStatement, StatementAnchor } from "../memory/recall/later-statements.js";
 import { type StatementReading, saysSomethingOfSpeaker } from "../memory/recall/speaker-statements.js";
+import type { PackResult } from "./pack.js";
+import { memoryIdsIn } from "./schemas.js";
 
 /**
  * A turn of the window that what was said since may qualify: one in which the user says something
@@ -58,4 +60,49 @@ export function besideLaterStatements(
     attached.add(best.memoryId);
   }
   return { candidates: recalled.filter((memory) => !attached.has(memory.id)), laterOf };
+}
+
+/** How many times a window is packed again after statements with a later note were left out. */
+const MAX_REPACKS = 2;
+
+/** A packed window, the candidates it was packed from and the later statements beside them. */
+export interface PackedBeside {
+  packed: PackResult;
+  recalled: RecalledMemory[];
+  laterOf: Map<string, LaterStatement>;
+  /** Statements the budget left out with their later statement beside them, in an earlier packing. */
+  leftWithNote: RecalledMemory[];
+}
+
+/**
+ * `pack` of the candidates with each statement's later statement beside it
+ * (`besideLaterStatements`). A later turn that recall ranked among the candidates on its own is
+ * taken out of them to be shown beside its statement; when the budget then leaves that statement
+ * out, the later turn would be lost with it. Such a statement is not offered again (without its
+ * note it would show the old state alone), and its later turn goes back to its own ranked place
+ * for a packing again.
+ */
+export function packBesideLaterStatements(
+  offered: readonly RecalledMemory[],
+  later: ReadonlyMap<string, readonly LaterStatement[]>,
+  pack: (recalled: RecalledMemory[], laterOf: Map<string, LaterStatement>) => PackResult,
+): PackedBeside {
+  const candidateIds = new Set(offered.map((memory) => memory.id));
+  const leftWithNote: RecalledMemory[] = [];
+  let beside = besideLaterStatements(offered, later);
+  let packed = pack(beside.candidates, beside.laterOf);
+  for (let round = 0; round < MAX_REPACKS; round++) {
+    const shown = new Set(memoryIdsIn(packed.sections));
+    const left = [...beside.laterOf].filter(([statement, note]) => !shown.has(statement) && candidateIds.has(note.memoryId));
+    if (left.length === 0) break;
+    const leftIds = new Set(left.map(([statement]) => statement));
+    leftWithNote.push(...offered.filter((memory) => leftIds.has(memory.id)));
+    const dropped = new Set(leftWithNote.map((memory) => memory.id));
+    beside = besideLaterStatements(
+      offered.filter((memory) => !dropped.has(memory.id)),
+      new Map([...later].filter(([statement]) => !dropped.has(statement))),
+    );
+    packed = pack(beside.candidates, beside.laterOf);
+  }
+  return { packed, recalled: beside.candidates, laterOf: beside.laterOf, leftWithNote };
 }
