@@ -242,15 +242,15 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       .join("\n"),
   );
   required("user_message", "Current user message", request.user_message, true);
-  const memorySections = (recalled: readonly RecalledMemory[], laterOf: ReadonlyMap<string, LaterStatement>): CandidateSection[] => {
-    const asItem = (memory: RecalledMemory) => memoryItem(memory, rendering, laterOf.get(memory.id));
+  const memorySections = (memories: readonly RecalledMemory[], notes: ReadonlyMap<string, LaterStatement>): CandidateSection[] => {
+    const asItem = (memory: RecalledMemory) => memoryItem(memory, rendering, notes.get(memory.id));
     return [
       {
         kind: "facts",
         title: "What we know about the user",
         share: ratios.facts,
         grouped: true,
-        items: recalled.filter((memory) => memory.type === "semantic").map(asItem),
+        items: memories.filter((memory) => memory.type === "semantic").map(asItem),
       },
       {
         kind: "memories",
@@ -259,11 +259,11 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
         grouped: true,
         // A recalled turn (or a summary of turns) that the history section holds is not packed twice.
         yieldsTo: "history",
-        items: recalled.filter((memory) => memory.type !== "semantic").map(asItem),
+        items: memories.filter((memory) => memory.type !== "semantic").map(asItem),
       },
     ];
   };
-  const fixed = candidates.length;
+  const requiredSections = candidates.length;
   candidates.push(
     {
       kind: "knowledge",
@@ -277,9 +277,14 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     { kind: "history", title: "Recent conversation", share: ratios.history, chronological: true, contiguous: true, items: history },
   );
 
-  const { packed, recalled, laterOf, leftWithNote } = packBesideLaterStatements(offered, later, (recalled, laterOf) =>
-    packSections([...candidates.slice(0, fixed), ...memorySections(recalled, laterOf), ...candidates.slice(fixed)], budget, deps.tokenizer),
+  const { packed, recalled, laterOf, leftWithNote } = packBesideLaterStatements(offered, later, (memories, notes) =>
+    packSections(
+      [...candidates.slice(0, requiredSections), ...memorySections(memories, notes), ...candidates.slice(requiredSections)],
+      budget,
+      deps.tokenizer,
+    ),
   );
+  const finallyOffered = new Set(recalled.map((memory) => memory.id));
   return {
     sections: packed.sections,
     total_tokens: packed.totalTokens,
@@ -294,7 +299,9 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
           explanation: explainContext({
             ranked,
             expanded: withSourceTurns(expanded, turnsOfFacts),
-            offered: [...recalled, ...leftWithNote],
+            // In rank order, with the statements left out beside their later statement.
+            offered: offered.filter((memory) => finallyOffered.has(memory.id) || leftWithNote.has(memory.id)),
+            leftWithNote,
             packed: new Set(memoryIdsIn(packed.sections)),
             repeated: new Set(packed.repeated),
             derivedFrom: new Map([...turnsOfFacts].flatMap(([fact, turns]) => turns.map((turn) => [turn.id, fact] as const))),

@@ -105,7 +105,7 @@ describe("statements and what the user said after them", () => {
       ]);
       expect(result.recalled.map((memory) => memory.id)).toEqual(["other", "change", "rest"]);
       expect(result.laterOf.size).toBe(0);
-      expect(result.leftWithNote.map((memory) => memory.id)).toEqual(["first"]);
+      expect([...result.leftWithNote]).toEqual(["first"]);
     });
 
     it("packs once when every statement with a note is shown, or when its later turn was never a candidate", () => {
@@ -116,7 +116,53 @@ describe("statements and what the user said after them", () => {
       const notCandidate = packing(new Set(["first"]));
       const result = packBesideLaterStatements(recalled, new Map([["first", [later("said-later")]]]), notCandidate.pack);
       expect(notCandidate.calls).toEqual([["first+said-later", "other"]]);
-      expect(result.leftWithNote).toEqual([]);
+      expect(result.leftWithNote.size).toBe(0);
+    });
+
+    it("moves a later turn down the statements it is nearest to, packing again twice at most", () => {
+      // Two statements share one later turn and neither fits with it: it moves down them, then stands alone.
+      const twice = packing(new Set(["a", "b"]));
+      const two = ["a", "b", "shared", "rest"].map((id) => recalledTurn(id));
+      const result = packBesideLaterStatements(two, new Map(["a", "b"].map((id) => [id, [later("shared")]] as const)), twice.pack);
+      expect(twice.calls).toEqual([
+        ["a+shared", "b", "rest"],
+        ["b+shared", "rest"],
+        ["shared", "rest"],
+      ]);
+      expect([...result.leftWithNote]).toEqual(["a", "b"]);
+      // A third statement that does not fit with it either keeps it past the last packing: the cap's price.
+      const thrice = packing(new Set(["a", "b", "c"]));
+      const three = ["a", "b", "c", "shared"].map((id) => recalledTurn(id));
+      packBesideLaterStatements(three, new Map(["a", "b", "c"].map((id) => [id, [later("shared")]] as const)), thrice.pack);
+      expect(thrice.calls).toHaveLength(3);
+    });
+
+    it("drops a turn shown as another statement's note that took a note of its own, which is never shown", () => {
+      const recalled = ["first", "second", "third", "newest"].map((id) => recalledTurn(id));
+      const { calls, pack } = packing(new Set());
+      const notes = new Map([
+        ["first", [later("second")]],
+        ["second", [later("newest")]],
+        ["third", [later("newest")]],
+      ]);
+      const result = packBesideLaterStatements(recalled, notes, pack);
+      expect(calls).toEqual([
+        ["first+second", "third"],
+        ["first+second", "third+newest"],
+      ]);
+      // Still shown, beside the first: not reported as left out.
+      expect(result.leftWithNote.size).toBe(0);
+    });
+
+    it("does not count a statement the history already holds as left out by the budget", () => {
+      const recalled = ["first", "change"].map((id) => recalledTurn(id));
+      const calls: number[] = [];
+      const pack = (): PackResult => {
+        calls.push(calls.length);
+        return { sections: [], prompt: "", totalTokens: 0, repeated: ["first"] };
+      };
+      packBesideLaterStatements(recalled, new Map([["first", [later("change")]]]), pack);
+      expect(calls).toHaveLength(1);
     });
   });
 });

@@ -62,16 +62,20 @@ export function besideLaterStatements(
   return { candidates: recalled.filter((memory) => !attached.has(memory.id)), laterOf };
 }
 
-/** How many times a window is packed again after statements with a later note were left out. */
-const MAX_REPACKS = 2;
+/**
+ * How many times a window is packed again after statements with a later note were left out. Each
+ * packing may leave out another statement with the same later turn; past the last, that turn is
+ * lost with it, as every one was before.
+ */
+const MAX_NOTE_REPACKS = 2;
 
 /** A packed window, the candidates it was packed from and the later statements beside them. */
 export interface PackedBeside {
   packed: PackResult;
   recalled: RecalledMemory[];
   laterOf: Map<string, LaterStatement>;
-  /** Statements the budget left out with their later statement beside them, in an earlier packing. */
-  leftWithNote: RecalledMemory[];
+  /** Ids of the statements the budget left out with their later statement beside them, not offered again. */
+  leftWithNote: Set<string>;
 }
 
 /**
@@ -79,30 +83,37 @@ export interface PackedBeside {
  * (`besideLaterStatements`). A later turn that recall ranked among the candidates on its own is
  * taken out of them to be shown beside its statement; when the budget then leaves that statement
  * out, the later turn would be lost with it. Such a statement is not offered again (without its
- * note it would show the old state alone), and its later turn goes back to its own ranked place
- * for a packing again.
+ * note it would show the old state alone), and its later turn goes back to its own ranked place,
+ * or beside the next statement it is nearest to, for a packing again (`MAX_NOTE_REPACKS` at
+ * most). A statement the history already holds is left out for that, and its note's events with
+ * it.
  */
 export function packBesideLaterStatements(
   offered: readonly RecalledMemory[],
   later: ReadonlyMap<string, readonly LaterStatement[]>,
-  pack: (recalled: RecalledMemory[], laterOf: Map<string, LaterStatement>) => PackResult,
+  pack: (candidates: RecalledMemory[], notes: Map<string, LaterStatement>) => PackResult,
 ): PackedBeside {
-  const candidateIds = new Set(offered.map((memory) => memory.id));
-  const leftWithNote: RecalledMemory[] = [];
-  let beside = besideLaterStatements(offered, later);
+  const dropped = new Set<string>();
+  let remaining = [...offered];
+  let beside = besideLaterStatements(remaining, later);
   let packed = pack(beside.candidates, beside.laterOf);
-  for (let round = 0; round < MAX_REPACKS; round++) {
-    const shown = new Set(memoryIdsIn(packed.sections));
-    const left = [...beside.laterOf].filter(([statement, note]) => !shown.has(statement) && candidateIds.has(note.memoryId));
+  for (let round = 0; round < MAX_NOTE_REPACKS; round++) {
+    const shown = new Set([...memoryIdsIn(packed.sections), ...packed.repeated]);
+    const stillOffered = new Set(remaining.map((memory) => memory.id));
+    // A statement that is itself shown as another's note counts as left out too: its own note is never shown.
+    const left = [...beside.laterOf].filter(([statement, note]) => !shown.has(statement) && stillOffered.has(note.memoryId));
     if (left.length === 0) break;
-    const leftIds = new Set(left.map(([statement]) => statement));
-    leftWithNote.push(...offered.filter((memory) => leftIds.has(memory.id)));
-    const dropped = new Set(leftWithNote.map((memory) => memory.id));
-    beside = besideLaterStatements(
-      offered.filter((memory) => !dropped.has(memory.id)),
-      new Map([...later].filter(([statement]) => !dropped.has(statement))),
-    );
+    for (const [statement] of left) dropped.add(statement);
+    remaining = remaining.filter((memory) => !dropped.has(memory.id));
+    beside = besideLaterStatements(remaining, new Map([...later].filter(([statement]) => !dropped.has(statement))));
     packed = pack(beside.candidates, beside.laterOf);
   }
-  return { packed, recalled: beside.candidates, laterOf: beside.laterOf, leftWithNote };
+  // A dropped statement may be shown yet, as the later statement of another.
+  const notes = new Set([...beside.laterOf.values()].map((note) => note.memoryId));
+  return {
+    packed,
+    recalled: beside.candidates,
+    laterOf: beside.laterOf,
+    leftWithNote: new Set([...dropped].filter((id) => !notes.has(id))),
+  };
 }

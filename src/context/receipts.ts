@@ -45,6 +45,8 @@ export interface RecallTrail {
   derivedFrom: ReadonlyMap<string, string>;
   /** Each statement's later statement shown beside it, by the statement's id. */
   laterOf: ReadonlyMap<string, LaterStatement>;
+  /** Ids of the statements the budget left out with their later statement beside them, and not offered again without it. */
+  leftWithNote: ReadonlySet<string>;
   /** Ids of the asker's own statements read first for a question about how they stand now. */
   ownStatements: ReadonlySet<string>;
   now: Date;
@@ -103,21 +105,31 @@ export function explainContext(trail: RecallTrail): ContextExplanation {
       .map((memory) => ({
         ...explained(
           memory,
-          `${why(memory)}; the ${memory.type === "semantic" ? "facts" : "memories"} share of the budget was spent on better-ranked items`,
+          trail.leftWithNote.has(memory.id)
+            ? `${why(memory)}; left out by the budget with what the user said later beside it, and not offered without it`
+            : `${why(memory)}; the ${memory.type === "semantic" ? "facts" : "memories"} share of the budget was spent on better-ranked items`,
         ),
         left_out_because: "budget" as const,
       })),
     ...trail.expanded
       .filter((memory) => !offered.has(memory.id))
-      .map((memory) => ({
-        ...explained(
-          memory,
-          shownBeside.has(memory.id)
-            ? `${why(memory)}; shown beside ${shownBeside.get(memory.id)} as what the user said later on its subject`
-            : `${why(memory)}; every event it came from is already in a better-ranked episode`,
-        ),
-        left_out_because: "redundant" as const,
-      })),
+      .map((memory) => {
+        const statement = shownBeside.get(memory.id);
+        if (statement !== undefined && !trail.packed.has(statement))
+          return {
+            ...explained(memory, `${why(memory)}; to be shown beside ${statement}, which the budget left out`),
+            left_out_because: "budget" as const,
+          };
+        return {
+          ...explained(
+            memory,
+            statement !== undefined
+              ? `${why(memory)}; shown beside ${statement} as what the user said later on its subject`
+              : `${why(memory)}; every event it came from is already in a better-ranked episode`,
+          ),
+          left_out_because: "redundant" as const,
+        };
+      }),
   ];
   return { considered: trail.expanded.length, chosen, left_out: leftOut };
 }
