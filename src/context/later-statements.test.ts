@@ -154,6 +154,30 @@ describe("statements and what the user said after them", () => {
       expect(result.leftWithNote.size).toBe(0);
     });
 
+    it("keeps the packing it had when packing again would leave a shown fact without its note", () => {
+      const recalled = [
+        recalledTurn("noted"),
+        recalledTurn("earlier"),
+        recalledTurn("fact", { type: "semantic", subtype: "profile", role: null, content: "User sails a dinghy." }),
+        recalledTurn("newest"),
+      ];
+      const { calls, pack } = packing(new Set());
+      const notes = new Map([
+        ["noted", [later("newest")]],
+        ["earlier", [later("noted")]],
+        ["fact", [later("noted")]],
+      ]);
+      const result = packBesideLaterStatements(recalled, notes, pack);
+      // Dropping "noted" (shown only as the fact's note) would give it to "earlier" and leave the fact bare.
+      expect(calls).toEqual([
+        ["earlier", "fact+noted"],
+        ["earlier+noted", "fact", "newest"],
+      ]);
+      expect(result.laterOf.get("fact")?.memoryId).toBe("noted");
+      expect(result.recalled.map((memory) => memory.id)).toEqual(["earlier", "fact"]);
+      expect(result.leftWithNote.size).toBe(0);
+    });
+
     it("does not count a statement the history already holds as left out by the budget", () => {
       const recalled = ["first", "change"].map((id) => recalledTurn(id));
       const calls: number[] = [];

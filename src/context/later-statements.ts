@@ -65,9 +65,33 @@ export function besideLaterStatements(
 /**
  * How many times a window is packed again after statements with a later note were left out. Each
  * packing may leave out another statement with the same later turn; past the last, that turn is
- * lost with it, as every one was before.
+ * lost with it.
  */
 const MAX_NOTE_REPACKS = 2;
+
+/** The memories a packing shows, or leaves out because the window's history holds them. */
+const shownIn = (packed: PackResult) => new Set([...memoryIdsIn(packed.sections), ...packed.repeated]);
+
+/** The later statements a packing shows: as items of their own, or beside a statement it shows. */
+function laterStatementsShown(window: { packed: PackResult; laterOf: ReadonlyMap<string, LaterStatement> }): Set<string> {
+  const shown = shownIn(window.packed);
+  const beside = [...window.laterOf].filter(([statement]) => shown.has(statement)).map(([, note]) => note.memoryId);
+  return new Set([...beside, ...shown]);
+}
+
+/** Whether `after` shows every later statement `before` showed beside a statement, and each statement both show with a note keeps one. */
+function keepsLaterStatements(
+  before: { packed: PackResult; laterOf: ReadonlyMap<string, LaterStatement> },
+  after: { packed: PackResult; laterOf: ReadonlyMap<string, LaterStatement> },
+): boolean {
+  const shownBefore = shownIn(before.packed);
+  const shownAfter = shownIn(after.packed);
+  const notesAfter = laterStatementsShown(after);
+  return [...before.laterOf].every(
+    ([statement, note]) =>
+      !shownBefore.has(statement) || (notesAfter.has(note.memoryId) && (!shownAfter.has(statement) || after.laterOf.has(statement))),
+  );
+}
 
 /** A packed window, the candidates it was packed from and the later statements beside them. */
 export interface PackedBeside {
@@ -85,7 +109,8 @@ export interface PackedBeside {
  * out, the later turn would be lost with it. Such a statement is not offered again (without its
  * note it would show the old state alone), and its later turn goes back to its own ranked place,
  * or beside the next statement it is nearest to, for a packing again (`MAX_NOTE_REPACKS` at
- * most). A statement the history already holds is left out for that, and its note's events with
+ * most). A packing again that would cost a later statement the window showed beside a statement,
+ * or a shown statement its note, is not taken: the window stays as it was. A statement the history already holds is left out for that, and its note's events with
  * it.
  */
 export function packBesideLaterStatements(
@@ -98,15 +123,21 @@ export function packBesideLaterStatements(
   let beside = besideLaterStatements(remaining, later);
   let packed = pack(beside.candidates, beside.laterOf);
   for (let round = 0; round < MAX_NOTE_REPACKS; round++) {
-    const shown = new Set([...memoryIdsIn(packed.sections), ...packed.repeated]);
+    const shown = shownIn(packed);
     const stillOffered = new Set(remaining.map((memory) => memory.id));
     // A statement that is itself shown as another's note counts as left out too: its own note is never shown.
     const left = [...beside.laterOf].filter(([statement, note]) => !shown.has(statement) && stillOffered.has(note.memoryId));
     if (left.length === 0) break;
-    for (const [statement] of left) dropped.add(statement);
-    remaining = remaining.filter((memory) => !dropped.has(memory.id));
-    beside = besideLaterStatements(remaining, new Map([...later].filter(([statement]) => !dropped.has(statement))));
-    packed = pack(beside.candidates, beside.laterOf);
+    const nowDropped = new Set([...dropped, ...left.map(([statement]) => statement)]);
+    const nowRemaining = remaining.filter((memory) => !nowDropped.has(memory.id));
+    const nowBeside = besideLaterStatements(nowRemaining, new Map([...later].filter(([statement]) => !nowDropped.has(statement))));
+    const nowPacked = pack(nowBeside.candidates, nowBeside.laterOf);
+    // Packing again must cost no later statement the window showed, and no shown statement its note.
+    if (!keepsLaterStatements({ packed, laterOf: beside.laterOf }, { packed: nowPacked, laterOf: nowBeside.laterOf })) break;
+    for (const id of nowDropped) dropped.add(id);
+    remaining = nowRemaining;
+    beside = nowBeside;
+    packed = nowPacked;
   }
   // A dropped statement may be shown yet, as the later statement of another.
   const notes = new Set([...beside.laterOf.values()].map((note) => note.memoryId));

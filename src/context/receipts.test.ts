@@ -12,14 +12,20 @@ const note = (memoryId: string): LaterStatement => ({
   sources: [],
 });
 
-const trail = (laterOf: Map<string, LaterStatement>, offered: string[], packed: string[], leftWithNote: string[]) => {
+const trail = (
+  laterOf: Map<string, LaterStatement>,
+  offered: string[],
+  packed: string[],
+  leftWithNote: string[],
+  repeated: string[] = [],
+) => {
   const turns = ["first", "change", "other"].map((id) => recalledTurn(id));
   return explainContext({
     ranked: turns,
     expanded: turns,
     offered: turns.filter((memory) => offered.includes(memory.id)),
     packed: new Set(packed),
-    repeated: new Set(),
+    repeated: new Set(repeated),
     derivedFrom: new Map(),
     laterOf,
     ownStatements: new Set(),
@@ -46,5 +52,9 @@ describe("the receipts of statements and what the user said later", () => {
     const shown = trail(new Map([["first", note("change")]]), ["first", "other"], ["first", "other"], []);
     expect(leftOut(shown, "change")).toMatchObject({ left_out_because: "redundant" });
     expect(leftOut(shown, "change")?.reason).toMatch(/shown beside first as what the user said later/);
+
+    const inHistory = trail(new Map([["first", note("change")]]), ["first", "other"], ["other"], [], ["first"]);
+    expect(leftOut(inHistory, "change")).toMatchObject({ left_out_because: "redundant" });
+    expect(leftOut(inHistory, "change")?.reason).toMatch(/beside first, whose events the window's history already holds/);
   });
 });

@@ -115,20 +115,18 @@ export function explainContext(trail: RecallTrail): ContextExplanation {
       .filter((memory) => !offered.has(memory.id))
       .map((memory) => {
         const statement = shownBeside.get(memory.id);
-        if (statement !== undefined && !trail.packed.has(statement))
+        if (statement !== undefined && !trail.packed.has(statement) && !trail.repeated.has(statement))
           return {
             ...explained(memory, `${why(memory)}; to be shown beside ${statement}, which the budget left out`),
             left_out_because: "budget" as const,
           };
-        return {
-          ...explained(
-            memory,
-            statement !== undefined
-              ? `${why(memory)}; shown beside ${statement} as what the user said later on its subject`
-              : `${why(memory)}; every event it came from is already in a better-ranked episode`,
-          ),
-          left_out_because: "redundant" as const,
-        };
+        const reason =
+          statement === undefined
+            ? "every event it came from is already in a better-ranked episode"
+            : trail.repeated.has(statement)
+              ? `to be shown beside ${statement}, whose events the window's history already holds`
+              : `shown beside ${statement} as what the user said later on its subject`;
+        return { ...explained(memory, `${why(memory)}; ${reason}`), left_out_because: "redundant" as const };
       }),
   ];
   return { considered: trail.expanded.length, chosen, left_out: leftOut };
