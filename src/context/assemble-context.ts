@@ -229,9 +229,9 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     laterTokens: settings.laterTokens,
   };
 
-  const candidates: CandidateSection[] = [];
+  const requiredSections: CandidateSection[] = [];
   const required = (kind: "system" | "tools" | "user_message", title: string, text: string | undefined, renderLast = false) => {
-    if (text) candidates.push({ kind, title, items: [{ text, sources: [] }], share: 0, required: true, renderLast });
+    if (text) requiredSections.push({ kind, title, items: [{ text, sources: [] }], share: 0, required: true, renderLast });
   };
   required("system", "System", request.system);
   required(
@@ -263,8 +263,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       },
     ];
   };
-  const requiredSections = candidates.length;
-  candidates.push(
+  const sectionsAfterMemories: CandidateSection[] = [
     {
       kind: "knowledge",
       title: "Retrieved knowledge",
@@ -275,14 +274,10 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       })),
     },
     { kind: "history", title: "Recent conversation", share: ratios.history, chronological: true, contiguous: true, items: history },
-  );
+  ];
 
   const { packed, recalled, laterOf, leftWithNote } = packBesideLaterStatements(offered, later, (memories, notes) =>
-    packSections(
-      [...candidates.slice(0, requiredSections), ...memorySections(memories, notes), ...candidates.slice(requiredSections)],
-      budget,
-      deps.tokenizer,
-    ),
+    packSections([...requiredSections, ...memorySections(memories, notes), ...sectionsAfterMemories], budget, deps.tokenizer),
   );
   const finallyOffered = new Set(recalled.map((memory) => memory.id));
   return {

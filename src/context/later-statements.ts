@@ -72,24 +72,22 @@ const MAX_NOTE_REPACKS = 2;
 /** The memories a packing shows, or leaves out because the window's history holds them. */
 const shownIn = (packed: PackResult) => new Set([...memoryIdsIn(packed.sections), ...packed.repeated]);
 
-/** The later statements a packing shows: as items of their own, or beside a statement it shows. */
-function laterStatementsShown(window: { packed: PackResult; laterOf: ReadonlyMap<string, LaterStatement> }): Set<string> {
-  const shown = shownIn(window.packed);
-  const beside = [...window.laterOf].filter(([statement]) => shown.has(statement)).map(([, note]) => note.memoryId);
-  return new Set([...beside, ...shown]);
+/** A packing's shown memories (`shownIn`) and the later statements beside its statements. */
+interface ShownWindow {
+  shown: ReadonlySet<string>;
+  laterOf: ReadonlyMap<string, LaterStatement>;
 }
 
-/** Whether `after` shows every later statement `before` showed beside a statement, and each statement both show with a note keeps one. */
-function keepsLaterStatements(
-  before: { packed: PackResult; laterOf: ReadonlyMap<string, LaterStatement> },
-  after: { packed: PackResult; laterOf: ReadonlyMap<string, LaterStatement> },
-): boolean {
-  const shownBefore = shownIn(before.packed);
-  const shownAfter = shownIn(after.packed);
-  const notesAfter = laterStatementsShown(after);
+/**
+ * Whether `after` shows every later statement `before` showed beside a statement (beside one of
+ * its own statements, or as an item), and each statement both show with a note keeps one.
+ */
+function keepsLaterStatements(before: ShownWindow, after: ShownWindow): boolean {
+  const besideAfter = new Set([...after.laterOf].filter(([statement]) => after.shown.has(statement)).map(([, note]) => note.memoryId));
   return [...before.laterOf].every(
     ([statement, note]) =>
-      !shownBefore.has(statement) || (notesAfter.has(note.memoryId) && (!shownAfter.has(statement) || after.laterOf.has(statement))),
+      !before.shown.has(statement) ||
+      ((after.shown.has(note.memoryId) || besideAfter.has(note.memoryId)) && (!after.shown.has(statement) || after.laterOf.has(statement))),
   );
 }
 
@@ -110,8 +108,8 @@ export interface PackedBeside {
  * note it would show the old state alone), and its later turn goes back to its own ranked place,
  * or beside the next statement it is nearest to, for a packing again (`MAX_NOTE_REPACKS` at
  * most). A packing again that would cost a later statement the window showed beside a statement,
- * or a shown statement its note, is not taken: the window stays as it was. A statement the history already holds is left out for that, and its note's events with
- * it.
+ * or a shown statement its note, is not taken: the window stays as it was. A statement the
+ * history already holds counts as shown: its note's events are in the history with it.
  */
 export function packBesideLaterStatements(
   offered: readonly RecalledMemory[],
@@ -122,8 +120,8 @@ export function packBesideLaterStatements(
   let remaining = [...offered];
   let beside = besideLaterStatements(remaining, later);
   let packed = pack(beside.candidates, beside.laterOf);
+  let shown = shownIn(packed);
   for (let round = 0; round < MAX_NOTE_REPACKS; round++) {
-    const shown = shownIn(packed);
     const stillOffered = new Set(remaining.map((memory) => memory.id));
     // A statement that is itself shown as another's note counts as left out too: its own note is never shown.
     const left = [...beside.laterOf].filter(([statement, note]) => !shown.has(statement) && stillOffered.has(note.memoryId));
@@ -132,12 +130,14 @@ export function packBesideLaterStatements(
     const nowRemaining = remaining.filter((memory) => !nowDropped.has(memory.id));
     const nowBeside = besideLaterStatements(nowRemaining, new Map([...later].filter(([statement]) => !nowDropped.has(statement))));
     const nowPacked = pack(nowBeside.candidates, nowBeside.laterOf);
+    const nowShown = shownIn(nowPacked);
     // Packing again must cost no later statement the window showed, and no shown statement its note.
-    if (!keepsLaterStatements({ packed, laterOf: beside.laterOf }, { packed: nowPacked, laterOf: nowBeside.laterOf })) break;
+    if (!keepsLaterStatements({ shown, laterOf: beside.laterOf }, { shown: nowShown, laterOf: nowBeside.laterOf })) break;
     for (const id of nowDropped) dropped.add(id);
     remaining = nowRemaining;
     beside = nowBeside;
     packed = nowPacked;
+    shown = nowShown;
   }
   // A dropped statement may be shown yet, as the later statement of another.
   const notes = new Set([...beside.laterOf.values()].map((note) => note.memoryId));
