@@ -28,7 +28,7 @@ import { scriptArgs } from "./script-args.js";
  * default settings, and recall is measured again at each checkpoint. Runs on the embedded default, with the providers the shell names (offline when none).
  */
 const { values, positionals } = scriptArgs(
-  "npm run eval:locomo -- <dir> [--budgets 500,1000,2000,4000] [--days 60,365] [--import-dir DIR] | --cv [--setting NAME] [--grid a,b,…] | --ablate NAME [--values a,b]",
+  "npm run eval:locomo -- <dir> [--budgets 500,1000,2000,4000] [--days 60,365] | --cv [--setting NAME] [--grid a,b,…] | --ablate NAME [--values a,b] [--import-dir DIR]",
   {
     allowPositionals: true,
     options: {
@@ -46,6 +46,11 @@ const { values, positionals } = scriptArgs(
     },
   },
 );
+// A plain run imports into memory (and lives on with --days), as --cv does: only an ablation keeps its import.
+if (values["import-dir"] && !values.ablate) {
+  console.error("--import-dir: only with --ablate, which answers one kept import with each value");
+  process.exit(2);
+}
 const dir = positionals[0] ?? "../shared/data/locomo-dev";
 const budgets = (values.budgets as string).split(",").map(Number);
 const checkpoints = (values.days as string)
