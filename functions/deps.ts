@@ -80,7 +80,7 @@ export interface AppDeps {
   dailyTokenBudget: number;
   /** How many of a context window's best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
   followingTurns: number;
-  /** What a context window's turns gain from a well-ranked neighbour (CONTEXT_NEIGHBOUR_WEIGHT). */
+  /** What a context window's turns gain from a well-ranked neighbour (CONTEXT_NEIGHBOUR_WEIGHT), unless it reads the asker's own statements. */
   neighbourWeight: number;
   /** How a context window cuts and orders what recall offers (CONTEXT_EXCERPT_TOKENS…). */
   window: WindowSettings;

@@ -199,9 +199,11 @@ export const EnvSchema = z.object({
    */
   CONTEXT_EXCERPT_TOKENS: z.coerce.number().int().min(0).max(100_000).default(60),
   /**
-   * Share of a context window's budget that later statements may take: the window's facts and
+   * Share of a context window's budget that pays for later statements: the window's facts and
    * first statements of the user's are shown with the user's nearest later turn on their subject
-   * from another session, dated (what was said since), as many as this share pays for. 0 turns it off.
+   * from another session, dated (what was said since), as many as this share pays for. Each of
+   * the asker's own statements read first (CONTEXT_ASKER_STATEMENTS) is looked past besides, and
+   * its notes may take as much again. 0 turns it off.
    */
   CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0.2),
   /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */
@@ -263,7 +265,8 @@ export const EnvSchema = z.object({
    * session) that a turn recalled for a context window gains: evidence runs over consecutive turns,
    * and a question's words often sit in only one of them. Search leaves it out: its results mix
    * facts with turns, and a fact that answers the query must not sink behind the turns beside a
-   * hit. Chosen by cross-validation on LoCoMo dev
+   * hit. Nor does a window whose asker's own statements are read (CONTEXT_ASKER_STATEMENTS): its
+   * answer is a statement said in one turn. Chosen by cross-validation on LoCoMo dev
    * (npm run eval:locomo -- --cv --setting CONTEXT_NEIGHBOUR_WEIGHT); 0 turns it off.
    */
   CONTEXT_NEIGHBOUR_WEIGHT: z.coerce.number().min(0).max(2).default(0.5),

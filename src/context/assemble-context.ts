@@ -45,7 +45,7 @@ export interface ContextDeps {
   redaction?: RedactionPolicy;
   /** How many of the best turn hits bring their next turn (CONTEXT_FOLLOWING_TURNS). */
   followingTurns: number;
-  /** Share of a well-ranked neighbour's fused score a recalled turn gains (CONTEXT_NEIGHBOUR_WEIGHT). */
+  /** Share of a well-ranked neighbour's fused score a recalled turn gains (CONTEXT_NEIGHBOUR_WEIGHT), but not in a window that reads the asker's own statements. */
   neighbourWeight: number;
   /** How the window cuts and orders what recall offers (CONTEXT_EXCERPT_TOKENS…); defaults when absent. */
   window?: Partial<WindowSettings>;
@@ -55,7 +55,11 @@ export interface ContextDeps {
 export interface WindowSettings {
   /** Most tokens of a memory packed as an excerpt of the sentences that answer the query (CONTEXT_EXCERPT_TOKENS; 0: whole). */
   excerptTokens: number;
-  /** Share of the budget the later statements shown beside the window's first statements may take (CONTEXT_LATER_SHARE; 0: none). */
+  /**
+   * Share of the budget that pays for the later statements shown beside the window's first
+   * statements (CONTEXT_LATER_SHARE; 0: none); the asker's own statements read first are each read
+   * beside what came later besides.
+   */
   laterShare: number;
   /** Least cosine between a statement and a later turn for the turn to be "on its subject" (CONTEXT_LATER_SIMILARITY). */
   laterSimilarity: number;
@@ -153,11 +157,11 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const reading = { inQuestions: settings.questionStatements };
   const read = readQuestion(request.query, now);
   const kinds = settings.kindRecall ? read.kinds : [];
-  // How many of the window's first statements are shown with what was said later: their share of
-  // the budget, spent only on a question about how things stand now.
-  const laterCount = read.aboutPresent ? Math.floor((budget * settings.laterShare) / settings.laterTokens) : 0;
-  // As many of the asker's own statements as are looked past: each is read beside what came later.
-  const ownCount = settings.askerStatements && read.aboutAsker ? laterCount : 0;
+  // How many notes of what was said later the window pays for: their share of the budget, spent
+  // only on a question about how things stand now.
+  const noteCount = read.aboutPresent ? Math.floor((budget * settings.laterShare) / settings.laterTokens) : 0;
+  // As many of the asker's own statements as notes: each is read beside what came later.
+  const ownCount = settings.askerStatements && read.aboutAsker ? noteCount : 0;
   // Not awaited here: recall ranks by text while the query is being embedded (on a server: one
   // statement once it is).
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
@@ -172,13 +176,17 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
       { ...scope, text: request.query, vector, limit: memoryCandidates(budget), now, kinds },
       {
         ...deps.recall,
-        neighbourWeight: deps.neighbourWeight,
+        // Asked how the asker stands now, the answer is a statement of theirs, said in one turn: a
+        // boost would lift the turns beside a turn that shares the question's words over a
+        // statement that only the vector channel finds (docs/evaluation.md).
+        neighbourWeight: ownCount > 0 ? 0 : deps.neighbourWeight,
         ...(kinds.length > 0 ? { channels: [...(deps.recall?.channels ?? []), kindChannel] } : {}),
       },
       deps.followingTurns,
       {
+        // The own statements are read ahead apart, with their candidates (`composedRecall`).
         laterStatements: {
-          count: laterCount,
+          count: noteCount,
           perStatement: 1,
           minSimilarity: settings.laterSimilarity,
           byName: settings.laterNames,
@@ -212,7 +220,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   const facts = ordered.filter((memory) => memory.type === "semantic").slice(0, settings.sourceTurns);
   // Both read past the ranking, side by side; on a server usually from what recall read ahead.
   const [later, turnsOfFacts] = await Promise.all([
-    beyond.laterStatements(statementsToLookPast(ordered, laterCount, reading, ownIds), {
+    beyond.laterStatements(statementsToLookPast(ordered, noteCount, reading, ownIds), {
       perStatement: 1,
       minSimilarity: settings.laterSimilarity,
       byName: settings.laterNames,

@@ -52,6 +52,33 @@ describe("statements and what the user said after them", () => {
     expect(statementsToLookPast(recalled, 3, PLAIN_READING)).toEqual([]);
   });
 
+  it("looks past every one of the asker's own statements, beyond the facts that take the places the share pays for", () => {
+    const fact = (id: string) => recalledTurn(id, { type: "semantic", subtype: "profile", role: null, content: `User owns ${id}.` });
+    const recalled = [
+      recalledTurn("own", { content: "user: The allotment shed got a new felt roof last week." }),
+      recalledTurn("ranked", { content: "user: I keep my seed potatoes in the garage over winter." }),
+      fact("a kayak"),
+      fact("a tandem"),
+    ];
+    expect(statementsToLookPast(recalled, 2, PLAIN_READING, new Set(["own"])).map((anchor) => anchor.id)).toEqual([
+      "a kayak",
+      "a tandem",
+      "own",
+    ]);
+    // A turn the ranking brings is looked past only as far as the share goes.
+    expect(statementsToLookPast(recalled, 3, PLAIN_READING, new Set(["own"])).map((anchor) => anchor.id)).toEqual([
+      "a kayak",
+      "a tandem",
+      "own",
+    ]);
+    expect(statementsToLookPast(recalled, 4, PLAIN_READING, new Set(["own"])).map((anchor) => anchor.id)).toEqual([
+      "a kayak",
+      "a tandem",
+      "own",
+      "ranked",
+    ]);
+  });
+
   it("shows a later statement beside its statement once, and drops its own place further down", () => {
     const recalled = ["a", "b", "c", "d"].map((id) => recalledTurn(id));
     const { candidates, laterOf } = besideLaterStatements(

@@ -15,13 +15,15 @@ const isStatedTurn = (memory: RecalledMemory, reading: StatementReading, own: Re
 
 /**
  * The statements of the window's candidates to look past, each with the moment past which the
- * user's later turns are looked at (when it was last said): `count` in all, as many as the share
- * of the budget pays for. The first facts, wherever they rank, take their places first, then the
- * user's statements in rank order (`isStatedTurn`; `own`: the ids of the asker's own statements,
- * read until enough are found: each reading may run the tagger). Facts come first and apart
- * because the window packs them in their own section ahead of the turns: a fact far down the
- * ranking is still served, and a fact is what the window asserts, so it is the one to read beside
- * what came later.
+ * user's later turns are looked at (when it was last said): `count`, as many as the share of the
+ * budget pays for, and every one of the asker's own statements (`own`) besides. The first facts,
+ * wherever they rank, take their places first, then the user's statements in rank order
+ * (`isStatedTurn`, read until enough are found: each reading may run the tagger). Facts come first
+ * and apart because the window packs them in their own section ahead of the turns: a fact far down
+ * the ranking is still served, and a fact is what the window asserts, so it is the one to read
+ * beside what came later. The asker's own statements are read first because the question is
+ * about how the asker stands now: each is read beside what came later, not only those the facts
+ * leave room for.
  */
 export function statementsToLookPast(
   recalled: readonly RecalledMemory[],
@@ -34,6 +36,8 @@ export function statementsToLookPast(
     if (chosen.length >= count) break;
     if (isStatedTurn(memory, reading, own)) chosen.push(memory);
   }
+  const looked = new Set(chosen.map((memory) => memory.id));
+  for (const memory of recalled) if (own.has(memory.id) && !looked.has(memory.id)) chosen.push(memory);
   return chosen.map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
 }
 

@@ -4,7 +4,7 @@ import { questionAsStatement } from "../../src/context/question-statement.js";
 import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
 import type { Embedder } from "../../src/providers/types.js";
 import { factSessions } from "../fixtures/fact-sessions.js";
-import { call, startTestRuntime } from "../fixtures/runtime.js";
+import { call, createSession, message, startTestRuntime, waitForSettled } from "../fixtures/runtime.js";
 
 /**
  * A question about how the asker stands now reads the user's own statements nearest to it first,
@@ -24,10 +24,11 @@ interface Receipt {
   content: string;
   reason: string;
   later_statement?: { memory_id: string };
+  signals?: { neighbour_boost: number };
 }
 interface Window {
   sections: { items: { text: string }[] }[];
-  explanation: { chosen: Receipt[] };
+  explanation: { chosen: Receipt[]; left_out: Receipt[] };
 }
 
 const QUESTION = "What sort of boat do I own these days?";
@@ -104,6 +105,48 @@ describe("the asker's own statements", () => {
     expect(window.status).toBe(200);
     const narrowboat = window.body.explanation.chosen.find((memory) => memory.content.includes("canal narrowboat"));
     expect(narrowboat?.reason).toMatch(/own statements nearest to a question about how they stand now/);
+  });
+
+  /**
+   * The sailor's history with an answered question between the statements: the assistant's answer
+   * shares no word with the question, and sits beside a turn that shares most of them.
+   */
+  const answeredHistory = async (app: Runtime["app"]) => {
+    await sailorHistory();
+    const startedAt = new Date(Date.UTC(2025, 0, 20, 10));
+    const sessionId = await createSession(app, "ilse", { started_at: startedAt.toISOString() });
+    const at = (minutes: number) => ({ occurred_at: new Date(startedAt.getTime() + minutes * 60_000).toISOString() });
+    const events = [
+      message("user", "What sort of sail do I need these days for a boat of my own?", at(0)),
+      message("assistant", "A small jib and a reefable main suit most dinghies on a reservoir.", at(1)),
+    ];
+    expect((await call(app, "POST", `/v1/sessions/${sessionId}/events`, { events })).status).toBe(201);
+    await call(app, "POST", `/v1/sessions/${sessionId}/end`);
+    await waitForSettled(app, "ilse");
+  };
+
+  /** What a neighbouring turn added to each of the window's candidates. */
+  const boosts = async (app: Runtime["app"], query = QUESTION) => {
+    const window = await ask(app, query);
+    expect(window.status).toBe(200);
+    return [...window.body.explanation.chosen, ...window.body.explanation.left_out].map((memory) => memory.signals?.neighbour_boost ?? 0);
+  };
+
+  it("are ranked without the neighbour boost, which lifts turns for sitting beside a turn sharing the question's words", async () => {
+    runtime = await startTestRuntime();
+    await answeredHistory(runtime.app);
+    const asked = await boosts(runtime.app);
+    expect(asked.length).toBeGreaterThan(3);
+    expect(asked.every((boost) => boost === 0)).toBe(true);
+    // Asked about the past, the asker's statements are not read first: the boost lifts a turn.
+    expect((await boosts(runtime.app, "What sort of boat did I own?")).some((boost) => boost > 0)).toBe(true);
+  });
+
+  it("leave the neighbour boost in place with CONTEXT_ASKER_STATEMENTS=false", async () => {
+    runtime = await startTestRuntime({ CONTEXT_ASKER_STATEMENTS: "false" });
+    await answeredHistory(runtime.app);
+    // The same history and question, the asker's statements not read: the boost lifts a turn.
+    expect((await boosts(runtime.app)).some((boost) => boost > 0)).toBe(true);
   });
 
   it("are left to the ranking with CONTEXT_ASKER_STATEMENTS=false, which does not reach the first statement", async () => {

@@ -221,6 +221,39 @@ describe("a fact beside what the user said later", () => {
   });
 });
 
+describe("a window that pays for one note", () => {
+  // 500 tokens × 0.1 pays for one note of 30 tokens.
+  let narrow: Runtime;
+  beforeAll(async () => {
+    narrow = await startTestRuntime({ CONTEXT_LATER_SHARE: "0.1" });
+  });
+  afterAll(() => narrow.close());
+  const telling = factSessions(() => narrow);
+  const chosen = async (userId: string, query: string) => {
+    const window = await call<{ explanation: { chosen: { content: string; reason: string; later_statement?: { memory_id: string } }[] } }>(
+      narrow.app,
+      "POST",
+      "/v1/context",
+      { user_id: userId, query, max_tokens: 500, explain: true },
+    );
+    expect(window.status).toBe(200);
+    return window.body.explanation.chosen;
+  };
+
+  it("reads the asker's own statement beside what came later, though facts take the note the share pays for", async () => {
+    await telling.session("ruth", 5, ["My car is a blue Skoda estate that I drive to work."]);
+    await telling.session("ruth", 40, ["How long should I rest a steak after grilling?"]);
+    await telling.session("ruth", 70, ["The blue Skoda estate went back to the dealer, and an electric Fiat took its place."]);
+    // Facts said last: nothing later to show beside them, but they are read first.
+    await telling.session("ruth", 80, ["I live in Bristol.", "I work at Orla Foods."]);
+    const skoda = (await chosen("ruth", "Which car do I drive these days?")).find((memory) => memory.content.includes("Skoda estate"));
+    // Read first as the asker's own statement, and shown with what the user said later: with only
+    // the facts read beside what came later, it would be shown as it first stood.
+    expect(skoda?.reason).toMatch(/own statements nearest to a question about how they stand now/);
+    expect(skoda?.later_statement).toBeDefined();
+  });
+});
+
 describe("statements said on the way to a question (CONTEXT_QUESTION_STATEMENTS)", () => {
   let questioning: Runtime;
   beforeAll(async () => {

@@ -17,7 +17,7 @@ export interface TurnAnchor {
 export interface WindowReads {
   /** How many of the best turn hits bring the turn after them (CONTEXT_FOLLOWING_TURNS). */
   following: number;
-  /** The later statements of the window's first `count` statements (CONTEXT_LATER_STATEMENTS). */
+  /** The later statements of the window's first `count` statements (CONTEXT_LATER_SHARE). */
   laterStatements?: { count: number } & Omit<LaterStatementOptions, "now">;
   /** The turns the window's first `count` facts came from (CONTEXT_SOURCE_TURNS). */
   sourceTurns?: number;
