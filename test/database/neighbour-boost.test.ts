@@ -63,9 +63,11 @@ describe("recall lifts a turn beside a well-ranked turn of its session (CONTEXT_
   });
 
   it("shows the lift in the receipts, and is a validated setting", async () => {
+    // Asked of the past: a window asked how the asker stands now ranks without the lift
+    // (test/database/asker-statements.test.ts).
     const { status, body } = await call<{
       explanation: { chosen: { content: string; reason: string; signals: { neighbour_boost: number; fused_score: number } }[] };
-    }>(runtime.app, "POST", "/v1/context", { user_id: USER, query: "Kyoto and my sister", max_tokens: 400, explain: true });
+    }>(runtime.app, "POST", "/v1/context", { user_id: USER, query: "How was Kyoto with my sister?", max_tokens: 400, explain: true });
     expect(status).toBe(200);
     const answer = body.explanation.chosen.find((receipt) => receipt.content.startsWith("It was lovely"));
     expect(answer?.signals.neighbour_boost).toBeGreaterThan(0);
