@@ -74,8 +74,8 @@ function reportsTalk(words: readonly string[], opening: readonly string[]): bool
  */
 const PRESENTATION = /^(?:here(?:'s|’s|\s+is|\s+are)|attached|below\s+(?:is|are)|the\s+following)\b/i;
 
-/** The most commas looked at in one question, and the characters read of a clause: a pasted list of commas costs no more than a short question. */
-const MAX_COMMAS = 8;
+/** The most separators looked at in one question, and the characters read of a clause: a pasted list of commas costs no more than a short question. */
+const MAX_SEPARATORS = 8;
 const MAX_OPENING = 60;
 const MAX_CLAUSE = 240;
 
@@ -202,10 +202,18 @@ const INVERTED_SUBJECTS =
   "i you we they he she it there any anyone anybody anything my our your his her their its the this that a an".split(" ");
 
 /**
- * A question split where a statement inside it ends or begins: the clause before the first comma
- * whose next word opens a question, read as a sentence of its own when it neither asks itself
- * ("Can I …, and how …?") nor fails `statesOnItsOwn`; failing that, the reason the question gives
- * after a comma (`splitBeforeReason`). Any other sentence is returned whole.
+ * Where a clause typed inside a question may end: a comma (not one between digits, "1,250"), an
+ * ellipsis ("…at 8:30... how do I …?") or a dash between spaces, or an en or em dash with or
+ * without them ("I sold the kayak – which canoe …?"); not a hyphen inside a word ("well-known").
+ */
+const CLAUSE_BREAK = /(?:,(?!\d)|\.{3}|…|\s-{1,2}(?=\s)|\s?[–—])\s*/g;
+
+/**
+ * A question split where a statement inside it ends or begins: the clause before the first comma,
+ * ellipsis or dash (`CLAUSE_BREAK`) whose next word opens a question, read as a sentence of its
+ * own when it neither asks itself ("Can I …, and how …?") nor fails `statesOnItsOwn`; failing
+ * that, the reason the question gives after a comma (`splitBeforeReason`). Any other sentence is
+ * returned whole.
  *
  * @example
  * splitQuestion("The boiler is twelve years old, is it worth servicing?");
@@ -213,13 +221,12 @@ const INVERTED_SUBJECTS =
  */
 export function splitQuestion(sentence: string): string[] {
   if (!isQuestion(sentence)) return [sentence];
-  let commas = 0;
-  // A comma between digits ("1,250") separates nothing.
-  for (const comma of sentence.matchAll(/,(?!\d)\s*/g)) {
-    if (++commas > MAX_COMMAS) break;
-    const rest = sentence.slice(comma.index + comma[0].length);
+  let breaks = 0;
+  for (const clauseBreak of sentence.matchAll(CLAUSE_BREAK)) {
+    if (++breaks > MAX_SEPARATORS) break;
+    const rest = sentence.slice(clauseBreak.index + clauseBreak[0].length);
     if (!QUESTION_OPENERS.includes(firstWord(rest))) continue;
-    const before = sentence.slice(0, comma.index);
+    const before = sentence.slice(0, clauseBreak.index);
     if (!asksItself(before) && statesOnItsOwn(before)) return [before, rest];
     break;
   }

@@ -242,6 +242,22 @@ describe("turns that state something", () => {
     expect(statesSomething("What would you plant, as a gardener?")).toBe(false);
   });
 
+  it("reads the clause before an ellipsis or a dash that opens a question as a sentence of its own", () => {
+    expect(
+      saysSomethingOfSpeaker("Lena took over as my team lead on Monday and books calls at 7:45... how do I ask her to move them?"),
+    ).toBe(true);
+    expect(saysSomethingOfSpeaker("We swapped the hatchback for an electric van - what charger should we fit at home?")).toBe(true);
+    expect(saysSomethingOfSpeaker("I sold the kayak – which canoe would suit two adults?")).toBe(true);
+    expect(saysSomethingOfSpeaker("I sold the kayak—which canoe would suit two adults?")).toBe(true);
+    // Preambles, asides and conditions before a dash state nothing, as before a comma; a hyphen inside a word is no break.
+    expect(statesSomething("Last thing - is the ferry running on Sundays?")).toBe(false);
+    expect(statesSomething("I'm curious - how do glaciers move?")).toBe(false);
+    expect(statesSomething("Anyway, back to the allotment - what should I sow in March?")).toBe(false);
+    expect(statesSomething("hmm... can you make it shorter?")).toBe(false);
+    expect(saysSomethingOfSpeaker("If I move to Oslo - will my bank card work?")).toBe(false);
+    expect(statesSomething("Is a well-known brand worth it - or is it hype?")).toBe(false);
+  });
+
   it("reads only the first commas of a long question for the clause before it", () => {
     // A pasted list of commas costs no more than a short question: the statement after the list is not read.
     const list = Array.from({ length: 12 }, (_, index) => `item ${index}`).join(", ");
