@@ -10,7 +10,7 @@ import { PREPOSITIONS, SUPPOSING, weighs } from "./question-statements.js";
  * choice or talks about the talk is left inside its question, which states nothing.
  */
 
-/** Words that open a question after a comma ("…, how do I …?", "…, is it …?", "…, any tips …?"): wh-words, auxiliaries, "any" (closed classes). */
+/** Words that open a question after a clause break ("…, how do I …?", "… - is it …?", "…, any tips …?"): wh-words, auxiliaries, "any" (closed classes). */
 const QUESTION_OPENERS = [...WH_WORDS, ...AUXILIARIES, "any", "anyone", "anybody", "anything"];
 
 /** Words skipped to find a clause's first word: discourse markers ("So …", "Hey, …") and focusing adverbs ("even if", "only when"). */
@@ -74,16 +74,25 @@ function reportsTalk(words: readonly string[], opening: readonly string[]): bool
  */
 const PRESENTATION = /^(?:here(?:'s|’s|\s+is|\s+are)|attached|below\s+(?:is|are)|the\s+following)\b/i;
 
-/** The most separators looked at in one question, and the characters read of a clause: a pasted list of commas costs no more than a short question. */
-const MAX_SEPARATORS = 8;
+/**
+ * The most clause breaks looked at in one question, and the characters read of a clause: a pasted
+ * list of commas or dashes costs no more than a short question.
+ */
+const MAX_CLAUSE_BREAKS = 8;
 const MAX_OPENING = 60;
 const MAX_CLAUSE = 240;
 
-/** A word of a clause, in lower case with a contraction's negation undone ("isn't" → "is", "can't" → "can"), and whether a comma follows it. */
+/**
+ * A word of a clause, in lower case with a contraction's negation undone ("isn't" → "is", "can't"
+ * → "can"), and whether a clause break follows it ("Sorry, …", "Sorry - …": `CLAUSE_BREAK`).
+ */
 interface Word {
   text: string;
-  comma: boolean;
+  breakAfter: boolean;
 }
+
+/** A clause break right after a word, as `readWords` reads it: a comma, an ellipsis, a dash between spaces, an en or em dash. */
+const BREAK_AFTER_WORD = /\s*(?:,|\.{3}|…|[–—]|-{1,2})$/;
 
 /** The words of `text` (its first `length` characters). */
 function readWords(text: string, length: number): Word[] {
@@ -92,15 +101,15 @@ function readWords(text: string, length: number): Word[] {
       .slice(0, length)
       .toLowerCase()
       .replace(/’/g, "'")
-      .match(/[\p{L}']+(?:\s*,)?/gu) ?? [];
+      .match(/[\p{L}']+(?:\s*(?:,|\.{3}|…|[–—])|\s+-{1,2}(?=\s))?/gu) ?? [];
   return tokens.map((token) => {
-    const word = token.replace(/\s*,$/, "");
+    const word = token.replace(BREAK_AFTER_WORD, "");
     const text = word === "can't" ? "can" : word === "won't" ? "will" : word.replace(/n't$/, "");
-    return { text, comma: token.endsWith(",") };
+    return { text, breakAfter: word !== token };
   });
 }
 
-/** The words of `text` (its first `length` characters), without their commas. */
+/** The words of `text` (its first `length` characters), without their clause breaks. */
 const wordsOf = (text: string, length: number) => readWords(text, length).map((word) => word.text);
 
 /**
@@ -113,7 +122,7 @@ function skipped(words: readonly Word[], index: number): boolean {
   const word = words[index];
   if (word === undefined) return false;
   if (SKIPPED.includes(word.text)) return true;
-  if (word.comma && (FORMULAE.includes(word.text) || word.text.endsWith("ly"))) return true;
+  if (word.breakAfter && (FORMULAE.includes(word.text) || word.text.endsWith("ly"))) return true;
   const next = words[index + 1]?.text ?? "";
   return word.text.endsWith("ly") && !SUPPOSING_WORDS.includes(word.text) && (SUPPOSING_WORDS.includes(next) || skipped(words, index + 1));
 }
@@ -145,14 +154,14 @@ function happened(clause: string): boolean {
   return has(verb, "PastTense") && !["have", "has"].includes(verb.text);
 }
 
-/** The most comma-separated parts of a clause read for a supposing opening: each may run the tagger. */
+/** The most parts of a clause (between clause breaks) read for a supposing opening: each may run the tagger. */
 const MAX_PARTS = 4;
 
-/** Whether a clause, or a comma-separated part of it, opens supposing ("Quick question, if I cancel …"). */
+/** Whether a clause, or a part of it between clause breaks, opens supposing ("Quick question, if I cancel …", "… – if we move out early – …"). */
 function supposes(clause: string): boolean {
   return clause
     .slice(0, MAX_CLAUSE)
-    .split(",", MAX_PARTS)
+    .split(CLAUSE_BREAK, MAX_PARTS)
     .some((part) => {
       const opening = fromFirstWord(part);
       const start = `${opening.slice(0, 3).join(" ")} `;
@@ -203,17 +212,22 @@ const INVERTED_SUBJECTS =
 
 /**
  * Where a clause typed inside a question may end: a comma (not one between digits, "1,250"), an
- * ellipsis ("…at 8:30... how do I …?") or a dash between spaces, or an en or em dash with or
- * without them ("I sold the kayak – which canoe …?"); not a hyphen inside a word ("well-known").
+ * ellipsis ("…at 7:45... how do I …?"), a dash between spaces, or an en or em dash with or without
+ * them ("I sold the kayak – which canoe …?"). Not a hyphen inside a word ("well-known"), an en dash
+ * between digits ("2019–2020"), or a dash or an ellipsis before a number ("9 -- 5").
  */
-const CLAUSE_BREAK = /(?:,(?!\d)|\.{3}|…|\s-{1,2}(?=\s)|\s?[–—])\s*/g;
+const CLAUSE_BREAK = /(?:,(?!\d)|(?:\.{3}|…|\s-{1,2}(?=\s)|\s[–—]|(?<!\d)[–—])(?!\s*\d))\s*/g;
+
+/** A dash, which may open an aside that another closes ("My brother—who is a chef—sold …"). */
+const DASH = /(?:\s-{1,2}(?=\s)|\s[–—]|(?<!\d)[–—])(?!\s*\d)/;
 
 /**
  * A question split where a statement inside it ends or begins: the clause before the first comma,
  * ellipsis or dash (`CLAUSE_BREAK`) whose next word opens a question, read as a sentence of its
- * own when it neither asks itself ("Can I …, and how …?") nor fails `statesOnItsOwn`; failing
- * that, the reason the question gives after a comma (`splitBeforeReason`). Any other sentence is
- * returned whole.
+ * own when it neither asks itself ("Can I …, and how …?") nor fails `statesOnItsOwn`; past a dash
+ * that another dash closes later, an aside ("My brother—who is a chef—sold his van, …?"), the
+ * next break is read instead. Failing that, the reason the question gives after a comma
+ * (`splitBeforeReason`). Any other sentence is returned whole.
  *
  * @example
  * splitQuestion("The boiler is twelve years old, is it worth servicing?");
@@ -223,11 +237,12 @@ export function splitQuestion(sentence: string): string[] {
   if (!isQuestion(sentence)) return [sentence];
   let breaks = 0;
   for (const clauseBreak of sentence.matchAll(CLAUSE_BREAK)) {
-    if (++breaks > MAX_SEPARATORS) break;
+    if (++breaks > MAX_CLAUSE_BREAKS) break;
     const rest = sentence.slice(clauseBreak.index + clauseBreak[0].length);
     if (!QUESTION_OPENERS.includes(firstWord(rest))) continue;
     const before = sentence.slice(0, clauseBreak.index);
     if (!asksItself(before) && statesOnItsOwn(before)) return [before, rest];
+    if (DASH.test(clauseBreak[0]) && DASH.test(rest)) continue;
     break;
   }
   return splitBeforeReason(sentence);

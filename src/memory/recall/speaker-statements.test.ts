@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type LaterStatementRow, laterStatementsOf } from "./later-statements.js";
+import { splitQuestion } from "./question-clauses.js";
 import { PLAIN_READING, saysSomethingOfSpeaker, statesSomething } from "./speaker-statements.js";
 
 /** Questions read for what they state of their speaker (CONTEXT_QUESTION_STATEMENTS). */
@@ -246,19 +247,37 @@ describe("turns that state something", () => {
     expect(
       saysSomethingOfSpeaker("Lena took over as my team lead on Monday and books calls at 7:45... how do I ask her to move them?"),
     ).toBe(true);
+    expect(saysSomethingOfSpeaker("We moved to Leeds in June… which surgery should we register with?")).toBe(true);
+    expect(saysSomethingOfSpeaker("We moved to Leeds in June -- which surgery should we register with?")).toBe(true);
     expect(saysSomethingOfSpeaker("We swapped the hatchback for an electric van - what charger should we fit at home?")).toBe(true);
     expect(saysSomethingOfSpeaker("I sold the kayak – which canoe would suit two adults?")).toBe(true);
     expect(saysSomethingOfSpeaker("I sold the kayak—which canoe would suit two adults?")).toBe(true);
-    // Preambles, asides and conditions before a dash state nothing, as before a comma; a hyphen inside a word is no break.
+    // Preambles, asides and conditions before a dash state nothing, as before a comma.
     expect(statesSomething("Last thing - is the ferry running on Sundays?")).toBe(false);
     expect(statesSomething("I'm curious - how do glaciers move?")).toBe(false);
     expect(statesSomething("Anyway, back to the allotment - what should I sow in March?")).toBe(false);
     expect(statesSomething("hmm... can you make it shorter?")).toBe(false);
     expect(saysSomethingOfSpeaker("If I move to Oslo - will my bank card work?")).toBe(false);
-    expect(statesSomething("Is a well-known brand worth it - or is it hype?")).toBe(false);
   });
 
-  it("reads only the first commas of a long question for the clause before it", () => {
+  it("reads past an aside between dashes, and a condition or an interjection between them as between commas", () => {
+    expect(saysSomethingOfSpeaker("My brother—who is a chef—sold his van, what should I buy?")).toBe(true);
+    expect(statesSomething("My landlord - who is eighty - sold the flat, can he evict me?")).toBe(true);
+    expect(saysSomethingOfSpeaker("Our lease ends in May – if we move out early – can we sublet?")).toBe(false);
+    expect(saysSomethingOfSpeaker("Sorry - I missed my train - can I use the ticket later?")).toBe(true);
+  });
+
+  it("reads no clause break in a hyphenated word, a range of numbers or a dash before a number", () => {
+    // Split at the hyphen, "Our plumber has the know" would end on a word of knowing and state nothing.
+    expect(statesSomething("Our plumber has the know-how, can he fit a heat pump?")).toBe(true);
+    expect(splitQuestion("We rented the cottage 2019–2020 — did that count as residence?")).toEqual([
+      "We rented the cottage 2019–2020",
+      "did that count as residence?",
+    ]);
+    expect(splitQuestion("My shift runs 9 -- 5 -- what should I eat?")).toEqual(["My shift runs 9 -- 5", "what should I eat?"]);
+  });
+
+  it("reads only the first clause breaks of a long question for the clause before it", () => {
     // A pasted list of commas costs no more than a short question: the statement after the list is not read.
     const list = Array.from({ length: 12 }, (_, index) => `item ${index}`).join(", ");
     expect(statesSomething(`The van is packed with ${list}, is anything missing?`)).toBe(false);
