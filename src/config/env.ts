@@ -202,8 +202,9 @@ export const EnvSchema = z.object({
    * Share of a context window's budget that pays for later statements: the window's facts and
    * first statements of the user's are shown with the user's nearest later turn on their subject
    * from another session, dated (what was said since), as many as this share pays for. Each of
-   * the asker's own statements read first (CONTEXT_ASKER_STATEMENTS) is looked past besides, and
-   * its notes may take as much again. 0 turns it off.
+   * the asker's own statements read first (CONTEXT_ASKER_STATEMENTS), twice as many as the notes
+   * this share pays for, is looked past besides, and their notes may take twice as much again. 0
+   * turns it off.
    */
   CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0.2),
   /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */

@@ -57,8 +57,8 @@ export interface WindowSettings {
   excerptTokens: number;
   /**
    * Share of the budget that pays for the later statements shown beside the window's first
-   * statements (CONTEXT_LATER_SHARE; 0: none); the asker's own statements read first are each read
-   * beside what came later besides.
+   * statements (CONTEXT_LATER_SHARE; 0: none); the asker's own statements read first, twice as
+   * many as it pays notes for, are each read beside what came later besides.
    */
   laterShare: number;
   /** Least cosine between a statement and a later turn for the turn to be "on its subject" (CONTEXT_LATER_SIMILARITY). */
@@ -67,7 +67,7 @@ export interface WindowSettings {
   laterNames: boolean;
   /** A question may state something of its asker, as a statement of theirs and as what they said later (CONTEXT_QUESTION_STATEMENTS). */
   questionStatements: boolean;
-  /** Most tokens of a later statement shown beside its statement. */
+  /** Most tokens of a later statement shown beside its statement, and of an asker's own statement read first. */
   laterTokens: number;
   /** The time a question names orders the memories: its span first, the newest or the earliest first (CONTEXT_QUESTION_TIME). */
   questionTime: boolean;
@@ -119,6 +119,13 @@ function embedStatementForm(
   });
 }
 
+/** How many of the asker's own statements a window reads first for each note of what was said later it pays for. */
+const OWN_STATEMENTS_PER_NOTE = 2;
+
+/** Most tokens of an own statement read first: a note's, or a memory's excerpt when that is shorter. */
+const ownStatementTokens = (settings: WindowSettings) =>
+  settings.excerptTokens > 0 ? Math.min(settings.excerptTokens, settings.laterTokens) : settings.laterTokens;
+
 /** A window without a session: no history, nothing to own. */
 const NO_SESSION: SessionHistory = { owned: true, items: [] };
 
@@ -160,8 +167,10 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   // How many notes of what was said later the window pays for: their share of the budget, spent
   // only on a question about how things stand now.
   const noteCount = read.aboutPresent ? Math.floor((budget * settings.laterShare) / settings.laterTokens) : 0;
-  // As many of the asker's own statements as notes: each is read beside what came later.
-  const ownCount = settings.askerStatements && read.aboutAsker ? noteCount : 0;
+  // Twice as many of the asker's own statements as notes, each read beside what came later and
+  // cut as short as a note (`ownRendering`): the change is often not among the first few turns the
+  // vector finds nearest, and a statement's sentences that answer cost no more than a note.
+  const ownCount = settings.askerStatements && read.aboutAsker ? OWN_STATEMENTS_PER_NOTE * noteCount : 0;
   // Not awaited here: recall ranks by text while the query is being embedded (on a server: one
   // statement once it is).
   const vector = embedQueryForRecall(deps, { ...scope, stage: "query" }, request.query, warnings);
@@ -236,6 +245,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     excerptTokens: settings.excerptTokens,
     laterTokens: settings.laterTokens,
   };
+  const ownRendering = { ...rendering, excerptTokens: ownStatementTokens(settings) };
 
   const requiredSections: CandidateSection[] = [];
   const required = (kind: "system" | "tools" | "user_message", title: string, text: string | undefined, renderLast = false) => {
@@ -251,7 +261,7 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
   );
   required("user_message", "Current user message", request.user_message, true);
   const memorySections = (memories: readonly RecalledMemory[], notes: ReadonlyMap<string, LaterStatement>): CandidateSection[] => {
-    const asItem = (memory: RecalledMemory) => memoryItem(memory, rendering, notes.get(memory.id));
+    const asItem = (memory: RecalledMemory) => memoryItem(memory, ownIds.has(memory.id) ? ownRendering : rendering, notes.get(memory.id));
     return [
       {
         kind: "facts",

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../functions/node-runtime.js";
+import { o200kTokenizer } from "../../src/context/o200k-tokenizer.js";
 import { questionAsStatement } from "../../src/context/question-statement.js";
 import { createHashingEmbedder } from "../../src/providers/offline/hashing-embedder.js";
 import type { Embedder } from "../../src/providers/types.js";
@@ -21,13 +22,14 @@ afterEach(async () => {
 const { session } = factSessions(() => runtime as Runtime);
 
 interface Receipt {
+  memory_id: string;
   content: string;
   reason: string;
   later_statement?: { memory_id: string };
   signals?: { neighbour_boost: number };
 }
 interface Window {
-  sections: { items: { text: string }[] }[];
+  sections: { items: { text: string; memory_id?: string; excerpt?: boolean }[] }[];
   explanation: { chosen: Receipt[]; left_out: Receipt[] };
 }
 
@@ -200,6 +202,46 @@ describe("the asker's own statements", () => {
       "The wood burner went to a neighbour in March and a pellet burner warms the place now, which pellets burn cleanest?",
     ]);
     await expectStoveBesideLater(runtime.app);
+  });
+
+  /**
+   * A musician's history: seven long turns, each a statement of an instrument they play and three
+   * sentences of other things, a week apart, all near the question said as a statement.
+   */
+  const MUSIC: string[] = [
+    "I play the cello in a community orchestra on Thursday evenings. The rehearsal hall is an old school gym with poor acoustics. We park behind the bakery because the front lot fills by seven. Afterwards a few of us walk to the corner pub for chips.",
+    "I play bass guitar in a covers band that rehearses in a garage. The drummer's neighbour complains whenever we run past nine. Our singer works shifts at the hospital, so the rota changes every month. Last week we learned a song from an old film soundtrack.",
+    "I play the tin whistle at a folk session in the harbour bar. The fiddlers sit by the window and the singers by the fire. Tunes start slow and speed up as the evening goes on. The barman keeps a jar of spare reeds for the pipers.",
+    "I play the organ for a small chapel on the first Sunday of each month. The bellows were rebuilt last year by a firm from the next county. The congregation sings slowly, so I keep the tempo gentle. Tea and biscuits follow in the side room.",
+    "I play the ukulele with my niece on Saturday mornings. She picks the songs and I write the chords on index cards. Her cat sleeps on the sheet music whenever we stop for juice. We recorded a song for her grandmother's birthday.",
+    "I play the trombone in a brass band that marches at the summer fair. The uniforms are wool and far too warm for August. Our conductor is a retired postman with a loud whistle. The band room smells of valve oil and old carpet.",
+    "I play the piano at home most evenings after supper. The upright came from my aunt and needs tuning twice a year. I am working through a book of nocturnes, one page a week. The neighbours say they like hearing it through the wall.",
+  ];
+
+  it("are read twice as many as the notes paid for, each cut as short as a note, so more of them are shown", async () => {
+    runtime = await startTestRuntime();
+    for (const [index, turn] of MUSIC.entries()) await session("ilse", 3 + index * 7, [turn]);
+    const window = await call<Window>(runtime.app, "POST", "/v1/context", {
+      user_id: "ilse",
+      query: "Which instruments do I play these days?",
+      max_tokens: 500,
+      explain: true,
+    });
+    expect(window.status).toBe(200);
+    const { chosen, left_out } = window.body.explanation;
+    const own = [...chosen, ...left_out].filter((memory) => /own statements nearest/.test(memory.reason));
+    // 500 tokens at a share of 0.2 pay for three notes of 30 tokens: six own statements are read.
+    expect(own).toHaveLength(6);
+    const ownItems = window.body.sections
+      .flatMap((section) => section.items)
+      .filter((item) => own.some((memory) => memory.memory_id === item.memory_id));
+    // Whole, or cut to a memory's 60 tokens, no more than three of these turns fit beside the facts.
+    expect(ownItems.length).toBeGreaterThanOrEqual(4);
+    for (const item of ownItems) {
+      expect(item.excerpt).toBe(true);
+      const statement = item.text.replace(/^- /, "").split(" [said later")[0] as string;
+      expect(o200kTokenizer.count(statement)).toBeLessThanOrEqual(30);
+    }
   });
 
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {
