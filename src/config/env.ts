@@ -193,7 +193,8 @@ export const EnvSchema = z.object({
   CONTEXT_FOLLOWING_TURNS: z.coerce.number().int().min(0).max(100).default(5),
   /**
    * Most tokens of a memory a context window packs whole; a longer one is packed as the sentences
-   * that hold the query's words (an excerpt, expandable by id). 0 packs every memory whole. 60: on
+   * that hold the query's words (an excerpt, expandable by id). 0 packs every memory whole, but
+   * the asker's own statements read first (CONTEXT_ASKER_STATEMENTS), cut as short as a note. 60: on
    * LoCoMo dev (npm run eval:locomo -- --ablate CONTEXT_EXCERPT_TOKENS --values 0,60) both
    * conversations choose it, and recall rises at every budget (0.831 → 0.854 at 1,000 tokens).
    */
@@ -203,8 +204,8 @@ export const EnvSchema = z.object({
    * first statements of the user's are shown with the user's nearest later turn on their subject
    * from another session, dated (what was said since), as many as this share pays for. Each of
    * the asker's own statements read first (CONTEXT_ASKER_STATEMENTS), twice as many as the notes
-   * this share pays for, is looked past besides, and their notes may take twice as much again. 0
-   * turns it off.
+   * this share pays for, is looked past besides, and their notes may take up to twice the share
+   * besides. 0 turns later statements off, and the asker's own statements with them.
    */
   CONTEXT_LATER_SHARE: z.coerce.number().min(0).max(0.5).default(0.2),
   /** Least cosine between a statement and a later turn of the user's for the turn to be shown beside it. */

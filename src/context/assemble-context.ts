@@ -98,6 +98,16 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   askerStatements: true,
 };
 
+/** How many of the asker's own statements a window reads first for each note of what was said later it pays for. */
+const OWN_STATEMENTS_PER_NOTE = 2;
+
+/**
+ * Most tokens of an own statement read first: a note's, or a memory's excerpt when that is shorter
+ * (whatever `excerptTokens`, so that twice as many fit in about the room the notes take).
+ */
+const ownStatementTokens = (settings: WindowSettings) =>
+  settings.excerptTokens > 0 ? Math.min(settings.excerptTokens, settings.laterTokens) : settings.laterTokens;
+
 /**
  * The question said as a statement, embedded beside it; when that fails, the question's own
  * vector finds the asker's statements instead, and the window says so.
@@ -118,13 +128,6 @@ function embedStatementForm(
     return fallback;
   });
 }
-
-/** How many of the asker's own statements a window reads first for each note of what was said later it pays for. */
-const OWN_STATEMENTS_PER_NOTE = 2;
-
-/** Most tokens of an own statement read first: a note's, or a memory's excerpt when that is shorter. */
-const ownStatementTokens = (settings: WindowSettings) =>
-  settings.excerptTokens > 0 ? Math.min(settings.excerptTokens, settings.laterTokens) : settings.laterTokens;
 
 /** A window without a session: no history, nothing to own. */
 const NO_SESSION: SessionHistory = { owned: true, items: [] };
@@ -245,7 +248,8 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     excerptTokens: settings.excerptTokens,
     laterTokens: settings.laterTokens,
   };
-  const ownRendering = { ...rendering, excerptTokens: ownStatementTokens(settings) };
+  // At a note's length the one sentence that answers is often longer than the room: it is cut rather than passed over.
+  const ownRendering = { ...rendering, excerptTokens: ownStatementTokens(settings), matchingOnly: true };
 
   const requiredSections: CandidateSection[] = [];
   const required = (kind: "system" | "tools" | "user_message", title: string, text: string | undefined, renderLast = false) => {

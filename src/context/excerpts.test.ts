@@ -31,6 +31,18 @@ describe("excerptOf", () => {
     expect(cut.text.endsWith("…")).toBe(true);
   });
 
+  it("cuts the one sentence that holds the query's words at a word, with matchingOnly, rather than show others when it does not fit", () => {
+    const turn =
+      "user: Thanks for the tips on tyres yesterday. Since the spring we have sold the estate and now ride an electric cargo bike to the school gates every morning. The weather has been mild.";
+    const asked = queryWords("Which bike do we ride?");
+    const cut = excerptOf(turn, asked, o200kTokenizer, { maxTokens: 20, matchingOnly: true });
+    expect(cut.text.startsWith("user: Since the spring we have sold the estate")).toBe(true);
+    expect(cut.text).not.toContain("tyres");
+    expect(o200kTokenizer.count(cut.text)).toBeLessThanOrEqual(20);
+    // Without it, the sentences that fit are shown, as a memory's longer excerpt shows them.
+    expect(excerptOf(turn, asked, o200kTokenizer, { maxTokens: 20 }).text).toContain("tyres");
+  });
+
   it("packs a memory that fits whole, and every memory whole when excerpts are off", () => {
     const short = "user: My sister looks after the allotment on Sundays.";
     expect(excerptOf(short, queryWords("allotment"), o200kTokenizer, { maxTokens: 40 })).toEqual({ text: short, excerpt: false });

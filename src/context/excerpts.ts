@@ -7,6 +7,12 @@ const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
 export interface ExcerptOptions {
   /** Most tokens of an excerpt; a memory no longer than this is packed whole. 0 packs every memory whole. */
   maxTokens: number;
+  /**
+   * Only sentences that hold a query word when one does: one too long for the room is cut at a word
+   * rather than left for sentences that hold none. For excerpts as short as a note, where the one
+   * sentence that answers is often longer than the room.
+   */
+  matchingOnly?: boolean;
 }
 
 /** A memory's text as a window packs it. */
@@ -45,7 +51,7 @@ export function excerptOf(text: string, query: ReadonlySet<string>, tokenizer: T
     matched: [...contentStems(sentence)].filter((stem) => query.has(stem)).length,
   }));
   const room = options.maxTokens - tokenizer.count(label) - 2;
-  const kept = chooseSentences(sentences, room);
+  const kept = chooseSentences(sentences, room, options.matchingOnly ?? false);
   if (kept.length === 0) {
     // Not one whole sentence fits: the best one, cut at a word.
     const best = bestFirst(sentences)[0];
@@ -66,14 +72,14 @@ function splitSentences(text: string): string[] {
 
 const bestFirst = (sentences: Sentence[]) => [...sentences].sort((a, b) => b.matched - a.matched || a.order - b.order);
 
-/** The best sentences that fit `room` tokens together, in their order. */
-function chooseSentences(sentences: Sentence[], room: number): Sentence[] {
+/** The best sentences that fit `room` tokens together, in their order (`matchingOnly`: see `ExcerptOptions`). */
+function chooseSentences(sentences: Sentence[], room: number, matchingOnly: boolean): Sentence[] {
   const kept: Sentence[] = [];
   let used = 0;
   const anyMatch = sentences.some((sentence) => sentence.matched > 0);
   for (const sentence of bestFirst(sentences)) {
     // Once the matching sentences are in, the rest only when nothing matched at all (the opening).
-    if (anyMatch && sentence.matched === 0 && kept.length > 0) break;
+    if (anyMatch && sentence.matched === 0 && (kept.length > 0 || matchingOnly)) break;
     if (used + sentence.tokens > room) continue;
     kept.push(sentence);
     used += sentence.tokens;

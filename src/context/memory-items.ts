@@ -15,6 +15,8 @@ export interface ItemRendering {
   asked: ReadonlySet<string>;
   /** Most tokens of a memory packed whole (0: all whole). */
   excerptTokens: number;
+  /** An excerpt shows only sentences that hold the question's words when one does (`ExcerptOptions.matchingOnly`). */
+  matchingOnly?: boolean;
   /** Most tokens of a later statement shown beside a statement. */
   laterTokens: number;
 }
@@ -30,7 +32,10 @@ const day = (date: Date) => date.toISOString().slice(0, 10);
  * memoryItem(fact, rendering, later); // { text: '- User lives in Leeds. [said later, on 2023-09-14: "… our place in Glasgow …"]', … }
  */
 export function memoryItem(memory: RecalledMemory, rendering: ItemRendering, later?: LaterStatement): Item {
-  const packed = excerptOf(memory.content, rendering.asked, rendering.tokenizer, { maxTokens: rendering.excerptTokens });
+  const packed = excerptOf(memory.content, rendering.asked, rendering.tokenizer, {
+    maxTokens: rendering.excerptTokens,
+    matchingOnly: rendering.matchingOnly ?? false,
+  });
   const parts = [memory.superseded ? `${supersededMarker(memory.superseded)} ${packed.text}` : packed.text];
   if (memory.type === "semantic" && day(memory.lastConfirmedAt) > day(memory.validAt))
     parts.push(`(said again on ${day(memory.lastConfirmedAt)})`);

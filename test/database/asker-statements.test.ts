@@ -218,7 +218,7 @@ describe("the asker's own statements", () => {
     "I play the piano at home most evenings after supper. The upright came from my aunt and needs tuning twice a year. I am working through a book of nocturnes, one page a week. The neighbours say they like hearing it through the wall.",
   ];
 
-  it("are read twice as many as the notes paid for, each cut as short as a note, so more of them are shown", async () => {
+  it("are read twice as many as the notes paid for, each cut as short as a note, so more are shown than notes paid for", async () => {
     runtime = await startTestRuntime();
     for (const [index, turn] of MUSIC.entries()) await session("ilse", 3 + index * 7, [turn]);
     const window = await call<Window>(runtime.app, "POST", "/v1/context", {
@@ -232,16 +232,19 @@ describe("the asker's own statements", () => {
     const own = [...chosen, ...left_out].filter((memory) => /own statements nearest/.test(memory.reason));
     // 500 tokens at a share of 0.2 pay for three notes of 30 tokens: six own statements are read.
     expect(own).toHaveLength(6);
-    const ownItems = window.body.sections
-      .flatMap((section) => section.items)
-      .filter((item) => own.some((memory) => memory.memory_id === item.memory_id));
-    // Whole, or cut to a memory's 60 tokens, no more than three of these turns fit beside the facts.
+    const items = window.body.sections.flatMap((section) => section.items);
+    const isOwn = (item: { memory_id?: string }) => own.some((memory) => memory.memory_id === item.memory_id);
+    const ownItems = items.filter(isOwn);
+    // More than the three the notes pay for are shown.
     expect(ownItems.length).toBeGreaterThanOrEqual(4);
+    const statementOf = (item: { text: string }) => item.text.replace(/^- /, "").split(" [said later")[0] as string;
     for (const item of ownItems) {
       expect(item.excerpt).toBe(true);
-      const statement = item.text.replace(/^- /, "").split(" [said later")[0] as string;
-      expect(o200kTokenizer.count(statement)).toBeLessThanOrEqual(30);
+      expect(o200kTokenizer.count(statementOf(item))).toBeLessThanOrEqual(30);
     }
+    // Only the asker's own statements are cut so short: a turn the ranking brings keeps a memory's length.
+    const ranked = items.filter((item) => item.memory_id !== undefined && !isOwn(item) && item.text.includes("user: I play"));
+    expect(ranked.some((item) => o200kTokenizer.count(statementOf(item)) > 30)).toBe(true);
   });
 
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {
