@@ -210,16 +210,19 @@ function asksItself(clause: string): boolean {
 const INVERTED_SUBJECTS =
   "i you we they he she it there any anyone anybody anything my our your his her their its the this that a an".split(" ");
 
+/** The dashes that end a clause: a hyphen or two between spaces, an en or em dash (not one between digits). */
+const DASHES = String.raw`\s-{1,2}(?=\s)|\s[–—]|(?<!\d)[–—]`;
+
 /**
  * Where a clause typed inside a question may end: a comma (not one between digits, "1,250"), an
  * ellipsis ("…at 7:45... how do I …?"), a dash between spaces, or an en or em dash with or without
  * them ("I sold the kayak – which canoe …?"). Not a hyphen inside a word ("well-known"), an en dash
  * between digits ("2019–2020"), or a dash or an ellipsis before a number ("9 -- 5").
  */
-const CLAUSE_BREAK = /(?:,(?!\d)|(?:\.{3}|…|\s-{1,2}(?=\s)|\s[–—]|(?<!\d)[–—])(?!\s*\d))\s*/g;
+const CLAUSE_BREAK = new RegExp(String.raw`(?:,(?!\d)|(?:\.{3}|…|${DASHES})(?!\s*\d))\s*`, "g");
 
 /** A dash, which may open an aside that another closes ("My brother—who is a chef—sold …"). */
-const DASH = /(?:\s-{1,2}(?=\s)|\s[–—]|(?<!\d)[–—])(?!\s*\d)/;
+const DASH = new RegExp(String.raw`(?:${DASHES})(?!\s*\d)`);
 
 /**
  * A question split where a statement inside it ends or begins: the clause before the first comma,
