@@ -298,8 +298,12 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
     { kind: "history", title: "Recent conversation", share: ratios.history, chronological: true, contiguous: true, items: history },
   ];
 
-  const { packed, recalled, laterOf, leftWithNote } = packBesideLaterStatements(offered, later, (memories, notes) =>
-    packSections([...requiredSections, ...memorySections(memories, notes), ...sectionsAfterMemories], budget, deps.tokenizer),
+  const { packed, recalled, laterOf, leftWithNote } = packBesideLaterStatements(
+    offered,
+    later,
+    (memories, notes) =>
+      packSections([...requiredSections, ...memorySections(memories, notes), ...sectionsAfterMemories], budget, deps.tokenizer),
+    ownIds,
   );
   const finallyOffered = new Set(recalled.map((memory) => memory.id));
   return {

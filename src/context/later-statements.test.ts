@@ -99,6 +99,25 @@ describe("statements and what the user said after them", () => {
     expect(laterOf.size).toBe(0);
   });
 
+  it("leaves an own statement read first out of another's note when it has a later statement of its own", () => {
+    // "first" would show "second" as its note, and so hide the note "second" has: "third".
+    const recalled = ["first", "second", "rest"].map((id) => recalledTurn(id));
+    const notes = new Map([
+      ["first", [later("second")]],
+      ["second", [later("third")]],
+    ]);
+    const readFirst = besideLaterStatements(recalled, notes, new Set(["first", "second"]));
+    expect(readFirst.candidates.map((memory) => memory.id)).toEqual(["first", "second", "rest"]);
+    expect([...readFirst.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["second<-third"]);
+    // Ranked, not read first, it is still the note: it may rank past what the budget shows.
+    const ranked = besideLaterStatements(recalled, notes);
+    expect(ranked.candidates.map((memory) => memory.id)).toEqual(["first", "rest"]);
+    expect([...ranked.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["first<-second", "second<-third"]);
+    // With no later statement of its own, it is the note of the statement before it.
+    const alone = besideLaterStatements(recalled, new Map([["first", [later("second")]]]), new Set(["first", "second"]));
+    expect([...alone.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["first<-second"]);
+  });
+
   it("shows a fact's later statement beside it even when recall ranked that turn ahead of the fact", () => {
     const recalled = [
       recalledTurn("newer"),

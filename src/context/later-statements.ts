@@ -44,13 +44,16 @@ export function statementsToLookPast(
 /**
  * Each statement with the later statement to show beside it, and the candidates without the
  * turns now shown beside a statement. A later turn that recall ranked ahead of a turn is already
- * read first: that turn keeps no note, and the later one its place. A fact keeps its note either
- * way: it is packed in a section of its own, which the later turn's rank among the memories does
- * not reach.
+ * read first: that turn keeps no note, and the later one its place. So does a later turn that is
+ * one of the asker's own statements read first (`readFirst`) and has a later statement of its own:
+ * shown as another's note, it would hide its own; read first, it is shown with it. A fact keeps
+ * its note either way: it is packed in a section of its own, which the later turn's rank among the
+ * memories does not reach.
  */
 export function besideLaterStatements(
   recalled: readonly RecalledMemory[],
   later: ReadonlyMap<string, readonly LaterStatement[]>,
+  readFirst: ReadonlySet<string> = new Set(),
 ): { candidates: RecalledMemory[]; laterOf: Map<string, LaterStatement> } {
   const position = new Map(recalled.map((memory, index) => [memory.id, index]));
   const laterOf = new Map<string, LaterStatement>();
@@ -59,7 +62,8 @@ export function besideLaterStatements(
     const best = later.get(memory.id)?.[0];
     if (!best || attached.has(best.memoryId)) continue;
     const ranked = position.get(best.memoryId);
-    if (ranked !== undefined && ranked < index && memory.type !== "semantic") continue;
+    const shownApart = ranked !== undefined && (ranked < index || (readFirst.has(best.memoryId) && later.has(best.memoryId)));
+    if (shownApart && memory.type !== "semantic") continue;
     laterOf.set(memory.id, best);
     attached.add(best.memoryId);
   }
@@ -114,15 +118,17 @@ export interface PackedBeside {
  * most). A packing again that would cost a later statement the window showed beside a statement,
  * or a shown statement its note, is not taken: the window stays as it was. A statement the
  * history already holds counts as shown: its note's events are in the history with it.
+ * `readFirst` are the asker's own statements the window reads first (`besideLaterStatements`).
  */
 export function packBesideLaterStatements(
   offered: readonly RecalledMemory[],
   later: ReadonlyMap<string, readonly LaterStatement[]>,
   pack: (candidates: RecalledMemory[], notes: Map<string, LaterStatement>) => PackResult,
+  readFirst: ReadonlySet<string> = new Set(),
 ): PackedBeside {
   const dropped = new Set<string>();
   let remaining = [...offered];
-  let beside = besideLaterStatements(remaining, later);
+  let beside = besideLaterStatements(remaining, later, readFirst);
   let packed = pack(beside.candidates, beside.laterOf);
   let shown = shownIn(packed);
   for (let round = 0; round < MAX_NOTE_REPACKS; round++) {
@@ -132,7 +138,11 @@ export function packBesideLaterStatements(
     if (left.length === 0) break;
     const nowDropped = new Set([...dropped, ...left.map(([statement]) => statement)]);
     const nowRemaining = remaining.filter((memory) => !nowDropped.has(memory.id));
-    const nowBeside = besideLaterStatements(nowRemaining, new Map([...later].filter(([statement]) => !nowDropped.has(statement))));
+    const nowBeside = besideLaterStatements(
+      nowRemaining,
+      new Map([...later].filter(([statement]) => !nowDropped.has(statement))),
+      readFirst,
+    );
     const nowPacked = pack(nowBeside.candidates, nowBeside.laterOf);
     const nowShown = shownIn(nowPacked);
     // Packing again must cost no later statement the window showed, and no shown statement its note.

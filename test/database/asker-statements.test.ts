@@ -100,6 +100,27 @@ describe("the asker's own statements", () => {
     expect(text).toContain("narrowboat");
   });
 
+  it("are each shown beside their own later statement, not as the note of the one before", async () => {
+    runtime = await startTestRuntime();
+    await sailorHistory();
+    // Said after the narrowboat, near it and far from the question: no own statement, only its note.
+    await session("ilse", 110, [
+      "The narrowboat went to a couple from Leeds in March, and the canal mooring fee is somebody else's worry now.",
+    ]);
+    const window = await ask(runtime.app);
+    expect(window.status).toBe(200);
+    const { chosen } = window.body.explanation;
+    const own = chosen.filter((memory) => /own statements nearest/.test(memory.reason));
+    const narrowboat = own.find((memory) => memory.content.includes("canal narrowboat"));
+    const dinghy = own.find((memory) => memory.content.includes("wooden sailing dinghy"));
+    expect(own.some((memory) => memory.content.includes("couple from Leeds"))).toBe(false);
+    // Both read first: the narrowboat is no note of the dinghy, which would hide the narrowboat's own note.
+    expect(dinghy?.later_statement?.memory_id).not.toBe(narrowboat?.memory_id);
+    expect(narrowboat?.later_statement).toBeDefined();
+    const text = window.body.sections.flatMap((section) => section.items.map((item) => item.text)).join("\n");
+    expect(text).toContain("couple from Leeds");
+  });
+
   it("are read first for a question asked in the plural, about the asker's household", async () => {
     runtime = await startTestRuntime();
     await sailorHistory();
