@@ -165,6 +165,11 @@ describe("recall in one statement and channel by channel", () => {
       const statements = a.ranked.map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
       const options = { perStatement: 1, minSimilarity: 0.2, byName: true, inQuestions: true, now: NOW };
       expect(await b.laterStatements(statements, options)).toEqual(await a.laterStatements(statements, options));
+      // The own statements the window picks were read ahead with the ranking: asking costs no statement more.
+      const own = b.ownStatements.map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
+      const asked = await countStatementWaves(() => b.laterStatements(own, options));
+      expect(asked.statements).toBe(0);
+      expect(asked.result).toEqual(await a.laterStatements(own, options));
       const facts = a.ranked.filter((memory) => memory.type === "semantic");
       const [turnsA, turnsB] = await Promise.all([a.sourceTurns(facts), b.sourceTurns(facts)]);
       expect(new Map([...turnsB].map(([id, turns]) => [id, shape(turns.sort(byId))]))).toEqual(

@@ -196,7 +196,8 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
         ) first_facts
         UNION
         SELECT r.id, ${LAST_SAID} FROM recall_following r WHERE ${STATEMENT_LIKE}
-        ${own ? sql`UNION SELECT r.id, ${LAST_SAID} FROM recall_own r` : sql``}
+        -- The window takes the first own statements that state something, in this order: rarely far down.
+        ${own ? sql`UNION SELECT r.id, ${LAST_SAID} FROM recall_own r WHERE r.position <= ${readAheadFor(own.count)}` : sql``}
       )`,
       sql`recall_later AS MATERIALIZED (
         ${laterStatementsSql(query, sql`SELECT id, after FROM recall_statements`, {

@@ -33,7 +33,8 @@ export interface WindowReads {
  * them. The window picks in its own order, which is the ranking's reweighed (superseded and
  * off-topic assistant turns sink, sessions spread, a question's time lifts its span:
  * docs/context.md), so the first `count` it picks are usually among the first few times `count`
- * by rank; one that is not is read when picked (`laterStatementsOf`, `sourceTurnsOf`).
+ * by rank; one that is not is read when picked (`laterStatementsOf`, `sourceTurnsOf`). The same
+ * holds for the asker's own statements, the first `count` of their candidates that state something.
  */
 export const readAheadFor = (count: number): number => (count > 0 ? Math.max(4 * count, count + 8) : 0);
 
