@@ -6,10 +6,13 @@ import { PLAIN_READING, saysSomethingOfSpeaker } from "../memory/recall/speaker-
 import { besideLaterStatements, packBesideLaterStatements, statementsToLookPast } from "./later-statements.js";
 import type { PackResult } from "./pack.js";
 
-const later = (memoryId: string): LaterStatement => ({
+/** No own statements read first: a window not asked how the asker stands now. */
+const NONE: ReadonlySet<string> = new Set();
+
+const later = (memoryId: string, at = 0): LaterStatement => ({
   memoryId,
   content: memoryId,
-  at: new Date(0),
+  at: new Date(at),
   similarity: 0.6,
   names: [],
   sources: [],
@@ -87,6 +90,7 @@ describe("statements and what the user said after them", () => {
         ["a", [later("c")]],
         ["b", [later("c")]],
       ]),
+      NONE,
     );
     expect(candidates.map((memory) => memory.id)).toEqual(["a", "b", "d"]);
     expect([...laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["a<-c"]);
@@ -94,7 +98,7 @@ describe("statements and what the user said after them", () => {
 
   it("keeps a later statement recall ranked ahead of its statement where it is, without a note", () => {
     const recalled = ["newer", "older"].map((id) => recalledTurn(id));
-    const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["older", [later("newer")]]]));
+    const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["older", [later("newer")]]]), NONE);
     expect(candidates.map((memory) => memory.id)).toEqual(["newer", "older"]);
     expect(laterOf.size).toBe(0);
   });
@@ -110,7 +114,7 @@ describe("statements and what the user said after them", () => {
     expect(readFirst.candidates.map((memory) => memory.id)).toEqual(["first", "second", "rest"]);
     expect([...readFirst.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["second<-third"]);
     // Ranked, not read first, it is still the note: it may rank past what the budget shows.
-    const ranked = besideLaterStatements(recalled, notes);
+    const ranked = besideLaterStatements(recalled, notes, NONE);
     expect(ranked.candidates.map((memory) => memory.id)).toEqual(["first", "rest"]);
     expect([...ranked.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["first<-second", "second<-third"]);
     // With no later statement of its own, it is the note of the statement before it.
@@ -118,12 +122,42 @@ describe("statements and what the user said after them", () => {
     expect([...alone.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["first<-second"]);
   });
 
+  it("gives up a note to an own statement only when that one keeps its own: in a chain, and when its note is ranked ahead", () => {
+    const own = new Set(["a", "b", "c"]);
+    const pairs = (laterOf: Map<string, LaterStatement>) => [...laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`);
+    // a, b, c, d said one after another, each the nearest later turn of the one before: c keeps d,
+    // so b gives c up; b, its own note gone, stays a's.
+    const chain = besideLaterStatements(
+      ["a", "b", "c"].map((id) => recalledTurn(id)),
+      new Map([
+        ["a", [later("b", 1)]],
+        ["b", [later("c", 2)]],
+        ["c", [later("d", 3)]],
+      ]),
+      own,
+    );
+    expect(pairs(chain.laterOf)).toEqual(["a<-b", "c<-d"]);
+    expect(chain.candidates.map((memory) => memory.id)).toEqual(["a", "c"]);
+    expect([...chain.apart]).toEqual(["c"]);
+    // b's note is ranked ahead of b, so b keeps none: a keeps b.
+    const ahead = besideLaterStatements(
+      ["a", "c", "b"].map((id) => recalledTurn(id)),
+      new Map([
+        ["a", [later("b", 1)]],
+        ["b", [later("c", 2)]],
+      ]),
+      own,
+    );
+    expect(pairs(ahead.laterOf)).toEqual(["a<-b"]);
+    expect(ahead.apart.size).toBe(0);
+  });
+
   it("shows a fact's later statement beside it even when recall ranked that turn ahead of the fact", () => {
     const recalled = [
       recalledTurn("newer"),
       recalledTurn("fact", { type: "semantic", subtype: "profile", role: null, content: "User keeps bees." }),
     ];
-    const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["fact", [later("newer")]]]));
+    const { candidates, laterOf } = besideLaterStatements(recalled, new Map([["fact", [later("newer")]]]), NONE);
     expect(candidates.map((memory) => memory.id)).toEqual(["fact"]);
     expect(laterOf.get("fact")?.memoryId).toBe("newer");
   });
@@ -144,7 +178,7 @@ describe("statements and what the user said after them", () => {
     it("gives its later turn back its own ranked place, and is not offered again without the note", () => {
       const recalled = ["first", "other", "change", "rest"].map((id) => recalledTurn(id));
       const { calls, pack } = packing(new Set(["first"]));
-      const result = packBesideLaterStatements(recalled, new Map([["first", [later("change")]]]), pack);
+      const result = packBesideLaterStatements(recalled, new Map([["first", [later("change")]]]), pack, NONE);
       expect(calls).toEqual([
         ["first+change", "other", "rest"],
         ["other", "change", "rest"],
@@ -154,13 +188,29 @@ describe("statements and what the user said after them", () => {
       expect([...result.leftWithNote]).toEqual(["first"]);
     });
 
+    it("makes an own statement kept apart the note it was again when the budget leaves it out with its own", () => {
+      const recalled = ["first", "other", "second"].map((id) => recalledTurn(id));
+      const { calls, pack } = packing(new Set(["second"]));
+      const notes = new Map([
+        ["first", [later("second", 1)]],
+        ["second", [later("third", 2)]],
+      ]);
+      const result = packBesideLaterStatements(recalled, notes, pack, new Set(["first", "other", "second"]));
+      expect(calls).toEqual([
+        ["first", "other", "second+third"],
+        ["first+second", "other"],
+      ]);
+      expect(result.laterOf.get("first")?.memoryId).toBe("second");
+      expect(result.leftWithNote.size).toBe(0);
+    });
+
     it("packs once when every statement with a note is shown, or when its later turn was never a candidate", () => {
       const recalled = ["first", "other"].map((id) => recalledTurn(id));
       const shown = packing(new Set());
-      packBesideLaterStatements(recalled, new Map([["first", [later("other")]]]), shown.pack);
+      packBesideLaterStatements(recalled, new Map([["first", [later("other")]]]), shown.pack, NONE);
       expect(shown.calls).toEqual([["first+other"]]);
       const notCandidate = packing(new Set(["first"]));
-      const result = packBesideLaterStatements(recalled, new Map([["first", [later("said-later")]]]), notCandidate.pack);
+      const result = packBesideLaterStatements(recalled, new Map([["first", [later("said-later")]]]), notCandidate.pack, NONE);
       expect(notCandidate.calls).toEqual([["first+said-later", "other"]]);
       expect(result.leftWithNote.size).toBe(0);
     });
@@ -169,7 +219,7 @@ describe("statements and what the user said after them", () => {
       // Two statements share one later turn and neither fits with it: it moves down them, then stands alone.
       const twice = packing(new Set(["a", "b"]));
       const two = ["a", "b", "shared", "rest"].map((id) => recalledTurn(id));
-      const result = packBesideLaterStatements(two, new Map(["a", "b"].map((id) => [id, [later("shared")]] as const)), twice.pack);
+      const result = packBesideLaterStatements(two, new Map(["a", "b"].map((id) => [id, [later("shared")]] as const)), twice.pack, NONE);
       expect(twice.calls).toEqual([
         ["a+shared", "b", "rest"],
         ["b+shared", "rest"],
@@ -179,7 +229,7 @@ describe("statements and what the user said after them", () => {
       // A third statement that does not fit with it either keeps it past the last packing: the cap's price.
       const thrice = packing(new Set(["a", "b", "c"]));
       const three = ["a", "b", "c", "shared"].map((id) => recalledTurn(id));
-      packBesideLaterStatements(three, new Map(["a", "b", "c"].map((id) => [id, [later("shared")]] as const)), thrice.pack);
+      packBesideLaterStatements(three, new Map(["a", "b", "c"].map((id) => [id, [later("shared")]] as const)), thrice.pack, NONE);
       expect(thrice.calls).toHaveLength(3);
     });
 
@@ -191,7 +241,7 @@ describe("statements and what the user said after them", () => {
         ["second", [later("newest")]],
         ["third", [later("newest")]],
       ]);
-      const result = packBesideLaterStatements(recalled, notes, pack);
+      const result = packBesideLaterStatements(recalled, notes, pack, NONE);
       expect(calls).toEqual([
         ["first+second", "third"],
         ["first+second", "third+newest"],
@@ -213,7 +263,7 @@ describe("statements and what the user said after them", () => {
         ["earlier", [later("noted")]],
         ["fact", [later("noted")]],
       ]);
-      const result = packBesideLaterStatements(recalled, notes, pack);
+      const result = packBesideLaterStatements(recalled, notes, pack, NONE);
       // Dropping "noted" (shown only as the fact's note) would give it to "earlier" and leave the fact bare.
       expect(calls).toEqual([
         ["earlier", "fact+noted"],
@@ -231,7 +281,7 @@ describe("statements and what the user said after them", () => {
         calls.push(calls.length);
         return { sections: [], prompt: "", totalTokens: 0, repeated: ["first"] };
       };
-      packBesideLaterStatements(recalled, new Map([["first", [later("change")]]]), pack);
+      packBesideLaterStatements(recalled, new Map([["first", [later("change")]]]), pack, NONE);
       expect(calls).toHaveLength(1);
     });
   });

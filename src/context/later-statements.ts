@@ -10,13 +10,13 @@ import { memoryIdsIn } from "./schemas.js";
  * may state it of a thing of their life ("The flat has a balcony"). A question asked of the
  * assistant states nothing that can change.
  */
-const isStatedTurn = (memory: RecalledMemory, reading: StatementReading, own: ReadonlySet<string>) =>
-  memory.subtype === "turn" && memory.role === "user" && (own.has(memory.id) || saysSomethingOfSpeaker(memory.content, reading));
+const isStatedTurn = (memory: RecalledMemory, reading: StatementReading, readFirst: ReadonlySet<string>) =>
+  memory.subtype === "turn" && memory.role === "user" && (readFirst.has(memory.id) || saysSomethingOfSpeaker(memory.content, reading));
 
 /**
  * The statements of the window's candidates to look past, each with the moment past which the
  * user's later turns are looked at (when it was last said): `count`, as many as the share of the
- * budget pays for, and every one of the asker's own statements (`own`) besides. The first facts,
+ * budget pays for, and every one of the asker's own statements read first (`readFirst`) besides. The first facts,
  * wherever they rank, take their places first, then the user's statements in rank order
  * (`isStatedTurn`, read until enough are found: each reading may run the tagger). Facts come first
  * and apart because the window packs them in their own section ahead of the turns: a fact far down
@@ -29,32 +29,33 @@ export function statementsToLookPast(
   recalled: readonly RecalledMemory[],
   count: number,
   reading: StatementReading,
-  own: ReadonlySet<string> = new Set(),
+  readFirst: ReadonlySet<string> = new Set(),
 ): StatementAnchor[] {
   const chosen = recalled.filter((memory) => memory.type === "semantic").slice(0, count);
   for (const memory of recalled) {
     if (chosen.length >= count) break;
-    if (isStatedTurn(memory, reading, own)) chosen.push(memory);
+    if (isStatedTurn(memory, reading, readFirst)) chosen.push(memory);
   }
   const looked = new Set(chosen.map((memory) => memory.id));
-  for (const memory of recalled) if (own.has(memory.id) && !looked.has(memory.id)) chosen.push(memory);
+  for (const memory of recalled) if (readFirst.has(memory.id) && !looked.has(memory.id)) chosen.push(memory);
   return chosen.map((memory) => ({ id: memory.id, after: memory.lastConfirmedAt }));
 }
 
 /**
  * Each statement with the later statement to show beside it, and the candidates without the
  * turns now shown beside a statement. A later turn that recall ranked ahead of a turn is already
- * read first: that turn keeps no note, and the later one its place. So does a later turn that is
- * one of the asker's own statements read first (`readFirst`) and has a later statement of its own:
- * shown as another's note, it would hide its own; read first, it is shown with it. A fact keeps
- * its note either way: it is packed in a section of its own, which the later turn's rank among the
- * memories does not reach.
+ * read first: that turn keeps no note, and the later one its place. A fact keeps its note either
+ * way: it is packed in a section of its own, which the later turn's rank among the memories does
+ * not reach. One of the asker's own statements read first (`readFirst`) that keeps a note of its
+ * own is no other turn's note (`apart`): shown as one, it would hide its own. Notes are weighed
+ * newest first, so in a chain of own statements each gives up its note only to one that keeps its
+ * own, and nothing is hidden.
  */
 export function besideLaterStatements(
   recalled: readonly RecalledMemory[],
   later: ReadonlyMap<string, readonly LaterStatement[]>,
-  readFirst: ReadonlySet<string> = new Set(),
-): { candidates: RecalledMemory[]; laterOf: Map<string, LaterStatement> } {
+  readFirst: ReadonlySet<string>,
+): { candidates: RecalledMemory[]; laterOf: Map<string, LaterStatement>; apart: Set<string> } {
   const position = new Map(recalled.map((memory, index) => [memory.id, index]));
   const laterOf = new Map<string, LaterStatement>();
   const attached = new Set<string>();
@@ -62,12 +63,21 @@ export function besideLaterStatements(
     const best = later.get(memory.id)?.[0];
     if (!best || attached.has(best.memoryId)) continue;
     const ranked = position.get(best.memoryId);
-    const shownApart = ranked !== undefined && (ranked < index || (readFirst.has(best.memoryId) && later.has(best.memoryId)));
-    if (shownApart && memory.type !== "semantic") continue;
+    if (ranked !== undefined && ranked < index && memory.type !== "semantic") continue;
     laterOf.set(memory.id, best);
     attached.add(best.memoryId);
   }
-  return { candidates: recalled.filter((memory) => !attached.has(memory.id)), laterOf };
+  const apart = new Set<string>();
+  const turnsNewestNoteFirst = [...laterOf]
+    .filter(([statement]) => recalled[position.get(statement) as number]?.type !== "semantic")
+    .sort(([, a], [, b]) => b.at.getTime() - a.at.getTime());
+  for (const [statement, note] of turnsNewestNoteFirst) {
+    if (!readFirst.has(note.memoryId) || !laterOf.has(note.memoryId)) continue;
+    laterOf.delete(statement);
+    attached.delete(note.memoryId);
+    apart.add(note.memoryId);
+  }
+  return { candidates: recalled.filter((memory) => !attached.has(memory.id)), laterOf, apart };
 }
 
 /**
@@ -118,13 +128,15 @@ export interface PackedBeside {
  * most). A packing again that would cost a later statement the window showed beside a statement,
  * or a shown statement its note, is not taken: the window stays as it was. A statement the
  * history already holds counts as shown: its note's events are in the history with it.
- * `readFirst` are the asker's own statements the window reads first (`besideLaterStatements`).
+ * `readFirst` are the asker's own statements the window reads first: one kept apart from another's
+ * note (`besideLaterStatements`) that the budget leaves out is dropped too, and so becomes that
+ * note again.
  */
 export function packBesideLaterStatements(
   offered: readonly RecalledMemory[],
   later: ReadonlyMap<string, readonly LaterStatement[]>,
   pack: (candidates: RecalledMemory[], notes: Map<string, LaterStatement>) => PackResult,
-  readFirst: ReadonlySet<string> = new Set(),
+  readFirst: ReadonlySet<string>,
 ): PackedBeside {
   const dropped = new Set<string>();
   let remaining = [...offered];
@@ -134,9 +146,13 @@ export function packBesideLaterStatements(
   for (let round = 0; round < MAX_NOTE_REPACKS; round++) {
     const stillOffered = new Set(remaining.map((memory) => memory.id));
     // A statement that is itself shown as another's note counts as left out too: its own note is never shown.
-    const left = [...beside.laterOf].filter(([statement, note]) => !shown.has(statement) && stillOffered.has(note.memoryId));
-    if (left.length === 0) break;
-    const nowDropped = new Set([...dropped, ...left.map(([statement]) => statement)]);
+    const left = [...beside.laterOf]
+      .filter(([statement, note]) => !shown.has(statement) && stillOffered.has(note.memoryId))
+      .map(([statement]) => statement);
+    // An own statement kept apart that the budget left out goes back to being the note it was.
+    const apartLeft = [...beside.apart].filter((statement) => !shown.has(statement));
+    if (left.length === 0 && apartLeft.length === 0) break;
+    const nowDropped = new Set([...dropped, ...left, ...apartLeft]);
     const nowRemaining = remaining.filter((memory) => !nowDropped.has(memory.id));
     const nowBeside = besideLaterStatements(
       nowRemaining,

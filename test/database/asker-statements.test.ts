@@ -113,6 +113,8 @@ describe("the asker's own statements", () => {
     const own = chosen.filter((memory) => /own statements nearest/.test(memory.reason));
     const narrowboat = own.find((memory) => memory.content.includes("canal narrowboat"));
     const dinghy = own.find((memory) => memory.content.includes("wooden sailing dinghy"));
+    expect(narrowboat).toBeDefined();
+    expect(dinghy).toBeDefined();
     expect(own.some((memory) => memory.content.includes("couple from Leeds"))).toBe(false);
     // Both read first: the narrowboat is no note of the dinghy, which would hide the narrowboat's own note.
     expect(dinghy?.later_statement?.memory_id).not.toBe(narrowboat?.memory_id);

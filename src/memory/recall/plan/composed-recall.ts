@@ -196,7 +196,7 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
         ) first_facts
         UNION
         SELECT r.id, ${LAST_SAID} FROM recall_following r WHERE ${STATEMENT_LIKE}
-        -- The window takes the first own statements that state something, in this order: rarely far down.
+        -- Own statements as the ranking's (readAheadFor): one picked past these is read when picked.
         ${own ? sql`UNION SELECT r.id, ${LAST_SAID} FROM recall_own r WHERE r.position <= ${readAheadFor(own.count)}` : sql``}
       )`,
       sql`recall_later AS MATERIALIZED (
