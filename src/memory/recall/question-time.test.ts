@@ -28,6 +28,14 @@ describe("readQuestionTime", () => {
     expect(readQuestionTime("How long since the tulips went into the ground, in days?", now).range).toBeUndefined();
   });
 
+  it("reads 'now' as the present state, not a span of days: 'today' is one", () => {
+    for (const question of ["Which choir do I sing with now?", "Right now, who cuts my hair?", "Up to now, which glazes have I tried?"]) {
+      expect(readQuestionTime(question, now).range).toBeUndefined();
+    }
+    expect(readQuestionTime("Which choir do I sing with now?", now).order).toBe("newest");
+    expect(readQuestionTime("Which glaze did I fire today?", now).range).toBeDefined();
+  });
+
   it("reads whether the question asks for the present state or the earliest", () => {
     expect(readQuestionTime("Which gym am I going to these days?", now).order).toBe("newest");
     expect(readQuestionTime("Do I still have the canoe?", now).order).toBe("newest");

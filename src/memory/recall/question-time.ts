@@ -38,8 +38,15 @@ export function readQuestionTime(question: string, now: Date): QuestionTime {
   return reading;
 }
 
+/**
+ * What the parser reads as a date but names the present moment, not a span to look in ("What do I
+ * drive now?"): `NEWEST` reads it, as it reads "currently".
+ */
+const PRESENT_MOMENT = /^now$/i;
+
 function namedSpan(question: string, now: Date): TimeWindow | undefined {
   for (const result of chrono.parse(question, now, { forwardDate: false })) {
+    if (PRESENT_MOMENT.test(result.text)) continue;
     const start = result.start.date();
     if (start.getTime() > now.getTime()) continue;
     if (result.end) return { from: startOfDay(start), to: new Date(startOfDay(result.end.date()).getTime() + DAY) };
