@@ -9,6 +9,9 @@ import type { PackResult } from "./pack.js";
 /** No own statements read first: a window not asked how the asker stands now. */
 const NONE: ReadonlySet<string> = new Set();
 
+/** Each statement with its note, as "statement<-note". */
+const pairs = (laterOf: ReadonlyMap<string, LaterStatement>) => [...laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`);
+
 const later = (memoryId: string, at = 0): LaterStatement => ({
   memoryId,
   content: memoryId,
@@ -93,7 +96,7 @@ describe("statements and what the user said after them", () => {
       NONE,
     );
     expect(candidates.map((memory) => memory.id)).toEqual(["a", "b", "d"]);
-    expect([...laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["a<-c"]);
+    expect(pairs(laterOf)).toEqual(["a<-c"]);
   });
 
   it("keeps a later statement recall ranked ahead of its statement where it is, without a note", () => {
@@ -112,19 +115,18 @@ describe("statements and what the user said after them", () => {
     ]);
     const readFirst = besideLaterStatements(recalled, notes, new Set(["first", "second"]));
     expect(readFirst.candidates.map((memory) => memory.id)).toEqual(["first", "second", "rest"]);
-    expect([...readFirst.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["second<-third"]);
+    expect(pairs(readFirst.laterOf)).toEqual(["second<-third"]);
     // Ranked, not read first, it is still the note: it may rank past what the budget shows.
     const ranked = besideLaterStatements(recalled, notes, NONE);
     expect(ranked.candidates.map((memory) => memory.id)).toEqual(["first", "rest"]);
-    expect([...ranked.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["first<-second", "second<-third"]);
+    expect(pairs(ranked.laterOf)).toEqual(["first<-second", "second<-third"]);
     // With no later statement of its own, it is the note of the statement before it.
     const alone = besideLaterStatements(recalled, new Map([["first", [later("second")]]]), new Set(["first", "second"]));
-    expect([...alone.laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`)).toEqual(["first<-second"]);
+    expect(pairs(alone.laterOf)).toEqual(["first<-second"]);
   });
 
   it("gives up a note to an own statement only when that one keeps its own: in a chain, and when its note is ranked ahead", () => {
     const own = new Set(["a", "b", "c"]);
-    const pairs = (laterOf: Map<string, LaterStatement>) => [...laterOf].map(([id, statement]) => `${id}<-${statement.memoryId}`);
     // a, b, c, d said one after another, each the nearest later turn of the one before: c keeps d,
     // so b gives c up; b, its own note gone, stays a's.
     const chain = besideLaterStatements(

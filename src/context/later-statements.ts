@@ -16,12 +16,12 @@ const isStatedTurn = (memory: RecalledMemory, reading: StatementReading, readFir
 /**
  * The statements of the window's candidates to look past, each with the moment past which the
  * user's later turns are looked at (when it was last said): `count`, as many as the share of the
- * budget pays for, and every one of the asker's own statements read first (`readFirst`) besides. The first facts,
- * wherever they rank, take their places first, then the user's statements in rank order
- * (`isStatedTurn`, read until enough are found: each reading may run the tagger). Facts come first
- * and apart because the window packs them in their own section ahead of the turns: a fact far down
- * the ranking is still served, and a fact is what the window asserts, so it is the one to read
- * beside what came later. The asker's own statements are read first because the question is
+ * budget pays for, and every one of the asker's own statements read first (`readFirst`) besides.
+ * The first facts, wherever they rank, take their places first, then the user's statements in rank
+ * order (`isStatedTurn`, read until enough are found: each reading may run the tagger). Facts come
+ * first and apart because the window packs them in their own section ahead of the turns: a fact
+ * far down the ranking is still served, and a fact is what the window asserts, so it is the one to
+ * read beside what came later. The asker's own statements are read first because the question is
  * about how the asker stands now: each is read beside what came later, not only those the facts
  * leave room for.
  */

@@ -184,6 +184,7 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
   const own = readsOwn(reads) ? reads.ownStatements : undefined;
   if (own?.vector) relations.push(sql`recall_own AS MATERIALIZED (${ownStatementCandidatesSql(query, query.now, own.vector, own.count)})`);
   const later = reads.laterStatements;
+  // The own statements' candidates are read ahead as the ranking's are (`readAheadFor`): one picked past them is read when picked.
   if (later?.count) {
     relations.push(
       sql`recall_statements AS MATERIALIZED (
@@ -196,7 +197,6 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
         ) first_facts
         UNION
         SELECT r.id, ${LAST_SAID} FROM recall_following r WHERE ${STATEMENT_LIKE}
-        -- Own statements as the ranking's (readAheadFor): one picked past these is read when picked.
         ${own ? sql`UNION SELECT r.id, ${LAST_SAID} FROM recall_own r WHERE r.position <= ${readAheadFor(own.count)}` : sql``}
       )`,
       sql`recall_later AS MATERIALIZED (
