@@ -85,6 +85,7 @@ export async function appDepsFromEnv(env: Env, services: PipelineServices, platf
       askerFirst: env.CONTEXT_ASKER_FIRST,
       kindRecall: env.CONTEXT_KIND_RECALL,
       askerStatements: env.CONTEXT_ASKER_STATEMENTS,
+      askerCentred: env.CONTEXT_ASKER_CENTRED,
       questionStatements: env.CONTEXT_QUESTION_STATEMENTS,
     },
     // The statistics and query caches live as long as the process or isolate, across requests.

@@ -229,6 +229,13 @@ export const EnvSchema = z.object({
   /** A question about how the asker stands now ("what do I drive?") reads the user's own statements nearest to it first, each beside what was said later. */
   CONTEXT_ASKER_STATEMENTS: booleanFromEnv.default(true),
   /**
+   * Those statements are the user's turns nearest to the question and to its statement form
+   * together (the mean of the two cosines), each vector centred on the mean of the user's newest
+   * turns: what every turn of a user shares, and every "I am …", ranks none above another. false:
+   * nearest to the statement form alone (docs/evaluation.md).
+   */
+  CONTEXT_ASKER_CENTRED: booleanFromEnv.default(true),
+  /**
    * A question may state something of its asker on the way ("Now that we have sold the car, how do
    * we get around?"): read as one of their statements, to find and to show beside what came before.
    * Off by default: with the offline embedder, on sets it was not made on, it brought a stale first

@@ -81,6 +81,8 @@ export interface WindowSettings {
   kindRecall: boolean;
   /** A question about how the asker stands now reads the user's own statements nearest to it first (CONTEXT_ASKER_STATEMENTS). */
   askerStatements: boolean;
+  /** Those statements are nearest to the question and its statement form together, both centred on the user's turns (CONTEXT_ASKER_CENTRED). */
+  askerCentred: boolean;
 }
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
@@ -96,6 +98,7 @@ export const DEFAULT_WINDOW_SETTINGS: WindowSettings = {
   askerFirst: false,
   kindRecall: false,
   askerStatements: true,
+  askerCentred: true,
 };
 
 /** How many of the asker's own statements a window reads first for each note of what was said later it pays for. */
@@ -205,7 +208,8 @@ export async function assembleContext(deps: ContextDeps, submitted: ContextReque
           inQuestions: reading.inQuestions,
         },
         sourceTurns: settings.sourceTurns,
-        ownStatements: { count: ownCount, vector: ownVector, reading },
+        // Centred, the question's own vector ranks them too: each form misses statements the other finds.
+        ownStatements: { count: ownCount, vector: ownVector, question: settings.askerCentred ? vector : undefined, reading },
       },
     ),
   ]);

@@ -242,7 +242,9 @@ describe("the asker's own statements", () => {
   ];
 
   it("are read twice as many as the notes paid for, each cut as short as a note, so more are shown than notes paid for", async () => {
-    runtime = await startTestRuntime();
+    // Which six of the seven are read is the ranking's (ranked by the statement form alone here, so
+    // that the seventh is a turn the ranking brings); this test is of how they are cut.
+    runtime = await startTestRuntime({ CONTEXT_ASKER_CENTRED: "false" });
     for (const [index, turn] of MUSIC.entries()) await session("ilse", 3 + index * 7, [turn]);
     const window = await call<Window>(runtime.app, "POST", "/v1/context", {
       user_id: "ilse",
@@ -268,6 +270,69 @@ describe("the asker's own statements", () => {
     // Only the asker's own statements are cut so short: a turn the ranking brings keeps a memory's length.
     const ranked = items.filter((item) => item.memory_id !== undefined && !isOwn(item) && item.text.includes("user: I play"));
     expect(ranked.some((item) => o200kTokenizer.count(statementOf(item)) > 30)).toBe(true);
+  });
+
+  /**
+   * Vectors laid out by hand, so that what the ranking does is the test's arithmetic and not a
+   * model's: a few axes of meaning (the user's habitual "I am …" opening, the harbour asked about,
+   * the interrogative form, and one axis of other content per turn), every other text on axes of
+   * its own. Six turns are mostly the habitual opening; one says where the user's yacht is kept,
+   * with less of it. The question said as a statement is mostly that opening too, so by its vector alone the
+   * habitual turns are nearest, and by the mean of both forms' cosines as well (by hand: 1.38
+   * against 1.27); centred on the user's turns (whose mean is mostly the opening), the turn that
+   * stands apart from the others along the asked-for axis is nearest both forms.
+   */
+  const HARBOUR_QUESTION = "Which harbour am I sailing from these days?";
+  const HARBOUR_TURN = "Our yacht sits on a pontoon in Falmouth harbour, beside the maritime museum.";
+  const HABITUAL = [
+    "I am based at the library most mornings, reading about old maps.",
+    "I am based at a desk by the window, and the light is lovely.",
+    "I am based on the sofa in the evenings, knitting a long scarf.",
+    "I am based at the allotment on Saturdays, weeding the onions.",
+    "I am based in the spare room on rainy days, sorting photographs.",
+    "I am based at the swimming pool early, counting slow lengths.",
+  ];
+  const DIMENSIONS = 24;
+  const [OPENING, HARBOUR, ASKING] = [0, 1, 2];
+  const OTHER_CONTENT = 3; // one axis per habitual turn: 3..8
+  const axes = (weights: Record<number, number>) => Array.from({ length: DIMENSIONS }, (_, axis) => weights[axis] ?? 0);
+  const laidOut = (text: string): number[] => {
+    if (text === HARBOUR_QUESTION) return axes({ [ASKING]: 0.8, [HARBOUR]: 0.2, [OPENING]: 0.566 });
+    if (text === questionAsStatement(HARBOUR_QUESTION)) return axes({ [OPENING]: 0.97, [HARBOUR]: 0.24 });
+    if (text.includes(HARBOUR_TURN)) return axes({ [OPENING]: 0.6, [HARBOUR]: 0.8 });
+    const habitual = HABITUAL.findIndex((turn) => text.includes(turn));
+    if (habitual >= 0) return axes({ [OPENING]: 0.9, [OTHER_CONTENT + habitual]: 0.44 });
+    // Anything else (the assistant's answers, summaries, facts) on an axis of its own, by its length.
+    return axes({ [9 + (text.length % (DIMENSIONS - 9))]: 1 });
+  };
+  const laidOutEmbedder: Embedder = { model: "laid-out-24", dimensions: DIMENSIONS, embed: async (texts) => texts.map(laidOut) };
+  /** The window's own statements, nearest first, shown or left out (one may be shown as another's note instead). */
+  const askHarbour = async (app: Runtime["app"]) => {
+    const window = await ask(app, HARBOUR_QUESTION);
+    expect(window.status).toBe(200);
+    const { chosen, left_out } = window.body.explanation;
+    return [...chosen, ...left_out].filter((memory) => /own statements nearest/.test(memory.reason)).map((memory) => memory.content);
+  };
+  const habitualHistory = async () => {
+    await session("ilse", 3, [HARBOUR_TURN]);
+    for (const [index, said] of HABITUAL.entries()) await session("ilse", 10 + index * 5, [said]);
+  };
+
+  it("are found by the question and its statement form together, centred on the user's turns", async () => {
+    runtime = await startTestRuntime({}, { providers: { embedder: laidOutEmbedder } });
+    await habitualHistory();
+    const own = await askHarbour(runtime.app);
+    // 260 tokens pay for one note: two own statements are read, the harbour's first.
+    expect(own[0]).toContain("Falmouth");
+  });
+
+  it("are found by the statement form alone with CONTEXT_ASKER_CENTRED=false, nearest the user's habitual opening", async () => {
+    runtime = await startTestRuntime({ CONTEXT_ASKER_CENTRED: "false" }, { providers: { embedder: laidOutEmbedder } });
+    await habitualHistory();
+    const own = await askHarbour(runtime.app);
+    // The six habitual turns are equally near (ties fall by id): which two are read varies, never the harbour's.
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.some((content) => content.includes("Falmouth"))).toBe(false);
   });
 
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {

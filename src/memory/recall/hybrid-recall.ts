@@ -91,7 +91,13 @@ export function retentionAtQuery(query: { now: Date }, settings: RecallSettings)
 
 /** What a window reads past the ranking, as it asks: the own statements' vector still being embedded. */
 export type WindowAhead = Omit<WindowReads, "following" | "ownStatements"> & {
-  ownStatements?: { count: number; vector: PromiseLike<QueryVector | undefined>; reading: StatementReading };
+  ownStatements?: {
+    count: number;
+    vector: PromiseLike<QueryVector | undefined>;
+    /** The question's own vector, ranking them besides the statement form (CONTEXT_ASKER_CENTRED). */
+    question?: PromiseLike<QueryVector | undefined> | undefined;
+    reading: StatementReading;
+  };
 };
 
 /** A context window's recall: the ranked memories, the turns after the best turn hits, and the reads past the ranking the window makes once it has ordered them. */
@@ -136,8 +142,8 @@ export async function recallWithFollowingTurns(
   }
   // Side by side with the rankings: it needs only its vector. Awaited below; should a ranking fail
   // first, its own failure must not go unhandled meanwhile.
-  const ownRead = Promise.resolve(own?.vector).then((vector) =>
-    own ? nearestOwnStatements(db, query, vector, own.count, clock, own.reading) : [],
+  const ownRead = Promise.all([own?.vector, own?.question]).then(([statement, question]) =>
+    own ? nearestOwnStatements(db, query, { statement, question }, own.count, clock, own.reading) : [],
   );
   ownRead.catch(() => undefined);
   const fused = await fuseHits(db, query, settings);
@@ -169,14 +175,14 @@ async function recallInOneStatement(
   const channels: RecallChannel[] = recallChannels(settings);
   if (!composable(channels)) return undefined;
   // Both embedded side by side; the statement waits for both.
-  const [vector, ownVector] = await Promise.all([query.vector, own?.vector]);
+  const [vector, ownVector, ownQuestion] = await Promise.all([query.vector, own?.vector, own?.question]);
   const pool = query.candidates ?? Math.max(query.limit * 3, 20);
   return composedRecall(
     db,
     { ...query, vector, pool, neighbourWeight: settings.neighbourWeight ?? 0, coverageWeighted: settings.coverageWeighted ?? false },
     channels,
     retentionAtQuery(query, settings),
-    { ...reads, ...(own ? { ownStatements: { count: own.count, vector: ownVector, reading: own.reading } } : {}) },
+    { ...reads, ...(own ? { ownStatements: { count: own.count, vector: ownVector, question: ownQuestion, reading: own.reading } } : {}) },
   );
 }
 

@@ -7,6 +7,16 @@ import { TURN_SEQ } from "./turn-seq.js";
 /** The newest user turns compared with a query's vector: what a user says of themselves now is said among the last few thousand. */
 const MAX_TURNS_READ = 5_000;
 
+/** The newest `MAX_TURNS_READ` user turns `model` embedded (`visible` filters the row `m`), with their vector and text. */
+function newestUserTurnsSql(visible: SQL, model: string): SQL {
+  return sql`SELECT ${m.id}, ${m.sessionId}, ${TURN_SEQ} AS turn_seq, ${m.createdAt}, ${m.embedding}, ${m.content}
+          FROM memories m
+         WHERE ${visible} AND ${m.subtype} = 'turn' AND ${m.metadata} ->> 'role' = 'user'
+           AND ${m.embedding} IS NOT NULL AND ${m.embeddingModel} = ${model}
+         ORDER BY ${m.validAt} DESC
+         LIMIT ${MAX_TURNS_READ}`;
+}
+
 /**
  * The user's turns whose text matches `pattern` (a case-insensitive POSIX regular expression; any
  * turn without one), nearest to `vector` first, among the newest `MAX_TURNS_READ` user turns the vector's model
@@ -16,14 +26,31 @@ const MAX_TURNS_READ = 5_000;
  */
 export function nearestUserTurnsSql(visible: SQL, vector: QueryVector, pattern: string | undefined, limit: number): SQL {
   return sql`SELECT t.id, t.session_id, t.turn_seq, t.created_at, t.embedding <=> ${toVectorLiteral(vector.values)}::halfvec AS distance FROM (
-        SELECT ${m.id}, ${m.sessionId}, ${TURN_SEQ} AS turn_seq, ${m.createdAt}, ${m.embedding}, ${m.content}
-          FROM memories m
-         WHERE ${visible} AND ${m.subtype} = 'turn' AND ${m.metadata} ->> 'role' = 'user'
-           AND ${m.embedding} IS NOT NULL AND ${m.embeddingModel} = ${vector.model}
-         ORDER BY ${m.validAt} DESC
-         LIMIT ${MAX_TURNS_READ}
+        ${newestUserTurnsSql(visible, vector.model)}
       ) t
       ${pattern === undefined ? sql`` : sql`WHERE t.content ~* ${pattern}`}
       ORDER BY distance, t.id
       LIMIT ${limit}`;
+}
+
+/**
+ * The same turns as `nearestUserTurnsSql` (without a pattern), nearest first to two vectors of one
+ * query at once (a question and the question said as a statement, embedded by one model): `distance`
+ * is the mean of the two cosine distances, each taken with the turn and the vector centred on the
+ * mean of those turns. Every turn of one user shares a direction (their way of speaking, the
+ * embedder's own bias), and so does each form of a query (the interrogative, "I am …"): centred,
+ * a turn is near when it is near in what sets it apart from the user's other turns. The two forms
+ * miss different statements; their mean ranks a statement near either. Read exactly, in one pass.
+ */
+export function nearestUserTurnsToBothSql(visible: SQL, statement: QueryVector, question: QueryVector, limit: number): SQL {
+  const centred = (vector: QueryVector) => sql`(${toVectorLiteral(vector.values)}::vector - c.mean)`;
+  return sql`WITH t AS MATERIALIZED (
+        SELECT n.id, n.session_id, n.turn_seq, n.created_at, n.embedding::vector AS e FROM (${newestUserTurnsSql(visible, statement.model)}) n
+      ), c AS (SELECT avg(e) AS mean FROM t)
+      SELECT t.id, t.session_id, t.turn_seq, t.created_at,
+             -- A turn equal to the mean (the user's only turn) has no direction: as far as orthogonal.
+             coalesce(nullif((((t.e - c.mean) <=> ${centred(statement)}) + ((t.e - c.mean) <=> ${centred(question)})) / 2, 'NaN'::float8), 1) AS distance
+        FROM t CROSS JOIN c
+       ORDER BY distance, t.id
+       LIMIT ${limit}`;
 }

@@ -182,7 +182,10 @@ function rowRelations(query: ComposedQuery, reads: WindowReads): SQL[] {
     )`,
   ];
   const own = readsOwn(reads) ? reads.ownStatements : undefined;
-  if (own?.vector) relations.push(sql`recall_own AS MATERIALIZED (${ownStatementCandidatesSql(query, query.now, own.vector, own.count)})`);
+  if (own?.vector)
+    relations.push(
+      sql`recall_own AS MATERIALIZED (${ownStatementCandidatesSql(query, query.now, { statement: own.vector, question: own.question }, own.count)})`,
+    );
   const later = reads.laterStatements;
   // The own statements' candidates are read ahead as the ranking's are (`readAheadFor`): one picked past them is read when picked.
   if (later?.count) {

@@ -23,9 +23,10 @@ export interface WindowReads {
   sourceTurns?: number;
   /**
    * The asker's own statements the window reads first (CONTEXT_ASKER_STATEMENTS): how many, and
-   * the vector they are nearest to (the question as a statement: `questionAsStatement`).
+   * the vector they are nearest to (the question as a statement: `questionAsStatement`), with the
+   * question's own vector besides when both rank them (CONTEXT_ASKER_CENTRED).
    */
-  ownStatements?: { count: number; vector: QueryVector | undefined; reading: StatementReading };
+  ownStatements?: { count: number; vector: QueryVector | undefined; question?: QueryVector | undefined; reading: StatementReading };
 }
 
 /**
