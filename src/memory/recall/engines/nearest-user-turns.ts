@@ -44,11 +44,12 @@ export function nearestUserTurnsSql(visible: SQL, vector: QueryVector, pattern: 
  */
 export function nearestUserTurnsToBothSql(visible: SQL, statement: QueryVector, question: QueryVector, limit: number): SQL {
   const centred = (vector: QueryVector) => sql`(${toVectorLiteral(vector.values)}::vector - c.mean)`;
+  // The mean is materialised: inlined, a planner that expects one turn re-aggregates it for every turn.
+  // A turn equal to the mean (a user's only turn) has no direction, and its cosine is NaN: it counts as orthogonal.
   return sql`WITH t AS MATERIALIZED (
         SELECT n.id, n.session_id, n.turn_seq, n.created_at, n.embedding::vector AS e FROM (${newestUserTurnsSql(visible, statement.model)}) n
-      ), c AS (SELECT avg(e) AS mean FROM t)
+      ), c AS MATERIALIZED (SELECT avg(e) AS mean FROM t)
       SELECT t.id, t.session_id, t.turn_seq, t.created_at,
-             -- A turn equal to the mean (the user's only turn) has no direction: as far as orthogonal.
              coalesce(nullif((((t.e - c.mean) <=> ${centred(statement)}) + ((t.e - c.mean) <=> ${centred(question)})) / 2, 'NaN'::float8), 1) AS distance
         FROM t CROSS JOIN c
        ORDER BY distance, t.id
