@@ -231,7 +231,7 @@ export const EnvSchema = z.object({
   /**
    * Those statements are the user's turns nearest to the question and to its statement form
    * together (the mean of the two cosines), each vector centred on the mean of the user's newest
-   * turns: what every turn of a user shares, and every "I am …", ranks none above another. false:
+   * turns: what all of a user's turns share ranks none above another. false:
    * nearest to the statement form alone (docs/evaluation.md).
    */
   CONTEXT_ASKER_CENTRED: booleanFromEnv.default(true),

@@ -278,8 +278,8 @@ describe("the asker's own statements", () => {
    * the interrogative form, and one axis of other content per turn), every other text on axes of
    * its own. Six turns are mostly the habitual opening; one says where the user's yacht is kept,
    * with less of it. The question said as a statement is mostly that opening too, so by its vector alone the
-   * habitual turns are nearest, and by the mean of both forms' cosines as well (by hand: 1.38
-   * against 1.27); centred on the user's turns (whose mean is mostly the opening), the turn that
+   * habitual turns are nearest, and by both forms' cosines as well (by hand, their means: 0.69
+   * against 0.64); centred on the user's turns (whose mean is mostly the opening), the turn that
    * stands apart from the others along the asked-for axis is nearest both forms.
    */
   const HARBOUR_QUESTION = "Which harbour am I sailing from these days?";
@@ -295,17 +295,34 @@ describe("the asker's own statements", () => {
   const DIMENSIONS = 24;
   const [OPENING, HARBOUR, ASKING] = [0, 1, 2];
   const OTHER_CONTENT = 3; // one axis per habitual turn: 3..8
+  const MOORING = 9; // what a second turn is about
   const axes = (weights: Record<number, number>) => Array.from({ length: DIMENSIONS }, (_, axis) => weights[axis] ?? 0);
-  const laidOut = (text: string): number[] => {
-    if (text === HARBOUR_QUESTION) return axes({ [ASKING]: 0.8, [HARBOUR]: 0.2, [OPENING]: 0.566 });
-    if (text === questionAsStatement(HARBOUR_QUESTION)) return axes({ [OPENING]: 0.97, [HARBOUR]: 0.24 });
+  /** How the question and its statement form lie, and the turns beyond the habitual ones and the harbour's. */
+  interface Layout {
+    question: number[];
+    statement: number[];
+    turns?: [text: string, vector: number[]][];
+  }
+  const laidOut = (layout: Layout, text: string): number[] => {
+    if (text === HARBOUR_QUESTION) return layout.question;
+    if (text === questionAsStatement(HARBOUR_QUESTION)) return layout.statement;
     if (text.includes(HARBOUR_TURN)) return axes({ [OPENING]: 0.6, [HARBOUR]: 0.8 });
     const habitual = HABITUAL.findIndex((turn) => text.includes(turn));
     if (habitual >= 0) return axes({ [OPENING]: 0.9, [OTHER_CONTENT + habitual]: 0.44 });
+    const other = layout.turns?.find(([turn]) => text.includes(turn));
+    if (other) return other[1];
     // Anything else (the assistant's answers, summaries, facts) on an axis of its own, by its length.
-    return axes({ [9 + (text.length % (DIMENSIONS - 9))]: 1 });
+    return axes({ [10 + (text.length % (DIMENSIONS - 10))]: 1 });
   };
-  const laidOutEmbedder: Embedder = { model: "laid-out-24", dimensions: DIMENSIONS, embed: async (texts) => texts.map(laidOut) };
+  const laidOutEmbedder = (layout: Layout): Embedder => ({
+    model: "laid-out-24",
+    dimensions: DIMENSIONS,
+    embed: async (texts) => texts.map((text) => laidOut(layout, text)),
+  });
+  const OPENING_HEAVY: Layout = {
+    question: axes({ [ASKING]: 0.8, [HARBOUR]: 0.2, [OPENING]: 0.566 }),
+    statement: axes({ [OPENING]: 0.97, [HARBOUR]: 0.24 }),
+  };
   /** The window's own statements, nearest first, shown or left out (one may be shown as another's note instead). */
   const askHarbour = async (app: Runtime["app"]) => {
     const window = await ask(app, HARBOUR_QUESTION);
@@ -319,7 +336,7 @@ describe("the asker's own statements", () => {
   };
 
   it("are found by the question and its statement form together, centred on the user's turns", async () => {
-    runtime = await startTestRuntime({}, { providers: { embedder: laidOutEmbedder } });
+    runtime = await startTestRuntime({}, { providers: { embedder: laidOutEmbedder(OPENING_HEAVY) } });
     await habitualHistory();
     const own = await askHarbour(runtime.app);
     // 260 tokens pay for one note: two own statements are read, the harbour's first.
@@ -327,12 +344,37 @@ describe("the asker's own statements", () => {
   });
 
   it("are found by the statement form alone with CONTEXT_ASKER_CENTRED=false, nearest the user's habitual opening", async () => {
-    runtime = await startTestRuntime({ CONTEXT_ASKER_CENTRED: "false" }, { providers: { embedder: laidOutEmbedder } });
+    runtime = await startTestRuntime({ CONTEXT_ASKER_CENTRED: "false" }, { providers: { embedder: laidOutEmbedder(OPENING_HEAVY) } });
     await habitualHistory();
     const own = await askHarbour(runtime.app);
     // The six habitual turns are equally near (ties fall by id): which two are read varies, never the harbour's.
     expect(own.length).toBeGreaterThan(0);
     expect(own.some((content) => content.includes("Falmouth"))).toBe(false);
+  });
+
+  /**
+   * Each form alone is nearest another turn: the statement form, centred, nearest a turn about the
+   * club's moorings, which it shares an axis with; the question, centred, nearest a turn along the
+   * interrogative axis. By hand, centred cosines (harbour, moorings, the other): the statement
+   * form's 0.26, 0.44, ..., the question's 0.53, 0.00, 0.71, their means 0.40, 0.22, 0.12.
+   */
+  it("are found by both forms at once, where either form alone is nearest another turn", async () => {
+    const moorings = "The club's winter moorings are booked through the secretary, and the fees went up in October.";
+    const other = "The chandlery on the quay stays open late on Thursdays, and the coffee there is decent.";
+    const layout: Layout = {
+      question: axes({ [ASKING]: 0.8, [HARBOUR]: 0.6 }),
+      statement: axes({ [OPENING]: 0.95, [MOORING]: 0.25, [HARBOUR]: 0.2 }),
+      turns: [
+        [moorings, axes({ [OPENING]: 0.6, [MOORING]: 0.8 })],
+        [other, axes({ [OPENING]: 0.6, [ASKING]: 0.8 })],
+      ],
+    };
+    runtime = await startTestRuntime({}, { providers: { embedder: laidOutEmbedder(layout) } });
+    await habitualHistory();
+    await session("ilse", 45, [moorings]);
+    await session("ilse", 50, [other]);
+    const own = await askHarbour(runtime.app);
+    expect(own[0]).toContain("Falmouth");
   });
 
   it("are found by the question itself when the question said as a statement cannot be embedded, and the window says so", async () => {

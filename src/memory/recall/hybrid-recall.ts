@@ -140,7 +140,7 @@ export async function recallWithFollowingTurns(
     const ownStatements = own ? ownStatementsOf(composed.own ?? [], own.count, own.reading) : [];
     return { ranked: composed.ranked, anchors: composed.anchors, following: composed.following, ownStatements, ...reading(composed) };
   }
-  // Side by side with the rankings: it needs only its vector. Awaited below; should a ranking fail
+  // Side by side with the rankings: it needs only its vectors. Awaited below; should a ranking fail
   // first, its own failure must not go unhandled meanwhile.
   const ownRead = Promise.all([own?.vector, own?.question]).then(([statement, question]) =>
     own ? nearestOwnStatements(db, query, { statement, question }, own.count, clock, own.reading) : [],

@@ -38,9 +38,11 @@ export function nearestUserTurnsSql(visible: SQL, vector: QueryVector, pattern: 
  * query at once (a question and the question said as a statement, embedded by one model): `distance`
  * is the mean of the two cosine distances, each taken with the turn and the vector centred on the
  * mean of those turns. Every turn of one user shares a direction (their way of speaking, the
- * embedder's own bias), and so does each form of a query (the interrogative, "I am …"): centred,
- * a turn is near when it is near in what sets it apart from the user's other turns. The two forms
- * miss different statements; their mean ranks a statement near either. Read exactly, in one pass.
+ * embedder's own bias, an opening such as "I am …" when most of their turns open so): centred, a
+ * turn is near when it is near in what sets it apart from the user's other turns, and what all of
+ * them share ranks none above another. The two forms miss different statements; their mean ranks
+ * a statement near either. Read exactly, in one pass; it costs more per turn than one vector's
+ * distance (docs/benchmarks.md).
  */
 export function nearestUserTurnsToBothSql(visible: SQL, statement: QueryVector, question: QueryVector, limit: number): SQL {
   const centred = (vector: QueryVector) => sql`(${toVectorLiteral(vector.values)}::vector - c.mean)`;
